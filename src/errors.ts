@@ -1,0 +1,80 @@
+/**
+ * Every error this package throws on purpose is an {@link AcctWebhookError}: it carries a stable
+ * `code` (the same string that goes into HTTP error bodies and CLI output) and `details` with the
+ * context that helps to fix it. Match on `code`, never on `message` text.
+ */
+export type ErrorDetails = Record<string, unknown>;
+
+/** The platform's error envelope: `{ error: { code, message, details } }`. */
+export interface ErrorBody {
+  error: { code: string; message: string; details: ErrorDetails };
+}
+
+export class AcctWebhookError<Code extends string = string> extends Error {
+  readonly code: Code;
+  readonly details: ErrorDetails;
+
+  constructor(code: Code, message: string, details: ErrorDetails = {}, options?: ErrorOptions) {
+    super(message, options);
+    this.name = new.target.name;
+    this.code = code;
+    this.details = details;
+  }
+
+  /** The error in the platform's envelope, ready to be sent as a response body. */
+  toBody(): ErrorBody {
+    return { error: { code: this.code, message: this.message, details: this.details } };
+  }
+}
+
+export const VERIFICATION_ERROR_CODES = [
+  'MISSING_SIGNATURE',
+  'MALFORMED_SIGNATURE',
+  'MISSING_TIMESTAMP',
+  'MALFORMED_TIMESTAMP',
+  'TIMESTAMP_TOO_OLD',
+  'TIMESTAMP_IN_FUTURE',
+  'SIGNATURE_MISMATCH',
+  'NO_SECRET',
+  'PAYLOAD_NOT_RAW',
+] as const;
+export type VerificationErrorCode = (typeof VERIFICATION_ERROR_CODES)[number];
+
+/** A request whose signature or timestamp cannot be trusted. */
+export class WebhookVerificationError extends AcctWebhookError<VerificationErrorCode> {}
+
+export const VALIDATION_ERROR_CODES = [
+  'INVALID_ENCODING',
+  'INVALID_JSON',
+  'VALIDATION_ERROR',
+  'UNKNOWN_EVENT_TYPE',
+] as const;
+export type ValidationErrorCode = (typeof VALIDATION_ERROR_CODES)[number];
+
+/** One reason a payload does not match its schema; `path` is dotted (`data.object.amount`). */
+export interface ValidationIssue {
+  path: string;
+  message: string;
+}
+
+/**
+ * A payload that is authentic but does not match the event schema. `details.field` and
+ * `details.reason` name the first problem (the platform's VALIDATION_ERROR shape);
+ * `issues` lists all of them.
+ */
+export class WebhookValidationError extends AcctWebhookError<ValidationErrorCode> {
+  readonly issues: readonly ValidationIssue[];
+
+  constructor(code: ValidationErrorCode, message: string, issues: readonly ValidationIssue[] = [], details: ErrorDetails = {}) {
+    const first = issues[0];
+    super(code, message, { ...(first ? { field: first.path, reason: first.message } : {}), ...details, issues });
+    this.issues = issues;
+  }
+}
+
+/** Options that cannot work; thrown when a factory runs, never on the first request. */
+export class ConfigurationError extends AcctWebhookError<'INVALID_CONFIGURATION'> {
+  constructor(message: string, details: ErrorDetails = {}) {
+    super('INVALID_CONFIGURATION', message, details);
+  }
+}

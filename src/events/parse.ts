@@ -1,0 +1,92 @@
+import { isUtf8 } from 'node:buffer';
+import type { z } from 'zod';
+import { WebhookValidationError, type ValidationIssue } from '../errors.js';
+import { isEventType } from './catalog.js';
+import { EVENT_SCHEMAS, type WebhookEvent } from './schemas.js';
+
+/**
+ * Parses and validates an event: raw JSON (string or bytes) or an already parsed value. Returns
+ * the typed event with unknown extra fields kept as they came. Throws
+ * {@link WebhookValidationError}: `UNKNOWN_EVENT_TYPE` for a type this version does not know
+ * (a receiver may acknowledge it), `VALIDATION_ERROR` with the field paths otherwise.
+ *
+ * @example
+ * const event = parseEvent(rawBody);
+ * if (event.type === 'invoice.paid') console.log(event.data.object.paid_at);
+ */
+export function parseEvent(input: unknown): WebhookEvent {
+  const value = isRawJson(input) ? parseJson(input) : input;
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw invalid([{ path: '', message: 'the payload must be a JSON object' }]);
+  }
+  const { type } = value as { type?: unknown };
+  if (typeof type !== 'string') {
+    throw invalid([{ path: 'type', message: 'required: a string naming the event type' }]);
+  }
+  if (!isEventType(type)) {
+    const eventId = (value as { id?: unknown }).id;
+    throw new WebhookValidationError(
+      'UNKNOWN_EVENT_TYPE',
+      `Unknown event type "${type}": this version of acct-webhook does not know it`,
+      [{ path: 'type', message: `unknown event type "${type}"` }],
+      { type, ...(typeof eventId === 'string' ? { eventId } : {}) },
+    );
+  }
+  const result = EVENT_SCHEMAS[type].safeParse(value);
+  if (!result.success) throw invalid(toIssues(result.error), type);
+  return result.data;
+}
+
+function isRawJson(input: unknown): input is string | Uint8Array | ArrayBuffer {
+  return typeof input === 'string' || input instanceof Uint8Array || input instanceof ArrayBuffer;
+}
+
+// Keys that turn a naive deep merge in user code into prototype pollution. They never occur in
+// the platform's payloads, so an event carrying one is refused (and kept in quarantine).
+const SUSPICIOUS_TEXT = /__proto__|constructor|\\u/;
+
+function parseJson(input: string | Uint8Array | ArrayBuffer): unknown {
+  const text = typeof input === 'string' ? input : decodeUtf8(input);
+  try {
+    return SUSPICIOUS_TEXT.test(text) ? JSON.parse(text, refusePollutingKeys) : JSON.parse(text);
+  } catch (error) {
+    if (error instanceof WebhookValidationError) throw error;
+    throw new WebhookValidationError('INVALID_JSON', `The body is not valid JSON: ${(error as Error).message}`, [
+      { path: '', message: 'invalid JSON' },
+    ]);
+  }
+}
+
+function decodeUtf8(input: Uint8Array | ArrayBuffer): string {
+  const bytes = input instanceof Uint8Array ? input : new Uint8Array(input);
+  if (!isUtf8(bytes)) {
+    throw new WebhookValidationError('INVALID_ENCODING', 'The body is not valid UTF-8', [
+      { path: '', message: 'invalid UTF-8' },
+    ]);
+  }
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
+}
+
+function refusePollutingKeys(key: string, value: unknown): unknown {
+  const pollutes =
+    key === '__proto__' ||
+    (key === 'constructor' && typeof value === 'object' && value !== null && Object.hasOwn(value, 'prototype'));
+  if (pollutes) {
+    throw new WebhookValidationError('VALIDATION_ERROR', `The payload contains the forbidden key "${key}"`, [
+      { path: key, message: `forbidden key "${key}" (prototype pollution)` },
+    ]);
+  }
+  return value;
+}
+
+function toIssues(error: z.ZodError): ValidationIssue[] {
+  return error.issues.map((issue) => ({ path: issue.path.map(String).join('.'), message: issue.message }));
+}
+
+function invalid(issues: ValidationIssue[], type?: string): WebhookValidationError {
+  const [first] = issues;
+  const more = issues.length > 1 ? ` (and ${issues.length - 1} more)` : '';
+  const where = first?.path ? `${first.path}: ` : '';
+  const what = type ? `Invalid ${type} event` : 'Invalid event';
+  return new WebhookValidationError('VALIDATION_ERROR', `${what}: ${where}${first?.message ?? 'invalid'}${more}`, issues);
+}

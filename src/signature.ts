@@ -1,0 +1,269 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { ConfigurationError, WebhookVerificationError } from './errors.js';
+
+/**
+ * The platform's signature scheme: `x-svc-signature` is the lower-case hex HMAC-SHA256 of
+ * `${x-svc-timestamp}.${rawBody}`, keyed with the whole webhook secret (`whsec_…`) as UTF-8.
+ */
+export const SIGNATURE_HEADER = 'x-svc-signature';
+export const TIMESTAMP_HEADER = 'x-svc-timestamp';
+/** The older variant: `sha256=<hex>` over the body alone, with no replay protection. */
+export const LEGACY_SIGNATURE_HEADER = 'x-service-signature';
+/** Requests whose timestamp is more than this many seconds away from now (either way) are refused. */
+export const DEFAULT_TOLERANCE_SECONDS = 300;
+export const SECRET_PREFIX = 'whsec_';
+
+/** The request body exactly as received. A parsed object is refused: its bytes are gone. */
+export type RawPayload = string | Uint8Array | ArrayBuffer;
+/** One secret, or several while rotating (any one of them may match). */
+export type WebhookSecret = string | readonly string[];
+
+export interface SignPayloadOptions {
+  payload: RawPayload;
+  secret: string;
+  /** Unix time in seconds. @default the current time */
+  timestamp?: number;
+}
+
+export interface SignedPayload {
+  signature: string;
+  timestamp: number;
+  headers: { 'x-svc-signature': string; 'x-svc-timestamp': string };
+}
+
+export interface VerifySignatureOptions {
+  payload: RawPayload;
+  /** The `x-svc-signature` header value. */
+  signature: string | null | undefined;
+  /** The `x-svc-timestamp` header value (Unix seconds). */
+  timestamp: string | number | null | undefined;
+  secret: WebhookSecret;
+  /** @default 300 */
+  toleranceSeconds?: number;
+  /** The current time in milliseconds since the epoch. @default Date.now() */
+  now?: number;
+}
+
+export interface VerifiedSignature {
+  /** Index in the secret list of the secret that matched (0 when a single secret was given). */
+  secretIndex: number;
+  /** The verified timestamp, Unix seconds. */
+  timestamp: number;
+}
+
+const DIGEST_BYTES = 32;
+const HEX_DIGITS = /^[0-9a-fA-F]+$/;
+const DECIMAL_SECONDS = /^\d{1,15}$/;
+
+/**
+ * Signs a payload the way the platform does.
+ *
+ * @example
+ * const { headers } = signPayload({ payload: body, secret: 'whsec_…' });
+ * await fetch(url, { method: 'POST', body, headers: { ...headers, 'content-type': 'application/json' } });
+ */
+export function signPayload({ payload, secret, timestamp }: SignPayloadOptions): SignedPayload {
+  const bytes = rawBytes(payload);
+  const [key] = normalizeSecrets(secret);
+  const seconds = timestamp ?? Math.floor(Date.now() / 1000);
+  if (!Number.isSafeInteger(seconds) || seconds < 0) {
+    throw new ConfigurationError('timestamp must be a non-negative integer number of seconds', { timestamp });
+  }
+  const signature = hmac(key!, `${seconds}.`, bytes).toString('hex');
+  return {
+    signature,
+    timestamp: seconds,
+    headers: { 'x-svc-signature': signature, 'x-svc-timestamp': String(seconds) },
+  };
+}
+
+/**
+ * Verifies `x-svc-signature` and `x-svc-timestamp` against the raw body. Throws a
+ * {@link WebhookVerificationError} with a stable `code` when anything is off; returns which
+ * secret matched otherwise. The comparison runs in constant time over every secret given.
+ *
+ * @example
+ * verifySignature({
+ *   payload: req.rawBody,
+ *   signature: req.headers['x-svc-signature'],
+ *   timestamp: req.headers['x-svc-timestamp'],
+ *   secret: [process.env.WEBHOOK_SECRET, process.env.WEBHOOK_SECRET_PREVIOUS],
+ * });
+ */
+export function verifySignature(options: VerifySignatureOptions): VerifiedSignature {
+  const bytes = rawBytes(options.payload);
+  const secrets = normalizeSecrets(options.secret);
+  const tolerance = options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
+  if (!Number.isFinite(tolerance) || tolerance < 0) {
+    throw new ConfigurationError('toleranceSeconds must be a non-negative number', { toleranceSeconds: tolerance });
+  }
+  const signature = requireHeader(options.signature, 'MISSING_SIGNATURE', SIGNATURE_HEADER);
+  const timestamp = parseTimestamp(options.timestamp);
+  checkSignatureSyntax(signature);
+  checkFreshness(timestamp, tolerance, options.now ?? Date.now());
+  const secretIndex = findMatchingSecret(secrets, signature, (key) => hmac(key, `${timestamp}.`, bytes));
+  return { secretIndex, timestamp };
+}
+
+export interface SignLegacyPayloadOptions {
+  payload: RawPayload;
+  secret: string;
+}
+
+/** Signs with the legacy scheme: `x-service-signature: sha256=<hex>` over the body alone. */
+export function signLegacyPayload({ payload, secret }: SignLegacyPayloadOptions): {
+  signature: string;
+  headers: { 'x-service-signature': string };
+} {
+  const [key] = normalizeSecrets(secret);
+  const signature = `sha256=${hmac(key!, '', rawBytes(payload)).toString('hex')}`;
+  return { signature, headers: { 'x-service-signature': signature } };
+}
+
+export interface VerifyLegacySignatureOptions {
+  payload: RawPayload;
+  /** The `x-service-signature` header value, `sha256=<hex>`. */
+  signature: string | null | undefined;
+  secret: WebhookSecret;
+}
+
+/**
+ * Verifies the legacy scheme. It signs no timestamp, so a captured request can be replayed
+ * forever: use it only for senders that cannot send `x-svc-signature`.
+ */
+export function verifyLegacySignature(options: VerifyLegacySignatureOptions): { secretIndex: number } {
+  const bytes = rawBytes(options.payload);
+  const secrets = normalizeSecrets(options.secret);
+  const header = requireHeader(options.signature, 'MISSING_SIGNATURE', LEGACY_SIGNATURE_HEADER);
+  if (!header.startsWith('sha256=')) {
+    throw new WebhookVerificationError('MALFORMED_SIGNATURE', `${LEGACY_SIGNATURE_HEADER} must have the form sha256=<hex>`, {
+      header: LEGACY_SIGNATURE_HEADER,
+    });
+  }
+  const signature = header.slice('sha256='.length);
+  checkSignatureSyntax(signature);
+  return { secretIndex: findMatchingSecret(secrets, signature, (key) => hmac(key, '', bytes)) };
+}
+
+function hmac(key: string, prefix: string, body: Uint8Array | string): Buffer {
+  return createHmac('sha256', key).update(prefix).update(body).digest();
+}
+
+function rawBytes(payload: unknown): Uint8Array | string {
+  if (typeof payload === 'string' || payload instanceof Uint8Array) return payload;
+  if (payload instanceof ArrayBuffer) return new Uint8Array(payload);
+  throw new WebhookVerificationError(
+    'PAYLOAD_NOT_RAW',
+    `The signature covers the raw request bytes, but the payload is ${describe(payload)}. ` +
+      'A body parser (e.g. express.json()) ran first: mount the webhook handler before it, ' +
+      'or pass the unparsed Buffer/string.',
+    { receivedType: describe(payload) },
+  );
+}
+
+function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'object' ? 'a parsed object' : typeof value;
+}
+
+function normalizeSecrets(secret: unknown): string[] {
+  const list: unknown[] = Array.isArray(secret) ? secret : [secret];
+  const usable = list.filter((s): s is string => typeof s === 'string' && s.length > 0);
+  if (usable.length === 0 || usable.length !== list.length) {
+    throw new WebhookVerificationError('NO_SECRET', 'No usable webhook secret: give a non-empty string or a list of them', {
+      secretsGiven: list.length,
+    });
+  }
+  return usable;
+}
+
+function requireHeader(value: string | null | undefined, code: 'MISSING_SIGNATURE', header: string): string {
+  if (typeof value !== 'string' || value.trim() === '') {
+    throw new WebhookVerificationError(code, `The ${header} header is missing`, { header });
+  }
+  return value.trim();
+}
+
+function parseTimestamp(value: string | number | null | undefined): number {
+  if (value === undefined || value === null || (typeof value === 'string' && value.trim() === '')) {
+    throw new WebhookVerificationError('MISSING_TIMESTAMP', `The ${TIMESTAMP_HEADER} header is missing`, {
+      header: TIMESTAMP_HEADER,
+    });
+  }
+  const text = typeof value === 'number' ? String(value) : value.trim();
+  if (!DECIMAL_SECONDS.test(text)) {
+    throw new WebhookVerificationError(
+      'MALFORMED_TIMESTAMP',
+      `The ${TIMESTAMP_HEADER} header must be Unix time in whole seconds`,
+      { header: TIMESTAMP_HEADER },
+    );
+  }
+  return Number(text);
+}
+
+function checkFreshness(timestamp: number, toleranceSeconds: number, nowMs: number): void {
+  const skew = Math.floor(nowMs / 1000) - timestamp;
+  if (skew > toleranceSeconds) {
+    throw new WebhookVerificationError(
+      'TIMESTAMP_TOO_OLD',
+      `The timestamp is ${skew} s old; at most ${toleranceSeconds} s are accepted (a replayed request, or a clock that is off)`,
+      { skewSeconds: skew, toleranceSeconds },
+    );
+  }
+  if (-skew > toleranceSeconds) {
+    const hint = timestamp > 1e11 ? ' It looks like milliseconds; the header carries seconds.' : '';
+    throw new WebhookVerificationError(
+      'TIMESTAMP_IN_FUTURE',
+      `The timestamp is ${-skew} s in the future; at most ${toleranceSeconds} s are accepted.${hint}`,
+      { skewSeconds: skew, toleranceSeconds },
+    );
+  }
+}
+
+function checkSignatureSyntax(signature: string): void {
+  if (HEX_DIGITS.test(signature)) return;
+  const hint = signature.startsWith('sha256=')
+    ? ` This is the legacy ${LEGACY_SIGNATURE_HEADER} form; ${SIGNATURE_HEADER} carries bare hex.`
+    : '';
+  throw new WebhookVerificationError('MALFORMED_SIGNATURE', `The signature must be hexadecimal.${hint}`, {
+    header: SIGNATURE_HEADER,
+    length: signature.length,
+  });
+}
+
+/**
+ * Compares the claimed signature with the digest of every secret, always all of them and always
+ * over 32 bytes, so neither the length of the claim nor the position of a difference changes
+ * the work done.
+ */
+function findMatchingSecret(secrets: readonly string[], signatureHex: string, digest: (key: string) => Buffer): number {
+  const claimed = Buffer.alloc(DIGEST_BYTES);
+  Buffer.from(signatureHex, 'hex').copy(claimed, 0, 0, DIGEST_BYTES);
+  const lengthMatches = signatureHex.length === DIGEST_BYTES * 2;
+  let matched = -1;
+  for (let i = 0; i < secrets.length; i++) {
+    const equal = timingSafeEqual(digest(secrets[i]!), claimed);
+    if (equal && lengthMatches && matched === -1) matched = i;
+  }
+  if (matched === -1) throw mismatch(secrets, signatureHex);
+  return matched;
+}
+
+function mismatch(secrets: readonly string[], signatureHex: string): WebhookVerificationError {
+  const hints: string[] = [];
+  if (signatureHex.length !== DIGEST_BYTES * 2) {
+    hints.push(`the signature has ${signatureHex.length} hex digits, a SHA-256 HMAC has ${DIGEST_BYTES * 2}`);
+  }
+  secrets.forEach((secret, i) => {
+    const which = secrets.length > 1 ? `secret #${i + 1}` : 'the secret';
+    if (secret !== secret.trim()) hints.push(`${which} has leading or trailing whitespace`);
+    if (!secret.startsWith(SECRET_PREFIX)) hints.push(`${which} does not start with ${SECRET_PREFIX} (use the whole secret as the key)`);
+  });
+  const tried = secrets.length === 1 ? '1 secret' : `${secrets.length} secrets`;
+  const message =
+    `The signature does not match the body (tried ${tried}). ` +
+    'Check the secret and that the body is the raw, unchanged request body.' +
+    (hints.length > 0 ? ` Note: ${hints.join('; ')}.` : '');
+  return new WebhookVerificationError('SIGNATURE_MISMATCH', message, { secretsTried: secrets.length, hints });
+}

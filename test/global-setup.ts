@@ -1,0 +1,28 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { TestProject } from 'vitest/node';
+
+const root = resolve(import.meta.dirname, '..');
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** Path of `npm pack`'s tarball of this repository, built before the run. */
+    tarball: string;
+  }
+}
+
+// Tests that install the package or run the CLI need the built output: `npm test` builds first;
+// a direct `vitest` run builds here when dist/ is missing.
+export default function setup(project: TestProject): () => void {
+  if (!existsSync(join(root, 'dist', 'index.js'))) {
+    execFileSync('npx', ['tsup', '--silent'], { cwd: root, stdio: 'inherit' });
+  }
+  const packDir = mkdtempSync(join(tmpdir(), 'acct-webhook-pack-'));
+  execFileSync('npm', ['pack', '--ignore-scripts', '--silent', '--pack-destination', packDir], { cwd: root, stdio: 'ignore' });
+  const tarball = readdirSync(packDir).find((file) => file.endsWith('.tgz'));
+  if (!tarball) throw new Error(`npm pack wrote no tarball into ${packDir}`);
+  project.provide('tarball', join(packDir, tarball));
+  return () => rmSync(packDir, { recursive: true, force: true });
+}

@@ -1,0 +1,20 @@
+import { defineConfig } from 'tsup';
+
+// One build, two module formats: `import` gets ESM, `require` gets CJS, each with its own
+// declarations. Shared code is split into chunks so that both `acct-webhook` and
+// `acct-webhook/dispatcher` see the same error classes within one format.
+export default defineConfig({
+  entry: {
+    index: 'src/index.ts',
+    testing: 'src/testing/index.ts',
+    dispatcher: 'src/dispatcher/index.ts',
+  },
+  format: ['esm', 'cjs'],
+  target: 'node20',
+  platform: 'node',
+  dts: true,
+  splitting: true,
+  sourcemap: true,
+  clean: true,
+  treeshake: false,
+});
