@@ -27,6 +27,10 @@ export class AcctWebhookError<Code extends string = string> extends Error {
   }
 }
 
+export function isAcctWebhookError(value: unknown): value is AcctWebhookError {
+  return value instanceof AcctWebhookError;
+}
+
 export const VERIFICATION_ERROR_CODES = [
   'MISSING_SIGNATURE',
   'MALFORMED_SIGNATURE',

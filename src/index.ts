@@ -33,3 +33,5 @@ export {
   type WebhookSecret,
 } from './signature.js';
 export * from './events/index.js';
+export * from './receiver/index.js';
+export * from './store/index.js';

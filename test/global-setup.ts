@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { TestProject } from 'vitest/node';
@@ -13,10 +13,21 @@ declare module 'vitest' {
   }
 }
 
-// Tests that install the package or run the CLI need the built output: `npm test` builds first;
-// a direct `vitest` run builds here when dist/ is missing.
+function newestSourceChange(dir: string): number {
+  return readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((entry) => entry.isFile())
+    .reduce((newest, entry) => Math.max(newest, statSync(join(entry.parentPath, entry.name)).mtimeMs), 0);
+}
+
+function distIsStale(): boolean {
+  const built = join(root, 'dist', 'index.js');
+  return !existsSync(built) || statSync(built).mtimeMs < newestSourceChange(join(root, 'src'));
+}
+
+// Tests that install the package, run the CLI or start receiver processes use the built output:
+// `npm test` builds first; a direct `vitest` run rebuilds here when dist/ is missing or stale.
 export default function setup(project: TestProject): () => void {
-  if (!existsSync(join(root, 'dist', 'index.js'))) {
+  if (distIsStale()) {
     execFileSync('npx', ['tsup', '--silent'], { cwd: root, stdio: 'inherit' });
   }
   const packDir = mkdtempSync(join(tmpdir(), 'acct-webhook-pack-'));

@@ -1,0 +1,87 @@
+import type { AcctWebhookError, ErrorBody, VerificationErrorCode } from '../errors.js';
+import type { ReceiverErrorCode } from './errors.js';
+
+/** The receiver's answer, framework-free: adapters turn it into their response type. */
+export interface WebhookResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: AcknowledgedBody | ErrorBody;
+}
+
+export interface AcknowledgedBody {
+  received: true;
+  id: string;
+  type: string;
+  /** True when the event was handled before; the handlers did not run again. */
+  duplicate: boolean;
+  /** Set when an authentic event was acknowledged without running handlers. */
+  acknowledged?: 'unknown_event_type';
+}
+
+type AnswerCode = VerificationErrorCode | ReceiverErrorCode | 'VALIDATION_ERROR' | 'UNKNOWN_EVENT_TYPE' | 'INVALID_CONFIGURATION';
+
+/** DESIGN.md's answer table, by error code. */
+const STATUS: Record<AnswerCode, number> = {
+  MISSING_SIGNATURE: 400,
+  MALFORMED_SIGNATURE: 400,
+  MISSING_TIMESTAMP: 400,
+  MALFORMED_TIMESTAMP: 400,
+  TIMESTAMP_TOO_OLD: 401,
+  TIMESTAMP_IN_FUTURE: 401,
+  SIGNATURE_MISMATCH: 401,
+  NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
+  BODY_TIMEOUT: 408,
+  EVENT_IN_PROGRESS: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  VALIDATION_ERROR: 422,
+  UNKNOWN_EVENT_TYPE: 422,
+  HANDLER_FAILED: 500,
+  BODY_ALREADY_PARSED: 500,
+  NO_SECRET: 500,
+  PAYLOAD_NOT_RAW: 500,
+  INVALID_CONFIGURATION: 500,
+  INTERNAL_ERROR: 500,
+  HANDLER_TIMEOUT: 503,
+  STORE_UNAVAILABLE: 503,
+};
+
+export function statusFor(code: string): number {
+  return Object.hasOwn(STATUS, code) ? STATUS[code as AnswerCode] : 500;
+}
+
+const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8' } as const;
+
+export function acknowledged(body: Omit<AcknowledgedBody, 'received'>): WebhookResponse {
+  return { status: 200, headers: { ...JSON_HEADERS }, body: { received: true, ...body } };
+}
+
+/**
+ * An error in the platform's envelope. What reaches the sender is chosen per error: the sender
+ * (and whoever can read its delivery log) learns what was wrong with the request, never how the
+ * receiver is configured (`publicDetails`) or what a handler threw.
+ */
+export function failed(error: AcctWebhookError, headers: Record<string, string> = {}): WebhookResponse {
+  const body = error.toBody();
+  return { status: statusFor(error.code), headers: { ...JSON_HEADERS, ...headers }, body: publicBody(body) };
+}
+
+function publicBody({ error }: ErrorBody): ErrorBody {
+  switch (error.code) {
+    case 'SIGNATURE_MISMATCH':
+      return envelope(error.code, 'The signature does not match the body', { secretsTried: error.details.secretsTried });
+    case 'HANDLER_FAILED':
+      return envelope(error.code, 'The event handler failed; retry later', { failures: error.details.failures });
+    case 'NO_SECRET':
+    case 'PAYLOAD_NOT_RAW':
+    case 'INVALID_CONFIGURATION':
+    case 'INTERNAL_ERROR':
+      return envelope(error.code, 'The receiver is misconfigured or failed; retry later', {});
+    default:
+      return { error };
+  }
+}
+
+function envelope(code: string, message: string, details: Record<string, unknown>): ErrorBody {
+  return { error: { code, message, details } };
+}

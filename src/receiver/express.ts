@@ -1,0 +1,70 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { WebhookSecret } from '../signature.js';
+import { ReceiverError } from './errors.js';
+import { readRawBody } from './body.js';
+import { handleNodeRequest } from './node.js';
+import { requestPath } from './node-response.js';
+import type { WebhookHandlerOptions } from './options.js';
+import { createReceiver, type Receiver } from './receive.js';
+
+/** The parts of Express's request this adapter reads; any Express `Request` fits. */
+export interface ExpressLikeRequest extends IncomingMessage {
+  path?: string;
+  route?: unknown;
+  body?: unknown;
+  /** Set by some frameworks and `express.json({ verify })` recipes: the unparsed body. */
+  rawBody?: unknown;
+}
+
+export type ExpressWebhookHandler = ((req: ExpressLikeRequest, res: ServerResponse, next: (error?: unknown) => void) => void) & {
+  /** The receiver behind the middleware: its store, `reprocess`, `close`. */
+  readonly receiver: Receiver;
+};
+
+/**
+ * Express middleware for the platform's webhooks. Reads the raw body itself, verifies, parses,
+ * dedupes and routes to your handlers.
+ *
+ * - `app.use(webhookHandler(secret))` answers on `options.path` (default `/webhooks`) and passes
+ *   every other path on with `next()`.
+ * - `app.post('/any/path', webhookHandler(options))` answers on that route.
+ *
+ * Mount it before `express.json()`, or on a path that parser does not see: the signature covers
+ * the raw bytes. If a parser got there first, a raw copy in `req.rawBody` or a Buffer `req.body`
+ * (`express.raw`) is used; otherwise the answer is a loud 500 `BODY_ALREADY_PARSED`.
+ *
+ * @example
+ * const hooks = new Webhooks().on('invoice.paid', (event) => markPaid(event.data.object.id));
+ * app.use(webhookHandler({ secret: process.env.WEBHOOK_SECRET!, handlers: hooks }));
+ * app.use(express.json()); // the rest of the app
+ */
+export function webhookHandler(options: WebhookSecret | WebhookHandlerOptions): ExpressWebhookHandler {
+  const receiver = createReceiver(options);
+  const { path } = receiver.options;
+  const middleware = (req: ExpressLikeRequest, res: ServerResponse, next: (error?: unknown) => void): void => {
+    // On a route (app.post('/x', …)) Express has matched the path already; under app.use it has not.
+    if (req.route === undefined && requestPath(req.path ?? req.url) !== path) return next();
+    void handleNodeRequest(receiver, req, res, () => bodyOf(req, receiver));
+  };
+  return Object.assign(middleware, { receiver });
+}
+
+function bodyOf(req: ExpressLikeRequest, receiver: Receiver): Promise<Buffer | string> {
+  const raw = req.rawBody ?? req.body;
+  if (Buffer.isBuffer(raw) || typeof raw === 'string') return Promise.resolve(raw);
+  if (bodyConsumed(req)) {
+    return Promise.reject(
+      new ReceiverError(
+        'BODY_ALREADY_PARSED',
+        'A body parser (such as express.json()) consumed the request before the webhook handler, so the raw bytes ' +
+          'the signature covers are gone. Mount webhookHandler before the parser, or keep a raw copy in req.rawBody.',
+        { parsedBodyType: typeof req.body },
+      ),
+    );
+  }
+  return readRawBody(req, receiver.options);
+}
+
+function bodyConsumed(req: ExpressLikeRequest): boolean {
+  return (req as { _body?: unknown })._body === true || req.readableEnded || (req.body !== undefined && req.body !== null);
+}

@@ -1,0 +1,65 @@
+import type { WebhookSecret } from '../signature.js';
+import { failed, type WebhookResponse } from './answers.js';
+import { ReceiverError } from './errors.js';
+import type { WebhookHandlerOptions } from './options.js';
+import { createReceiver, type Receiver } from './receive.js';
+
+export type FetchWebhookHandler = ((request: Request) => Promise<Response>) & {
+  /** The receiver behind the handler: its store, `reprocess`, `close`. */
+  readonly receiver: Receiver;
+};
+
+/**
+ * A web-standard handler, `(Request) => Promise<Response>`: Next.js route handlers, Hono, Bun,
+ * Deno, or anything with the Fetch API. The framework routes; this answers whatever reaches it.
+ *
+ * @example
+ * // app/api/webhooks/route.ts (Next.js)
+ * const handler = fetchHandler({ secret: process.env.WEBHOOK_SECRET!, handlers });
+ * export const POST = handler;
+ */
+export function fetchHandler(options: WebhookSecret | WebhookHandlerOptions): FetchWebhookHandler {
+  const receiver = createReceiver(options);
+  const handler = async (request: Request): Promise<Response> => {
+    try {
+      const rawBody = request.method === 'POST' ? await readLimited(request, receiver.options.maxBodyBytes) : '';
+      return toResponse(await receiver.receive({ rawBody, headers: request.headers, method: request.method }));
+    } catch (error) {
+      const answer = error instanceof ReceiverError ? error : new ReceiverError('INTERNAL_ERROR', 'Unexpected receiver failure', {}, { cause: error });
+      receiver.options.logger[answer.code === 'INTERNAL_ERROR' ? 'error' : 'warn']({ err: error, code: answer.code, outcome: 'rejected' }, 'webhook delivery');
+      return toResponse(failed(answer));
+    }
+  };
+  return Object.assign(handler, { receiver });
+}
+
+function toResponse({ status, headers, body }: WebhookResponse): Response {
+  return new Response(JSON.stringify(body), { status, headers });
+}
+
+/** Reads the body up to the limit, stopping (not buffering on) as soon as it is exceeded. */
+async function readLimited(request: Request, limit: number): Promise<Uint8Array> {
+  const declared = Number(request.headers.get('content-length') ?? Number.NaN);
+  if (declared > limit || !request.body) {
+    if (declared > limit) throw tooLarge(limit);
+    return new Uint8Array(0);
+  }
+  const reader = (request.body as ReadableStream<Uint8Array>).getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel();
+      throw tooLarge(limit);
+    }
+    chunks.push(value);
+  }
+  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
+}
+
+function tooLarge(limit: number): ReceiverError {
+  return new ReceiverError('PAYLOAD_TOO_LARGE', `The body is larger than ${limit} bytes`, { maxBodyBytes: limit });
+}

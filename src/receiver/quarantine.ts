@@ -1,0 +1,78 @@
+import { WebhookValidationError } from '../errors.js';
+import type { RawPayload } from '../signature.js';
+import type { QuarantineInput } from '../store/types.js';
+import { acknowledged, failed, type WebhookResponse } from './answers.js';
+import { ReceiverError } from './errors.js';
+import type { ResolvedOptions } from './options.js';
+
+interface QuarantineResult {
+  response: WebhookResponse;
+  outcome: { outcome: string; eventId?: string; type?: string; code: string; level: 'info' | 'warn' | 'error'; reason?: string; err?: unknown };
+}
+
+/**
+ * An authentic payload that cannot be processed is kept, raw bytes and reason, so nothing the
+ * platform sent is lost: an invalid one is answered 422 (VALIDATION_ERROR), an unknown type is
+ * acknowledged (or answered 422 with `onUnknownEvent: 'reject'`). If it cannot be stored, the
+ * answer is 503 and the sender retries.
+ */
+export async function quarantine(
+  options: ResolvedOptions,
+  rawBody: RawPayload,
+  error: WebhookValidationError,
+  receivedAt: number,
+): Promise<QuarantineResult> {
+  const bytes = toBuffer(rawBody);
+  const unknownType = error.code === 'UNKNOWN_EVENT_TYPE';
+  const { eventId, type } = identify(bytes, error);
+  const input: QuarantineInput = {
+    reason: unknownType ? 'unknown_event_type' : 'invalid_payload',
+    eventId,
+    type,
+    errorCode: error.code,
+    errorMessage: error.message,
+    rawBody: bytes,
+    receivedAt,
+  };
+  const about = { ...(eventId ? { eventId } : {}), ...(type ? { type } : {}), code: error.code };
+  try {
+    await options.store.quarantine.put(input);
+  } catch (storeError) {
+    const unavailable = new ReceiverError('STORE_UNAVAILABLE', 'Could not keep the payload for later; retry later', {}, { cause: storeError });
+    return { response: failed(unavailable), outcome: { ...about, outcome: 'error', level: 'error', err: storeError } };
+  }
+  if (unknownType && options.onUnknownEvent === 'acknowledge') {
+    return {
+      response: acknowledged({ id: eventId ?? '', type: type ?? '', duplicate: false, acknowledged: 'unknown_event_type' }),
+      outcome: { ...about, outcome: 'unknown_event_type', level: 'warn' },
+    };
+  }
+  return { response: failed(asValidationError(error)), outcome: { ...about, outcome: 'quarantined', level: 'warn', reason: error.message } };
+}
+
+/** On the wire every unusable payload is the platform's VALIDATION_ERROR with `field` and `reason`. */
+function asValidationError(error: WebhookValidationError): WebhookValidationError {
+  if (error.code === 'VALIDATION_ERROR') return error;
+  return new WebhookValidationError('VALIDATION_ERROR', error.message, error.issues, { kind: error.code });
+}
+
+function identify(bytes: Buffer, error: WebhookValidationError): { eventId: string | null; type: string | null } {
+  const fromError = { eventId: stringOrNull(error.details.eventId), type: stringOrNull(error.details.type) };
+  if (fromError.eventId) return fromError;
+  try {
+    const value = JSON.parse(bytes.toString('utf8')) as { id?: unknown; type?: unknown } | null;
+    return { eventId: stringOrNull(value?.id), type: stringOrNull(value?.type) };
+  } catch {
+    return { eventId: null, type: null };
+  }
+}
+
+function stringOrNull(value: unknown): string | null {
+  return typeof value === 'string' && value.length > 0 && value.length <= 255 ? value : null;
+}
+
+function toBuffer(body: RawPayload): Buffer {
+  if (typeof body === 'string') return Buffer.from(body, 'utf8');
+  if (body instanceof Uint8Array) return Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+  return Buffer.from(body);
+}

@@ -1,0 +1,282 @@
+import type { Logger } from 'pino';
+import { isAcctWebhookError, WebhookValidationError, WebhookVerificationError } from '../errors.js';
+import { parseEvent } from '../events/parse.js';
+import type { WebhookEvent } from '../events/schemas.js';
+import {
+  LEGACY_SIGNATURE_HEADER,
+  SIGNATURE_HEADER,
+  TIMESTAMP_HEADER,
+  verifyLegacySignature,
+  verifySignature,
+  type RawPayload,
+  type WebhookSecret,
+} from '../signature.js';
+import type { IdempotencyStore } from '../store/types.js';
+import { acknowledged, failed, type WebhookResponse } from './answers.js';
+import type { HandlerContext } from './context.js';
+import { ReceiverError, WebhookHandlerError } from './errors.js';
+import { readHeader, type HeadersInput } from './headers.js';
+import { LEASE_MARGIN_MS, resolveOptions, type ResolvedOptions, type WebhookHandlerOptions } from './options.js';
+import { quarantine } from './quarantine.js';
+
+/** One delivery as any framework sees it: the raw body, the headers, and the method if known. */
+export interface ReceiveRequest {
+  /** The body exactly as received. A parsed object cannot be verified (`PAYLOAD_NOT_RAW`). */
+  rawBody: RawPayload;
+  headers: HeadersInput;
+  /** When given, anything but POST is answered 405. */
+  method?: string | undefined;
+}
+
+/** A receiver with its options resolved once: store opened, handlers fixed. */
+export interface Receiver {
+  receive(request: ReceiveRequest): Promise<WebhookResponse>;
+  /**
+   * Runs a quarantined payload through the handlers again (after a fix or an upgrade that knows
+   * its type). Throws `WebhookValidationError` if it still does not validate; on success the
+   * quarantine entry is removed.
+   */
+  reprocess(quarantineId: string): Promise<WebhookResponse>;
+  readonly options: ResolvedOptions;
+  readonly store: IdempotencyStore;
+  close(): Promise<void>;
+}
+
+interface Verified {
+  secretIndex: number;
+  signatureScheme: 'v1' | 'legacy';
+}
+
+interface Delivery extends Verified {
+  receivedAt: number;
+  started: number;
+}
+
+/** What the log line of a delivery says besides status and duration. */
+interface Outcome {
+  outcome: string;
+  eventId?: string | undefined;
+  type?: string | undefined;
+  correlationId?: string | undefined;
+  code?: string;
+  level?: 'info' | 'warn' | 'error';
+  err?: unknown;
+}
+
+/**
+ * The framework-free receiver: verify → parse → claim the event id → run the handlers →
+ * complete or release → answer. Adapters (Express, node:http, Fetch) only read the body and
+ * write the answer.
+ *
+ * @example
+ * const receiver = createReceiver({ secret, handlers, store: sqliteStore('events.db') });
+ * const { status, headers, body } = await receiver.receive({ rawBody, headers: req.headers, method: 'POST' });
+ */
+export function createReceiver(input: WebhookSecret | WebhookHandlerOptions): Receiver {
+  const options = resolveOptions(input);
+  const { store, handlers, clock, logger } = options;
+  const leaseMs = options.handlerTimeoutMs + LEASE_MARGIN_MS;
+  let warnedLegacy = false;
+
+  function verify(request: ReceiveRequest, now: number): Verified {
+    const signature = readHeader(request.headers, SIGNATURE_HEADER);
+    const legacy = options.legacySignature && signature === undefined ? readHeader(request.headers, LEGACY_SIGNATURE_HEADER) : undefined;
+    if (legacy !== undefined) {
+      if (!warnedLegacy) {
+        warnedLegacy = true;
+        logger.warn('Accepting a legacy x-service-signature: it signs no timestamp, so a captured request can be replayed');
+      }
+      const { secretIndex } = verifyLegacySignature({ payload: request.rawBody, signature: legacy, secret: options.secret });
+      return { secretIndex, signatureScheme: 'legacy' };
+    }
+    const { secretIndex } = verifySignature({
+      payload: request.rawBody,
+      signature,
+      timestamp: readHeader(request.headers, TIMESTAMP_HEADER),
+      secret: options.secret,
+      toleranceSeconds: options.toleranceSeconds,
+      now,
+    });
+    return { secretIndex, signatureScheme: 'v1' };
+  }
+
+  function finish(response: WebhookResponse, delivery: Pick<Delivery, 'started'>, outcome: Outcome): WebhookResponse {
+    if (options.logging) {
+      const { level = 'info', ...fields } = outcome;
+      logger[level]({ ...fields, status: response.status, durationMs: round(performance.now() - delivery.started) }, 'webhook delivery');
+    }
+    return response;
+  }
+
+  async function receive(request: ReceiveRequest): Promise<WebhookResponse> {
+    const delivery = { started: performance.now(), receivedAt: clock() };
+    try {
+      if (request.method !== undefined && request.method.toUpperCase() !== 'POST') {
+        const error = new ReceiverError('METHOD_NOT_ALLOWED', `Webhooks are delivered with POST, not ${request.method}`, {
+          method: request.method,
+        });
+        return finish(failed(error, { allow: 'POST' }), delivery, { outcome: 'rejected', code: error.code, level: 'warn' });
+      }
+      const verified = verify(request, delivery.receivedAt);
+      const event = parseEvent(request.rawBody);
+      return await handle(event, { ...delivery, ...verified });
+    } catch (error) {
+      return answerError(error, request, delivery);
+    }
+  }
+
+  async function answerError(error: unknown, request: ReceiveRequest, delivery: Pick<Delivery, 'started' | 'receivedAt'>): Promise<WebhookResponse> {
+    if (error instanceof WebhookVerificationError) {
+      const level = error.code === 'NO_SECRET' || error.code === 'PAYLOAD_NOT_RAW' ? 'error' : 'warn';
+      // The full message (with hints about the secret) goes to the log only.
+      return finish(failed(error), delivery, { outcome: 'rejected', code: error.code, level, err: level === 'error' ? error : undefined, ...(level === 'warn' ? { reason: error.message } : {}) });
+    }
+    if (error instanceof WebhookValidationError) {
+      const result = await quarantine(options, request.rawBody, error, delivery.receivedAt);
+      return finish(result.response, delivery, result.outcome);
+    }
+    const internal = isAcctWebhookError(error) ? error : new ReceiverError('INTERNAL_ERROR', 'Unexpected receiver failure', {}, { cause: error });
+    return finish(failed(internal), delivery, { outcome: 'error', code: internal.code, level: 'error', err: error });
+  }
+
+  async function handle(event: WebhookEvent, delivery: Delivery): Promise<WebhookResponse> {
+    const about = { eventId: event.id, type: event.type, correlationId: event.correlation_id };
+    let claim;
+    try {
+      claim = await store.claim(event.id, { now: clock(), leaseMs, type: event.type });
+    } catch (error) {
+      return finish(storeUnavailable(error), delivery, { ...about, outcome: 'error', code: 'STORE_UNAVAILABLE', level: 'error', err: error });
+    }
+    if (claim.status === 'completed') {
+      return finish(acknowledged({ id: event.id, type: event.type, duplicate: true }), delivery, { ...about, outcome: 'duplicate' });
+    }
+    if (claim.status === 'in_progress') {
+      const retryAfter = Math.max(1, Math.ceil((claim.leaseExpiresAt - clock()) / 1000));
+      const error = new ReceiverError('EVENT_IN_PROGRESS', 'This event is being handled by another delivery right now; retry later', {
+        eventId: event.id,
+        retry_after: retryAfter,
+      });
+      return finish(failed(error, { 'retry-after': String(retryAfter) }), delivery, { ...about, outcome: 'in_progress', level: 'warn' });
+    }
+    return runHandlers(event, claim.token, delivery, about);
+  }
+
+  async function runHandlers(event: WebhookEvent, token: string, delivery: Delivery, about: Outcome | Record<string, string>): Promise<WebhookResponse> {
+    const controller = new AbortController();
+    const context = handlerContext(logger, event, delivery, controller.signal);
+    const work = handlers.run(event, context);
+    const result = await withinBudget(work, options.handlerTimeoutMs);
+
+    if (result === 'timeout') {
+      const error = new ReceiverError('HANDLER_TIMEOUT', `The handlers did not finish within ${options.handlerTimeoutMs} ms; retry later`, {
+        eventId: event.id,
+        handlerTimeoutMs: options.handlerTimeoutMs,
+      });
+      controller.abort(error);
+      await store.release(event.id, token).catch(() => false);
+      finishLate(work, event, token);
+      return finish(failed(error), delivery, { ...about, outcome: 'handler_timeout', level: 'error' });
+    }
+    if (result !== 'ok') {
+      await store.release(event.id, token).catch(() => false);
+      await reportFailure(result.error, event, context);
+      return finish(failed(result.error), delivery, { ...about, outcome: 'handler_failed', level: 'error', err: result.error });
+    }
+    const completed = await store.complete(event.id, token, clock()).catch((error: unknown) => {
+      // The handlers' effects happened: acknowledging avoids running them again on a retry.
+      logger.error({ ...about, err: error }, 'Could not record the event as handled');
+      return true;
+    });
+    if (!completed) logger.warn(about, 'The claim expired while the handlers ran; another delivery may have run them too');
+    return finish(acknowledged({ id: event.id, type: event.type, duplicate: false }), delivery, { ...about, outcome: 'handled' });
+  }
+
+  /** A handler that outlives its budget may still finish: record it so the retry sees a duplicate. */
+  function finishLate(work: Promise<void>, event: WebhookEvent, token: string): void {
+    work.then(
+      async () => {
+        const completed = await store.complete(event.id, token, clock()).catch(() => false);
+        logger.warn({ eventId: event.id, type: event.type, completed }, 'A timed-out handler finished late');
+      },
+      (error: unknown) => logger.error({ eventId: event.id, type: event.type, err: error }, 'A timed-out handler failed late'),
+    ).catch(() => undefined);
+  }
+
+  async function reportFailure(error: WebhookHandlerError, event: WebhookEvent, context: HandlerContext): Promise<void> {
+    const thrown = await handlers.reportError(error, event, context);
+    for (const failure of thrown) logger.error({ eventId: event.id, err: failure }, 'An onError handler threw');
+  }
+
+  async function reprocess(quarantineId: string): Promise<WebhookResponse> {
+    const entry = await store.quarantine.get(quarantineId);
+    if (!entry) throw new ReceiverError('NOT_FOUND', `No quarantined event ${quarantineId}`, { quarantineId });
+    const event = parseEvent(entry.rawBody);
+    const response = await handle(event, { started: performance.now(), receivedAt: clock(), secretIndex: -1, signatureScheme: 'v1' });
+    if (response.status === 200) await store.quarantine.delete(quarantineId);
+    return response;
+  }
+
+  return { receive, reprocess, options, store, close: () => store.close() };
+}
+
+const receivers = new WeakMap<object, Receiver>();
+
+/**
+ * Receives one delivery: the framework-free core every adapter calls. Pass a {@link Receiver}, or
+ * options (resolved once per options object).
+ */
+export async function receive(request: ReceiveRequest, options: WebhookHandlerOptions | Receiver): Promise<WebhookResponse> {
+  return receiverFor(options).receive(request);
+}
+
+function receiverFor(options: WebhookHandlerOptions | Receiver): Receiver {
+  if ('receive' in options && typeof options.receive === 'function') return options;
+  let receiver = receivers.get(options);
+  if (!receiver) {
+    receiver = createReceiver(options as WebhookHandlerOptions);
+    receivers.set(options, receiver);
+  }
+  return receiver;
+}
+
+type BudgetResult = 'ok' | 'timeout' | { error: WebhookHandlerError };
+
+async function withinBudget(work: Promise<void>, budgetMs: number): Promise<BudgetResult> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<'timeout'>((resolve) => {
+    timer = setTimeout(() => resolve('timeout'), budgetMs);
+  });
+  try {
+    return await Promise.race([
+      work.then(
+        () => 'ok' as const,
+        (error: unknown) => ({ error: error instanceof WebhookHandlerError ? error : new WebhookHandlerError([error]) }),
+      ),
+      timeout,
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function handlerContext(logger: Logger, event: WebhookEvent, delivery: Delivery, signal: AbortSignal): HandlerContext {
+  let log: Logger | undefined;
+  return {
+    get log() {
+      log ??= logger.child({ eventId: event.id, type: event.type, correlationId: event.correlation_id });
+      return log;
+    },
+    signal,
+    secretIndex: delivery.secretIndex,
+    signatureScheme: delivery.signatureScheme,
+    receivedAt: new Date(delivery.receivedAt),
+  };
+}
+
+function storeUnavailable(error: unknown): WebhookResponse {
+  return failed(new ReceiverError('STORE_UNAVAILABLE', 'The idempotency store is unavailable; retry later', {}, { cause: error }));
+}
+
+function round(ms: number): number {
+  return Math.round(ms * 100) / 100;
+}

@@ -1,0 +1,14 @@
+export { memoryStore } from './memory.js';
+export { DEFAULT_STORE_FILE, SQLITE_BUSY_TIMEOUT_MS, sqliteStore, type SqliteStoreOptions } from './sqlite.js';
+export {
+  DEFAULT_RETENTION_MS,
+  MIN_RETENTION_MS,
+  type ClaimOptions,
+  type ClaimResult,
+  type IdempotencyStore,
+  type QuarantinedEvent,
+  type QuarantineInput,
+  type QuarantineReason,
+  type QuarantineStore,
+  type StoreOptions,
+} from './types.js';

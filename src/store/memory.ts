@@ -1,0 +1,106 @@
+import { randomUUID } from 'node:crypto';
+import { newId } from '../ids.js';
+import { resolveRetention } from './options.js';
+import { quarantineKey } from './quarantine-key.js';
+import type {
+  ClaimOptions,
+  ClaimResult,
+  IdempotencyStore,
+  QuarantinedEvent,
+  QuarantineInput,
+  QuarantineStore,
+  StoreOptions,
+} from './types.js';
+
+interface Entry {
+  state: 'processing' | 'completed';
+  token: string;
+  leaseUntil: number;
+  completedAt: number;
+}
+
+/**
+ * An in-process store: for tests and single-process development. It forgets everything on
+ * restart, so a redelivery after a restart runs the handlers again — use `sqliteStore` in
+ * production.
+ *
+ * @example
+ * app.use(webhookHandler({ secret, store: memoryStore() }));
+ */
+export function memoryStore(options: StoreOptions = {}): IdempotencyStore {
+  const retentionMs = resolveRetention(options);
+  const entries = new Map<string, Entry>();
+
+  return {
+    retentionMs,
+    quarantine: memoryQuarantine(),
+    claim(eventId: string, { now, leaseMs }: ClaimOptions): Promise<ClaimResult> {
+      const entry = entries.get(eventId);
+      if (entry?.state === 'completed') return Promise.resolve({ status: 'completed', completedAt: entry.completedAt });
+      if (entry && entry.leaseUntil > now) return Promise.resolve({ status: 'in_progress', leaseExpiresAt: entry.leaseUntil });
+      const token = randomUUID();
+      entries.set(eventId, { state: 'processing', token, leaseUntil: now + leaseMs, completedAt: 0 });
+      return Promise.resolve({ status: 'claimed', token, takeover: entry !== undefined });
+    },
+    complete(eventId: string, token: string, now: number): Promise<boolean> {
+      const entry = entries.get(eventId);
+      if (entry?.state !== 'processing' || entry.token !== token) return Promise.resolve(false);
+      entries.set(eventId, { ...entry, state: 'completed', leaseUntil: 0, completedAt: now });
+      return Promise.resolve(true);
+    },
+    release(eventId: string, token: string): Promise<boolean> {
+      const entry = entries.get(eventId);
+      if (entry?.state !== 'processing' || entry.token !== token) return Promise.resolve(false);
+      entry.leaseUntil = 0;
+      return Promise.resolve(true);
+    },
+    prune(now: number): Promise<number> {
+      let removed = 0;
+      for (const [id, entry] of entries) {
+        if (entry.state === 'completed' && entry.completedAt <= now - retentionMs) {
+          entries.delete(id);
+          removed++;
+        }
+      }
+      return Promise.resolve(removed);
+    },
+    close: () => Promise.resolve(),
+  };
+}
+
+function memoryQuarantine(): QuarantineStore {
+  const byKey = new Map<string, QuarantinedEvent>();
+  const find = (id: string) => [...byKey.values()].find((entry) => entry.id === id);
+  return {
+    put(input: QuarantineInput): Promise<QuarantinedEvent> {
+      const key = quarantineKey(input);
+      const existing = byKey.get(key);
+      const entry: QuarantinedEvent = existing
+        ? { ...existing, ...fields(input), lastReceivedAt: input.receivedAt, deliveries: existing.deliveries + 1 }
+        : { id: newId('qev'), ...fields(input), firstReceivedAt: input.receivedAt, lastReceivedAt: input.receivedAt, deliveries: 1 };
+      byKey.set(key, entry);
+      return Promise.resolve(entry);
+    },
+    list(filter = {}): Promise<QuarantinedEvent[]> {
+      return Promise.resolve([...byKey.values()].filter((entry) => !filter.reason || entry.reason === filter.reason));
+    },
+    get: (id) => Promise.resolve(find(id)),
+    delete(id: string): Promise<boolean> {
+      const entry = find(id);
+      if (!entry) return Promise.resolve(false);
+      byKey.delete(quarantineKey({ eventId: entry.eventId, rawBody: entry.rawBody }));
+      return Promise.resolve(true);
+    },
+  };
+}
+
+function fields(input: QuarantineInput) {
+  return {
+    reason: input.reason,
+    eventId: input.eventId,
+    type: input.type,
+    errorCode: input.errorCode,
+    errorMessage: input.errorMessage,
+    rawBody: input.rawBody,
+  };
+}

@@ -1,0 +1,13 @@
+import { ConfigurationError } from '../errors.js';
+import { DEFAULT_RETENTION_MS, MIN_RETENTION_MS, type StoreOptions } from './types.js';
+
+export function resolveRetention(options: StoreOptions = {}): number {
+  const retentionMs = options.retentionMs ?? DEFAULT_RETENTION_MS;
+  if (!Number.isFinite(retentionMs) || retentionMs < MIN_RETENTION_MS) {
+    throw new ConfigurationError(
+      'retentionMs must be at least 35 hours: the sender retries for 34.6 hours, and a shorter memory would run a redelivered event twice',
+      { retentionMs, minimum: MIN_RETENTION_MS },
+    );
+  }
+  return retentionMs;
+}

@@ -1,0 +1,10 @@
+import { createHash } from 'node:crypto';
+import type { QuarantineInput } from './types.js';
+
+/**
+ * A quarantined payload is identified by its event id, or by the hash of its bytes when it has
+ * none, so the sender's retries of one bad payload do not pile up as separate entries.
+ */
+export function quarantineKey(input: Pick<QuarantineInput, 'eventId' | 'rawBody'>): string {
+  return input.eventId ?? `sha256:${createHash('sha256').update(input.rawBody).digest('hex')}`;
+}

@@ -1,0 +1,87 @@
+/**
+ * The idempotency store: what makes a redelivered event run its handlers once. Not a set of
+ * seen ids but a small state machine per event id:
+ *
+ *   (none) --claim--> processing (lease + token) --complete(token)--> completed
+ *                        |  release(token) or lease expiry
+ *                        v
+ *                  claimable again (a takeover issues a new token)
+ *
+ * A second delivery while an event is processing gets `in_progress` (the receiver answers 409),
+ * never an early success: if the first attempt then failed, the event would be lost.
+ */
+export type ClaimResult =
+  | { status: 'claimed'; token: string; /** true when an expired or released claim was taken over */ takeover: boolean }
+  | { status: 'completed'; completedAt: number }
+  | { status: 'in_progress'; leaseExpiresAt: number };
+
+export interface ClaimOptions {
+  /** Milliseconds since the epoch. */
+  now: number;
+  /** How long the claim holds before another delivery may take it over. */
+  leaseMs: number;
+  /** Stored for inspection only. */
+  type?: string;
+}
+
+export type QuarantineReason = 'invalid_payload' | 'unknown_event_type';
+
+/** An authentic payload the receiver could not process, kept with its raw bytes for later. */
+export interface QuarantinedEvent {
+  id: string;
+  reason: QuarantineReason;
+  /** The event id from the payload, when it had one. */
+  eventId: string | null;
+  type: string | null;
+  errorCode: string;
+  errorMessage: string;
+  rawBody: Buffer;
+  firstReceivedAt: number;
+  lastReceivedAt: number;
+  /** How many deliveries brought this payload (the sender retries a 422). */
+  deliveries: number;
+}
+
+export interface QuarantineInput {
+  reason: QuarantineReason;
+  eventId: string | null;
+  type: string | null;
+  errorCode: string;
+  errorMessage: string;
+  rawBody: Buffer;
+  receivedAt: number;
+}
+
+export interface QuarantineStore {
+  /** Stores a payload; the same payload delivered again only bumps `deliveries`. */
+  put(input: QuarantineInput): Promise<QuarantinedEvent>;
+  list(filter?: { reason?: QuarantineReason }): Promise<QuarantinedEvent[]>;
+  get(id: string): Promise<QuarantinedEvent | undefined>;
+  delete(id: string): Promise<boolean>;
+}
+
+export interface IdempotencyStore {
+  claim(eventId: string, options: ClaimOptions): Promise<ClaimResult>;
+  /** Marks the event handled. False when the claim was lost (expired and taken over). */
+  complete(eventId: string, token: string, now: number): Promise<boolean>;
+  /** Gives the claim up so the next delivery runs the handlers again. */
+  release(eventId: string, token: string): Promise<boolean>;
+  /** Deletes completed records older than the retention; returns how many. */
+  prune(now: number): Promise<number>;
+  readonly quarantine: QuarantineStore;
+  /** How long completed records are kept, in milliseconds. */
+  readonly retentionMs: number;
+  close(): Promise<void>;
+}
+
+/** The sender retries for 34.6 hours; a dedupe record must outlive that window. */
+export const MIN_RETENTION_MS = 35 * 60 * 60 * 1000;
+/** @default 30 days */
+export const DEFAULT_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
+/** Pruning runs at most this often, piggy-backed on claims. */
+export const PRUNE_INTERVAL_MS = 60 * 60 * 1000;
+
+export interface StoreOptions {
+  /** How long completed records are kept. At least 35 h. @default 30 days */
+  retentionMs?: number;
+}

@@ -1,0 +1,38 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ConfigurationError, memoryStore, MIN_RETENTION_MS, sqliteStore } from '../../src/index.js';
+import { describeIdempotencyStore } from './contract.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'acct-webhook-stores-'));
+let files = 0;
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describeIdempotencyStore('memoryStore', (options) => memoryStore(options));
+describeIdempotencyStore('sqliteStore', (options) => sqliteStore(join(dir, `store-${files++}.db`), options));
+
+describe('sqliteStore', () => {
+  it('keeps records 30 days by default and refuses less than 35 hours', () => {
+    const store = sqliteStore(join(dir, 'defaults.db'));
+    expect(store.retentionMs).toBe(30 * 24 * 3600_000);
+    void store.close();
+    expect(() => sqliteStore(join(dir, 'short.db'), { retentionMs: MIN_RETENTION_MS - 1 })).toThrow(ConfigurationError);
+    expect(() => sqliteStore(join(dir, 'sync.db'), { synchronous: 'OFF' as never })).toThrow(ConfigurationError);
+  });
+
+  it('works on a Database the application already has open, in WAL mode, and leaves it open on close', async () => {
+    const db = new Database(join(dir, 'shared.db'));
+    const store = sqliteStore(db);
+    expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+    await store.claim('evt_1', { now: 1, leaseMs: 10 });
+    await store.close();
+    expect(db.open).toBe(true);
+    db.close();
+  });
+
+  it('refuses a directory that does not exist with a clear configuration error', () => {
+    expect(() => sqliteStore(join(dir, 'missing', 'nested', 'events.db'))).toThrow(ConfigurationError);
+  });
+});
