@@ -26,9 +26,9 @@ export class WebhookHandlerError extends ReceiverError {
   readonly errors: readonly unknown[];
 
   constructor(errors: readonly unknown[], details: ErrorDetails = {}) {
+    // The first failure is the cause, so loggers print "A handler failed: <its message>".
     const count = errors.length === 1 ? 'A handler' : `${errors.length} handlers`;
-    const first = errors[0] instanceof Error ? `: ${errors[0].message}` : '';
-    super('HANDLER_FAILED', `${count} failed${first}`, { failures: errors.length, ...details }, { cause: errors[0] });
+    super('HANDLER_FAILED', `${count} failed`, { failures: errors.length, ...details }, { cause: errors[0] });
     this.errors = errors;
   }
 }

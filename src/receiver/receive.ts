@@ -16,7 +16,7 @@ import { acknowledged, failed, type WebhookResponse } from './answers.js';
 import type { HandlerContext } from './context.js';
 import { ReceiverError, WebhookHandlerError } from './errors.js';
 import { readHeader, type HeadersInput } from './headers.js';
-import { LEASE_MARGIN_MS, resolveOptions, type ResolvedOptions, type WebhookHandlerOptions } from './options.js';
+import { LEASE_MARGIN_MS, REDACTED_PATHS, resolveOptions, type ResolvedOptions, type WebhookHandlerOptions } from './options.js';
 import { quarantine } from './quarantine.js';
 
 /** One delivery as any framework sees it: the raw body, the headers, and the method if known. */
@@ -263,7 +263,7 @@ function handlerContext(logger: Logger, event: WebhookEvent, delivery: Delivery,
   let log: Logger | undefined;
   return {
     get log() {
-      log ??= logger.child({ eventId: event.id, type: event.type, correlationId: event.correlation_id });
+      log ??= logger.child({ eventId: event.id, type: event.type, correlationId: event.correlation_id }, { redact: REDACTED_PATHS });
       return log;
     },
     signal,
