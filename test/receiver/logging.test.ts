@@ -92,7 +92,7 @@ describe('receiver logging', () => {
   it('is silent with logger: false', async () => {
     const writes: string[] = [];
     const original = process.stdout.write.bind(process.stdout);
-    process.stdout.write = ((chunk: string) => writes.push(String(chunk)) > 0) as typeof process.stdout.write;
+    process.stdout.write = ((chunk: string) => writes.push(String(chunk)) > 0);
     try {
       const app = express().use(webhookHandler({ secret: SECRET, store: memoryStore(), logger: false }));
       const { body, headers } = signedRequest(createTestEvent('invoice.paid'), SECRET);
