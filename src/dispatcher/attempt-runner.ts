@@ -1,0 +1,61 @@
+import type { Logger } from 'pino';
+import { newId } from '../ids.js';
+import { signPayload } from '../signature.js';
+import { USER_AGENT } from './defaults.js';
+import { logAttempt } from './logger.js';
+import { afterAttempt } from './schedule.js';
+import type { HttpSender } from './sender.js';
+import type { DeliveryJob, DispatchStorage, RecordedAttempt } from './storage.js';
+
+export interface AttemptRunnerOptions {
+  storage: DispatchStorage;
+  sender: HttpSender;
+  clock: () => number;
+  schedule: readonly number[];
+  logger: Logger;
+  /** This dispatcher's lease owner id. */
+  owner: string;
+}
+
+/**
+ * One attempt of one delivery, start to record: sign with the webhook's current secret at send
+ * time, POST, then record the log row and the delivery's next state in one transaction.
+ */
+export class AttemptRunner {
+  constructor(private readonly options: AttemptRunnerOptions) {}
+
+  async run(job: DeliveryJob, { manual }: { manual: boolean }): Promise<RecordedAttempt> {
+    const { clock, sender, storage, schedule, owner } = this.options;
+    const startedAt = clock();
+    const result = await sender.send({ url: job.webhook.url, body: job.event.payload, headers: requestHeaders(job, startedAt) });
+    const recorded = await storage.recordAttempt(
+      {
+        id: newId('att'),
+        delivery_id: job.delivery.id,
+        webhook_id: job.webhook.id,
+        url: job.webhook.url,
+        event_id: job.event.id,
+        event_type: job.event.type,
+        attempted_at: startedAt,
+        correlation_id: job.event.correlation_id,
+        manual,
+        test: job.event.test,
+        ...result,
+      },
+      afterAttempt({ delivered: result.error_kind === null, manual, leaseOwner: owner, startedAt, schedule }),
+    );
+    logAttempt(this.options.logger, recorded);
+    return recorded;
+  }
+}
+
+/** Custom headers first, so that nothing the dispatcher sets can be replaced by them. */
+function requestHeaders(job: DeliveryJob, startedAt: number): Record<string, string> {
+  const signed = signPayload({ payload: job.event.payload, secret: job.webhook.secret, timestamp: Math.floor(startedAt / 1000) });
+  return {
+    ...job.webhook.headers,
+    'content-type': 'application/json',
+    'user-agent': USER_AGENT,
+    ...signed.headers,
+  };
+}

@@ -1,0 +1,196 @@
+import type { Logger } from 'pino';
+import type { EventType } from '../events/catalog.js';
+import type { EventMap, EventObject, WebhookEvent } from '../events/schemas.js';
+import { newId } from '../ids.js';
+import { AttemptRunner } from './attempt-runner.js';
+import { LEASE_MARGIN_MS, RESPONSE_BODY_LIMIT_BYTES } from './defaults.js';
+import { Deliveries } from './deliveries.js';
+import { prepareEnvelope, prepareFromParts, prepareTestEvent, resolveRepeat, subscribers, type EmitOptions, type PreparedEvent } from './emit.js';
+import { DispatcherError, NotFoundError } from './errors.js';
+import { createLogger } from './logger.js';
+import { openStorage, resolveClock, resolveHostResolver, resolveSettings, type DispatcherOptions, type DispatcherSettings } from './options.js';
+import { SlidingWindowLimiter } from './rate-limit.js';
+import type { DeliveryDetail } from './records.js';
+import { Registrations } from './registrations.js';
+import { HttpSender } from './sender.js';
+import type { DeliveryJob, DispatchStorage, Lease, NewDelivery } from './storage.js';
+import { UrlGuard } from './url-guard.js';
+import { Worker } from './worker.js';
+
+/**
+ * The platform's sending side: registrations, signing, a 30 s timeout, the 7-attempt schedule
+ * kept in a database, and the delivery log.
+ *
+ * @example
+ * const dispatcher = new Dispatcher({ database: './dispatch.db' });
+ * const { id, secret } = await dispatcher.webhooks.create({ url: 'https://example.com/webhooks', events: ['invoice.*'] });
+ * await dispatcher.start();
+ * await dispatcher.emit('invoice.paid', invoice, { business_id: 'biz_…', previous_attributes: { status: 'sent' } });
+ * // …
+ * await dispatcher.close();
+ */
+export class Dispatcher {
+  /** Registrations: create, list, get, update, delete, rotateSecret. */
+  readonly webhooks: Registrations;
+  /** The delivery log: list, get, retry, export. */
+  readonly deliveries: Deliveries;
+  /** The options in effect. */
+  readonly settings: DispatcherSettings;
+
+  private readonly clock: () => number;
+  private readonly logger: Logger;
+  private readonly storage: DispatchStorage;
+  private readonly ownsStorage: boolean;
+  private readonly sender: HttpSender;
+  private readonly runner: AttemptRunner;
+  private readonly worker: Worker<DeliveryJob>;
+  /** This instance's name in leases. */
+  private readonly owner = newId('wrk');
+  private initialized: Promise<void> | null = null;
+  private closed = false;
+
+  /** @throws ConfigurationError for any unusable option, here and never later. */
+  constructor(options: DispatcherOptions = {}) {
+    this.settings = Object.freeze(resolveSettings(options));
+    this.clock = resolveClock(options.clock);
+    this.logger = createLogger(options.logger);
+    const guard = new UrlGuard({
+      allowInsecureUrls: this.settings.allowInsecureUrls,
+      allowedHosts: this.settings.allowedHosts,
+      resolveHost: resolveHostResolver(options.resolveHost),
+    });
+    ({ storage: this.storage, owned: this.ownsStorage } = openStorage(options.database));
+    this.sender = new HttpSender({ timeoutMs: this.settings.timeoutMs, bodyLimitBytes: RESPONSE_BODY_LIMIT_BYTES, guard, ca: options.ca });
+    this.runner = new AttemptRunner({
+      storage: this.storage,
+      sender: this.sender,
+      clock: this.clock,
+      schedule: this.settings.schedule,
+      logger: this.logger,
+      owner: this.owner,
+    });
+    this.worker = new Worker<DeliveryJob>({
+      claim: (limit) => this.claim(limit),
+      nextDueAt: () => this.storage.nextDueAt(),
+      process: (job) => this.runner.run(job, { manual: false }),
+      onError: (error) => this.logger.error({ err: error }, 'webhook worker error'),
+      clock: this.clock,
+      concurrency: this.settings.concurrency,
+      pollIntervalMs: this.settings.pollIntervalMs,
+    });
+    const storage = () => this.ready();
+    this.webhooks = new Registrations({ storage, guard, clock: this.clock });
+    this.deliveries = new Deliveries({
+      storage,
+      runner: this.runner,
+      limiter: new SlidingWindowLimiter(this.settings.manualRetryLimit, this.clock),
+      track: (work) => this.worker.track(work),
+    });
+  }
+
+  /**
+   * Builds an event (`evt_…` id, `created` from the clock, `api_version`, a correlation id when
+   * none is given), validates it with the receiver's schemas, stores it once and queues one
+   * delivery for every active webhook subscribed to its type. Also takes a ready envelope.
+   * Emitting an event id again stores and sends nothing new and returns the stored event.
+   *
+   * @throws WebhookValidationError (`VALIDATION_ERROR`, `UNKNOWN_EVENT_TYPE`); DispatcherError
+   *   `EVENT_ID_CONFLICT` for a different event under a used id
+   * @example
+   * await dispatcher.emit('invoice.paid', invoice, { business_id: 'biz_4mVt9QeZxK2hRw7L', previous_attributes: { status: 'sent', paid_at: null } });
+   */
+  emit<T extends EventType>(type: T, object: EventObject<T>, options: EmitOptions<T>): Promise<EventMap[T]>;
+  emit<E extends WebhookEvent>(event: E): Promise<E>;
+  async emit(typeOrEvent: unknown, object?: unknown, options?: unknown): Promise<WebhookEvent> {
+    const prepared =
+      typeof typeOrEvent === 'string'
+        ? prepareFromParts(typeOrEvent as EventType, object as never, options as EmitOptions<EventType>, this.clock())
+        : prepareEnvelope(typeOrEvent);
+    const storage = await this.ready();
+    const targets = subscribers(await storage.listWebhooks(), prepared.event.type);
+    const now = this.clock();
+    const firstDue = now + (this.settings.schedule[0] ?? 0) * 1000;
+    const event = await this.store(prepared, now, targets.map((webhook) => ({ id: newId('dlv'), webhook_id: webhook.id, next_attempt_at: firstDue })));
+    this.worker.wake();
+    return event;
+  }
+
+  /**
+   * Sends a sample event (the first type the webhook subscribes to) to this webhook only, now,
+   * and resolves with the delivery and its first attempt. The delivery is marked `test: true`;
+   * when the attempt fails it is retried on the schedule like any other.
+   * @throws NotFoundError
+   */
+  async sendTest(webhookId: string): Promise<DeliveryDetail> {
+    const storage = await this.ready();
+    const webhook = await storage.getWebhook(webhookId);
+    if (!webhook) throw new NotFoundError('webhook', webhookId);
+    const now = this.clock();
+    const prepared = prepareTestEvent(webhook, now);
+    const deliveryId = newId('dlv');
+    // Leased by this instance from the start, so no worker sends it while we do.
+    await this.store({ ...prepared }, now, [{ id: deliveryId, webhook_id: webhook.id, next_attempt_at: now, lease: this.lease(now) }], true);
+    const job = await storage.loadJob(deliveryId);
+    if (!job) throw new NotFoundError('delivery', deliveryId);
+    await this.worker.track(this.runner.run(job, { manual: false }));
+    return this.deliveries.get(deliveryId);
+  }
+
+  /** Starts the worker: it sends what is due, `concurrency` at a time, until `stop()`. */
+  async start(): Promise<void> {
+    await this.ready();
+    this.worker.start();
+  }
+
+  /**
+   * Stops the worker gracefully: no new claims; every attempt in flight finishes and is recorded
+   * before this resolves.
+   */
+  async stop(): Promise<void> {
+    await this.worker.stop();
+  }
+
+  /**
+   * Sends everything due at `clock()` now and resolves when it is recorded; repeats until nothing
+   * is due. With a fake clock this runs the whole schedule in milliseconds. Returns the number
+   * of attempts made.
+   */
+  async runDue(): Promise<number> {
+    await this.ready();
+    return this.worker.runDue();
+  }
+
+  /** Stops the worker, waits for every attempt in flight, closes connections and the database it opened. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    await this.worker.stop();
+    this.closed = true;
+    this.sender.close();
+    if (this.ownsStorage) await this.storage.close();
+  }
+
+  private async ready(): Promise<DispatchStorage> {
+    if (this.closed) throw new DispatcherError('DISPATCHER_CLOSED', 'The dispatcher was closed', {});
+    this.initialized ??= this.storage.init();
+    await this.initialized;
+    return this.storage;
+  }
+
+  private async store(prepared: PreparedEvent, now: number, deliveries: NewDelivery[], test = false): Promise<WebhookEvent> {
+    const storage = await this.ready();
+    const result = await storage.insertEvent(
+      { id: prepared.event.id, type: prepared.event.type, payload: prepared.payload, correlation_id: prepared.event.correlation_id, test, created_at: now },
+      deliveries,
+    );
+    return result.inserted ? prepared.event : resolveRepeat(result.existing, prepared);
+  }
+
+  private claim(limit: number): Promise<DeliveryJob[]> {
+    const now = this.clock();
+    return this.storage.claimDue({ now, limit, lease: this.lease(now) });
+  }
+
+  private lease(now: number): Lease {
+    return { owner: this.owner, until: now + this.settings.timeoutMs + LEASE_MARGIN_MS };
+  }
+}

@@ -1,0 +1,113 @@
+import { validateHeaderName, validateHeaderValue } from 'node:http';
+import { isEventPattern, type EventPattern } from '../events/catalog.js';
+import { DispatcherError } from './errors.js';
+import type { WebhookStatus } from './records.js';
+
+/** Headers the dispatcher writes itself, or that would change how the request is framed or read. */
+const RESERVED_HEADERS: ReadonlySet<string> = new Set([
+  'x-service-signature',
+  'content-type',
+  'content-length',
+  'content-encoding',
+  'transfer-encoding',
+  'host',
+  'user-agent',
+  'connection',
+  'keep-alive',
+  'upgrade',
+  'te',
+  'trailer',
+  'expect',
+]);
+const RESERVED_PREFIX = 'x-svc-';
+export const MAX_CUSTOM_HEADERS = 20;
+export const MAX_HEADER_VALUE_LENGTH = 8192;
+const STATUSES: readonly WebhookStatus[] = ['active', 'disabled'];
+
+/**
+ * The events of a registration: a non-empty list of event types or patterns (`invoice.*`, `*`).
+ * Duplicates are dropped; the order is kept.
+ */
+export function validateEvents(value: unknown): EventPattern[] {
+  if (!Array.isArray(value) || value.length === 0) {
+    throw new DispatcherError('VALIDATION_ERROR', 'events must be a non-empty array of event types', {
+      field: 'events',
+      reason: 'must be a non-empty array',
+    });
+  }
+  for (const entry of value as unknown[]) {
+    if (!isEventPattern(entry)) {
+      throw new DispatcherError('UNKNOWN_EVENT_TYPE', `Unknown event type or pattern "${String(entry)}"`, {
+        field: 'events',
+        value: entry,
+        reason: 'not an event type, a prefix pattern such as invoice.* or *',
+      });
+    }
+  }
+  return [...new Set(value as EventPattern[])];
+}
+
+/**
+ * Custom headers sent with every delivery. Names are stored in lower case. Values are never put
+ * into error messages: they often hold credentials.
+ */
+export function validateHeaders(value: unknown): Record<string, string> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw headerError('headers must be an object of header names to string values', 'must be an object');
+  }
+  const entries = Object.entries(value as Record<string, unknown>);
+  if (entries.length > MAX_CUSTOM_HEADERS) {
+    throw headerError(`At most ${MAX_CUSTOM_HEADERS} custom headers`, 'too many headers');
+  }
+  // A Map, so that a name such as __proto__ is just a name.
+  const headers = new Map<string, string>();
+  for (const [rawName, headerValue] of entries) {
+    const name = rawName.toLowerCase();
+    checkHeaderName(name, rawName);
+    checkHeaderValue(name, headerValue);
+    if (headers.has(name)) throw headerError(`The header "${name}" is given twice`, 'duplicate header', name);
+    headers.set(name, headerValue as string);
+  }
+  return Object.fromEntries(headers);
+}
+
+export function validateStatus(value: unknown): WebhookStatus {
+  if (!STATUSES.includes(value as WebhookStatus)) {
+    throw new DispatcherError('VALIDATION_ERROR', `status must be one of ${STATUSES.join(', ')}`, {
+      field: 'status',
+      reason: `must be one of ${STATUSES.join(', ')}`,
+    });
+  }
+  return value as WebhookStatus;
+}
+
+function checkHeaderName(name: string, rawName: string): void {
+  try {
+    validateHeaderName(rawName);
+  } catch {
+    throw headerError(`"${rawName}" is not a valid header name`, 'invalid header name', rawName);
+  }
+  if (name.startsWith(RESERVED_PREFIX) || RESERVED_HEADERS.has(name)) {
+    throw new DispatcherError('FORBIDDEN_HEADER', `The header "${name}" is set by the dispatcher and cannot be overridden`, {
+      field: 'headers',
+      header: name,
+      reason: 'reserved header',
+    });
+  }
+}
+
+function checkHeaderValue(name: string, value: unknown): void {
+  if (typeof value !== 'string') throw headerError(`The value of "${name}" must be a string`, 'value must be a string', name);
+  if (value.length > MAX_HEADER_VALUE_LENGTH) {
+    throw headerError(`The value of "${name}" is longer than ${MAX_HEADER_VALUE_LENGTH} characters`, 'value too long', name);
+  }
+  try {
+    validateHeaderValue(name, value);
+  } catch {
+    throw headerError(`The value of "${name}" contains characters not allowed in a header (e.g. a line break)`, 'invalid header value', name);
+  }
+}
+
+function headerError(message: string, reason: string, header?: string): DispatcherError {
+  return new DispatcherError('VALIDATION_ERROR', message, { field: 'headers', reason, ...(header === undefined ? {} : { header }) });
+}
