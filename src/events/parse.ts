@@ -47,14 +47,16 @@ const SUSPICIOUS_TEXT = /__proto__|constructor|\\u/;
 
 function parseJson(input: string | Uint8Array | ArrayBuffer): unknown {
   const text = typeof input === 'string' ? input : decodeUtf8(input);
+  let value: unknown;
   try {
-    return SUSPICIOUS_TEXT.test(text) ? JSON.parse(text, refusePollutingKeys) : JSON.parse(text);
+    value = JSON.parse(text);
   } catch (error) {
-    if (error instanceof WebhookValidationError) throw error;
     throw new WebhookValidationError('INVALID_JSON', `The body is not valid JSON: ${(error as Error).message}`, [
       { path: '', message: 'invalid JSON' },
     ]);
   }
+  if (SUSPICIOUS_TEXT.test(text)) refusePollutingKeys(value);
+  return value;
 }
 
 function decodeUtf8(input: Uint8Array | ArrayBuffer): string {
@@ -67,16 +69,41 @@ function decodeUtf8(input: Uint8Array | ArrayBuffer): string {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
 }
 
-function refusePollutingKeys(key: string, value: unknown): unknown {
-  const pollutes =
-    key === '__proto__' ||
-    (key === 'constructor' && typeof value === 'object' && value !== null && Object.hasOwn(value, 'prototype'));
-  if (pollutes) {
-    throw new WebhookValidationError('VALIDATION_ERROR', `The payload contains the forbidden key "${key}"`, [
-      { path: key, message: `forbidden key "${key}" (prototype pollution)` },
-    ]);
+/**
+ * JSON.parse makes `__proto__` an ordinary own key, so parsing itself is safe; the walk looks
+ * for such keys so they never reach code that merges objects. It uses its own stack: a payload
+ * may nest as deep as the body limit allows.
+ */
+interface Visit {
+  value: unknown;
+  key: string;
+  parent: Visit | undefined;
+}
+
+function refusePollutingKeys(root: unknown): void {
+  const stack: Visit[] = [{ value: root, key: '', parent: undefined }];
+  while (stack.length > 0) {
+    const visit = stack.pop()!;
+    if (typeof visit.value !== 'object' || visit.value === null) continue;
+    for (const key of Object.keys(visit.value)) {
+      const child = (visit.value as Record<string, unknown>)[key];
+      const pollutes =
+        key === '__proto__' || (key === 'constructor' && typeof child === 'object' && child !== null && Object.hasOwn(child, 'prototype'));
+      if (pollutes) {
+        const where = pathOf({ value: child, key, parent: visit });
+        throw new WebhookValidationError('VALIDATION_ERROR', `The payload contains the forbidden key "${key}" at ${where}`, [
+          { path: where, message: `forbidden key "${key}" (prototype pollution)` },
+        ]);
+      }
+      stack.push({ value: child, key, parent: visit });
+    }
   }
-  return value;
+}
+
+function pathOf(visit: Visit): string {
+  const keys: string[] = [];
+  for (let at: Visit | undefined = visit; at?.parent; at = at.parent) keys.push(at.key);
+  return keys.reverse().join('.');
 }
 
 function toIssues(error: z.ZodError): ValidationIssue[] {
