@@ -1,18 +1,30 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { WebhookResponse } from './answers.js';
 
+/** How long a refused body may keep streaming in (discarded) before the connection is cut. */
+export const UNREAD_BODY_GRACE_MS = 2_000;
+
 /**
  * Writes the receiver's answer. When the request body was not read to the end (refused as too
- * large or too slow), the connection is closed after the answer instead of draining the rest.
+ * large or too slow), what still arrives is discarded, never buffered, for a short grace period,
+ * so that the client reads the answer instead of a connection reset; a client still sending
+ * after that is cut off. (Closing at once would reset the connection under a client that is
+ * still writing, and it would never see the 413.)
  */
 export function writeResponse(req: IncomingMessage, res: ServerResponse, response: WebhookResponse): void {
   const body = JSON.stringify(response.body);
   const headers: Record<string, string | number> = { ...response.headers, 'content-length': Buffer.byteLength(body) };
-  const unread = !req.complete;
-  if (unread) headers.connection = 'close';
   res.writeHead(response.status, headers);
   res.end(body);
-  if (unread) res.once('finish', () => req.socket.destroySoon());
+  if (!req.complete) discardRest(req);
+}
+
+function discardRest(req: IncomingMessage): void {
+  req.resume();
+  const cut = setTimeout(() => req.socket.destroy(), UNREAD_BODY_GRACE_MS).unref();
+  const stop = () => clearTimeout(cut);
+  req.once('end', stop);
+  req.socket.once('close', stop);
 }
 
 /** The request path without its query string, without a trailing slash. */

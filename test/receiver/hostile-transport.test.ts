@@ -1,0 +1,124 @@
+import { request, type RequestListener } from 'node:http';
+import express from 'express';
+import { describe, expect, it } from 'vitest';
+import { memoryStore, nodeHandler, webhookHandler, Webhooks, type WebhookHandlerOptions } from '../../src/index.js';
+import { createTestEvent, signedHeaders, signedRequest } from '../../src/testing/index.js';
+import { withServer } from '../helpers/server.js';
+
+const SECRET = 'whsec_hostileTransportSecret00000000';
+
+interface RawResponse {
+  status: number;
+  body: { error?: { code: string } };
+  headers: Record<string, string | string[] | undefined>;
+}
+
+/**
+ * Sends a body chunk by chunk through `write`, as slowly or as much as the test wants, and
+ * reports the answer and how many bytes the server let through before answering.
+ */
+function stream(
+  url: string,
+  headers: Record<string, string>,
+  write: (send: (chunk: Buffer | string) => boolean, answered: () => boolean) => Promise<void>,
+): Promise<RawResponse & { sentBeforeAnswer: number }> {
+  return new Promise((resolve, reject) => {
+    let sent = 0;
+    let sentBeforeAnswer = -1;
+    let answer: RawResponse | undefined;
+    const req = request(`${url}/webhooks`, { method: 'POST', headers }, (res) => {
+      sentBeforeAnswer = sent;
+      let text = '';
+      res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+      res.on('end', () => {
+        answer = { status: res.statusCode ?? 0, body: JSON.parse(text) as RawResponse['body'], headers: res.headers };
+        resolve({ ...answer, sentBeforeAnswer });
+      });
+    });
+    req.on('error', (error) => (answer ? undefined : reject(error)));
+    const send = (chunk: Buffer | string) => {
+      if (req.destroyed || sentBeforeAnswer >= 0) return false;
+      sent += Buffer.byteLength(chunk);
+      return req.write(chunk);
+    };
+    write(send, () => sentBeforeAnswer >= 0 || req.destroyed)
+      .then(() => req.end())
+      .catch(reject);
+  });
+}
+
+const adapters: [string, (options: WebhookHandlerOptions) => RequestListener][] = [
+  ['express', (options) => express().use(webhookHandler(options))],
+  ['node:http', (options) => nodeHandler(options)],
+];
+
+describe.each(adapters)('%s under hostile transport', (_name, listener) => {
+  function serve(extra: Partial<WebhookHandlerOptions> = {}) {
+    const runs: string[] = [];
+    const hooks = new Webhooks().onAny((event) => {
+      runs.push(event.id);
+    });
+    return { app: listener({ secret: SECRET, handlers: hooks, store: memoryStore(), logger: false, ...extra }), runs };
+  }
+
+  it('answers 413 to a chunked body over the limit without reading the rest', async () => {
+    const { app, runs } = serve({ maxBodyBytes: 64 * 1024 });
+    const total = 50 * 1024 * 1024;
+    const chunk = Buffer.alloc(64 * 1024, 'x');
+    await withServer(app, async (url) => {
+      const response = await stream(url, { 'content-type': 'application/json', 'x-svc-signature': 'a'.repeat(64), 'x-svc-timestamp': '1' }, async (send, answered) => {
+        for (let written = 0; written < total && !answered(); written += chunk.length) {
+          if (!send(chunk)) await new Promise((resolve) => setTimeout(resolve, 1));
+        }
+      });
+      expect(response.status).toBe(413);
+      expect(response.body.error?.code).toBe('PAYLOAD_TOO_LARGE');
+      expect(response.sentBeforeAnswer).toBeLessThan(total / 4);
+    });
+    expect(runs).toEqual([]);
+  });
+
+  it('answers 408 to a body that trickles in slower than bodyTimeoutMs, and handles nothing', async () => {
+    const { app, runs } = serve({ bodyTimeoutMs: 200 });
+    const { body, headers } = signedRequest(createTestEvent('invoice.paid'), SECRET);
+    await withServer(app, async (url) => {
+      const response = await stream(url, { ...headers, 'content-length': String(Buffer.byteLength(body)) }, async (send, answered) => {
+        for (const character of body) {
+          if (answered()) return;
+          send(character);
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+      });
+      expect(response.status).toBe(408);
+      expect(response.body.error?.code).toBe('BODY_TIMEOUT');
+    });
+    expect(runs).toEqual([]);
+  });
+
+  it('handles 300 concurrent deliveries, each event once', async () => {
+    const { app, runs } = serve();
+    const requests = Array.from({ length: 150 }, () => signedRequest(createTestEvent('payment.received'), SECRET));
+    await withServer(app, async (url) => {
+      const statuses = await Promise.all(
+        [...requests, ...requests].map(async ({ body }) => {
+          const response = await fetch(`${url}/webhooks`, { method: 'POST', body, headers: signedHeaders(body, SECRET) });
+          await response.arrayBuffer();
+          return response.status;
+        }),
+      );
+      expect(statuses.filter((status) => status !== 200 && status !== 409)).toEqual([]);
+    });
+    expect(new Set(runs).size).toBe(150);
+    expect(runs).toHaveLength(150);
+  });
+
+  it('accepts an authentic body whatever its content type: the signature, not the header, decides', async () => {
+    const { app, runs } = serve();
+    const { body, headers } = signedRequest(createTestEvent('customer.created'), SECRET);
+    await withServer(app, async (url) => {
+      const response = await fetch(`${url}/webhooks`, { method: 'POST', body, headers: { ...headers, 'content-type': 'text/plain' } });
+      expect(response.status).toBe(200);
+    });
+    expect(runs).toHaveLength(1);
+  });
+});
