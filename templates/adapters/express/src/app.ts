@@ -1,0 +1,41 @@
+import { createServer, type Server } from 'node:http';
+import { webhookHandler, type IdempotencyStore, type Webhooks } from 'acct-webhook';
+import express from 'express';
+import type { Logger } from 'pino';
+import { closeGracefully } from './lifecycle.js';
+
+export interface AppOptions {
+  /** The webhook's signing secret (whsec_…). */
+  secret: string;
+  /** Remembers handled event ids, so a redelivered event never runs its handlers twice. */
+  store: IdempotencyStore;
+  webhooks: Webhooks;
+  /** Where the receiver logs each delivery; `false` for silence (the tests). */
+  logger: Logger | false;
+}
+
+export interface WebhookApp {
+  /** The HTTP server, not yet listening: `server.listen(port)`. */
+  readonly server: Server;
+  /** Stops accepting requests, lets deliveries in flight finish, closes the store. */
+  close(): Promise<void>;
+}
+
+/** The Express app: POST {{webhookPath}} receives the platform's webhooks. */
+export function createApp(options: AppOptions): WebhookApp {
+  const receiver = webhookHandler({
+    secret: options.secret,
+    handlers: options.webhooks,
+    store: options.store,
+    logger: options.logger,
+  });
+  const app = express();
+  // First, before any body parser: the signature covers the raw bytes of the body, and the
+  // handler reads them itself. It answers on {{webhookPath}} and passes every other path on.
+  app.use(receiver);
+  // The rest of your app goes after it, e.g.:
+  // app.use(express.json());
+  // app.get('/health', (_req, res) => { res.json({ ok: true }); });
+  const server = createServer(app);
+  return { server, close: () => closeGracefully(server, receiver.receiver) };
+}

@@ -1,0 +1,44 @@
+import { createServer, type Server } from 'node:http';
+import { fetchHandler, type IdempotencyStore, type Webhooks } from 'acct-webhook';
+import type { Logger } from 'pino';
+import { toNodeListener } from './fetch-bridge.js';
+import { closeGracefully } from './lifecycle.js';
+
+/** Where the platform delivers; set the same URL path when you register the webhook. */
+export const WEBHOOK_PATH = '{{webhookPath}}';
+
+export interface AppOptions {
+  /** The webhook's signing secret (whsec_…). */
+  secret: string;
+  /** Remembers handled event ids, so a redelivered event never runs its handlers twice. */
+  store: IdempotencyStore;
+  webhooks: Webhooks;
+  /** Where the receiver logs each delivery; `false` for silence (the tests). */
+  logger: Logger | false;
+}
+
+export interface WebhookApp {
+  /** The HTTP server, not yet listening: `server.listen(port)`. */
+  readonly server: Server;
+  /** Stops accepting requests, lets deliveries in flight finish, closes the store. */
+  close(): Promise<void>;
+}
+
+/**
+ * A Fetch-API receiver, `(Request) => Promise<Response>`, served here by node:http. The same
+ * `receive` function works as a Next.js route handler (`export const POST = receive`), in Hono
+ * (`app.post(WEBHOOK_PATH, (c) => receive(c.req.raw))`), Bun or Deno.
+ */
+export function createApp(options: AppOptions): WebhookApp {
+  const receive = fetchHandler({
+    secret: options.secret,
+    handlers: options.webhooks,
+    store: options.store,
+    logger: options.logger,
+  });
+  // fetchHandler answers whatever reaches it, so the routing is ours: only WEBHOOK_PATH.
+  const route = (request: Request): Promise<Response> =>
+    new URL(request.url).pathname === WEBHOOK_PATH ? receive(request) : Promise.resolve(Response.json({ error: 'not found' }, { status: 404 }));
+  const server = createServer(toNodeListener(route));
+  return { server, close: () => closeGracefully(server, receive.receiver) };
+}

@@ -1,0 +1,36 @@
+import { createServer, type Server } from 'node:http';
+import { nodeHandler, type IdempotencyStore, type Webhooks } from 'acct-webhook';
+import type { Logger } from 'pino';
+import { closeGracefully } from './lifecycle.js';
+
+export interface AppOptions {
+  /** The webhook's signing secret (whsec_…). */
+  secret: string;
+  /** Remembers handled event ids, so a redelivered event never runs its handlers twice. */
+  store: IdempotencyStore;
+  webhooks: Webhooks;
+  /** Where the receiver logs each delivery; `false` for silence (the tests). */
+  logger: Logger | false;
+}
+
+export interface WebhookApp {
+  /** The HTTP server, not yet listening: `server.listen(port)`. */
+  readonly server: Server;
+  /** Stops accepting requests, lets deliveries in flight finish, closes the store. */
+  close(): Promise<void>;
+}
+
+/** A plain node:http server: POST {{webhookPath}} receives the platform's webhooks. */
+export function createApp(options: AppOptions): WebhookApp {
+  // nodeHandler reads the raw body itself (the signature covers those exact bytes), answers on
+  // {{webhookPath}} and with 404 elsewhere. To serve more routes, call it from your own listener
+  // with a third argument: receiver(req, res, () => yourRoutes(req, res)).
+  const receiver = nodeHandler({
+    secret: options.secret,
+    handlers: options.webhooks,
+    store: options.store,
+    logger: options.logger,
+  });
+  const server = createServer(receiver);
+  return { server, close: () => closeGracefully(server, receiver.receiver) };
+}

@@ -1,0 +1,74 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative, resolve, sep } from 'node:path';
+
+export const REPO_ROOT = resolve(import.meta.dirname, '..', '..');
+/** The launcher users run; it imports the built dist/create.js (the global setup builds it when stale). */
+export const LAUNCHER = join(REPO_ROOT, 'bin', 'create-acct-webhook.js');
+export const REPO_VERSION = (JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+
+export interface ProcessResult {
+  exitCode: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * The environment for a child process, without the variables of the vitest running this test:
+ * a generated project's own `npm test` starts a vitest of its own.
+ */
+export function childEnvironment(overrides: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  const inherited = Object.entries(process.env).filter(([name]) => !name.startsWith('VITEST') && name !== 'NODE_OPTIONS' && name !== 'TEST');
+  return { ...Object.fromEntries(inherited), ...overrides };
+}
+
+/** Runs a command to its end and collects its output; never rejects on a non-zero exit. */
+export function runProcess(command: string, args: readonly string[], cwd: string, env: NodeJS.ProcessEnv = childEnvironment()): Promise<ProcessResult> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.once('error', reject);
+    child.once('close', (exitCode) => resolvePromise({ exitCode, stdout, stderr }));
+  });
+}
+
+/** `create-acct-webhook …args` as a real subprocess, stdin not a terminal. */
+export function runGenerator(args: readonly string[], cwd: string, env?: NodeJS.ProcessEnv): Promise<ProcessResult> {
+  return runProcess(process.execPath, [LAUNCHER, ...args], cwd, env);
+}
+
+export function temporaryDirectory(prefix: string): { path: string; remove(): void } {
+  const path = mkdtempSync(join(tmpdir(), `acct-webhook-${prefix}-`));
+  return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
+}
+
+/** Every file under `directory`, relative with `/`, sorted; node_modules and .git left out. */
+export function listFiles(directory: string): string[] {
+  return readdirSync(directory, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => relative(directory, join(entry.parentPath, entry.name)).split(sep).join('/'))
+    .filter((file) => !file.startsWith('node_modules/') && !file.startsWith('.git/'))
+    .sort();
+}
+
+export function readJson<T>(file: string): T {
+  return JSON.parse(readFileSync(file, 'utf8')) as T;
+}
+
+/** The event types a generated handler file registers: the first argument of each `webhooks.on(…)`. */
+export function registeredEvents(source: string): string[] {
+  return [...source.matchAll(/webhooks\.on\('([^']+)'/g)].map((match) => match[1]!);
+}
+
+/** Polls `condition` until it holds, or fails after `timeoutMs` with `description`. */
+export async function waitFor(condition: () => boolean, description: string, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${description}`);
+    await new Promise((resolveWait) => setTimeout(resolveWait, 20));
+  }
+}
