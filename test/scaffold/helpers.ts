@@ -14,13 +14,13 @@ export interface ProcessResult {
   stderr: string;
 }
 
-/**
- * The environment for a child process, without the variables of the vitest running this test:
- * a generated project's own `npm test` starts a vitest of its own.
- */
+/** Set by the vitest running this test; a generated project's own `npm test` starts a vitest of its own. */
+const VITEST_VARIABLES = /^(VITEST.*|TEST|NODE_OPTIONS|FORCE_COLOR)$/;
+
+/** The environment for a child process: this one's, without vitest's variables and colours (output is matched as text). */
 export function childEnvironment(overrides: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
-  const inherited = Object.entries(process.env).filter(([name]) => !name.startsWith('VITEST') && name !== 'NODE_OPTIONS' && name !== 'TEST');
-  return { ...Object.fromEntries(inherited), ...overrides };
+  const inherited = Object.entries(process.env).filter(([name]) => !VITEST_VARIABLES.test(name));
+  return { ...Object.fromEntries(inherited), NO_COLOR: '1', ...overrides };
 }
 
 /** Runs a command to its end and collects its output; never rejects on a non-zero exit. */

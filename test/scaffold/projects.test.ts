@@ -1,0 +1,190 @@
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { Dispatcher } from '../../src/dispatcher/index.js';
+import { createTestEvent } from '../../src/testing/index.js';
+import { childEnvironment, readJson, REPO_ROOT, runGenerator, runProcess, temporaryDirectory, waitFor } from './helpers.js';
+
+const ADAPTERS = ['express', 'node', 'fetch'] as const;
+/**
+ * Besides its adapter, each project varies something else whose code must compile and run: the
+ * Express one handles all 18 events (so every generated handler is type-checked), the Fetch one
+ * uses the in-memory store. The node:http one is the default otherwise.
+ */
+const EXTRA_FLAGS: Record<(typeof ADAPTERS)[number], string[]> = {
+  express: ['--events', '*'],
+  node: [],
+  fetch: ['--store', 'memory'],
+};
+const NPM_FLAGS = ['--prefer-offline', '--no-audit', '--no-fund'];
+
+interface Manifest {
+  version: string;
+  dependencies?: Record<string, string>;
+  devDependencies?: Record<string, string>;
+}
+
+/**
+ * The three generated projects sit side by side in one folder whose node_modules they share:
+ * one install (the union of what their package.json files declare, acct-webhook from the
+ * packed tarball) instead of three. Node, tsc and vitest look for packages in parent folders,
+ * so each project's own `npm test` runs exactly as it would with its own node_modules.
+ */
+const workspace = temporaryDirectory('scaffold-projects');
+const projectOf = (adapter: string): string => join(workspace.path, `${adapter}-receiver`);
+
+function writeSharedManifest(tarball: string): void {
+  const dependencies: Record<string, string> = {};
+  for (const adapter of ADAPTERS) {
+    const manifest = readJson<Manifest>(join(projectOf(adapter), 'package.json'));
+    Object.assign(dependencies, manifest.dependencies, manifest.devDependencies);
+  }
+  dependencies['acct-webhook'] = `file:${tarball}`;
+  writeFileSync(join(workspace.path, 'package.json'), JSON.stringify({ name: 'shared', private: true, dependencies }, null, 2));
+}
+
+/**
+ * better-sqlite3 comes from the registry as sources; its install script would download a
+ * prebuilt binding (out of reach here: only the registry is) or compile one for 90 s. The
+ * repository's node_modules holds that binding already built for this Node.js, so when the
+ * versions match it is put in place, as the download would; otherwise it is compiled for real.
+ */
+async function provideSqliteBinding(): Promise<void> {
+  const installed = join(workspace.path, 'node_modules', 'better-sqlite3');
+  const repository = join(REPO_ROOT, 'node_modules', 'better-sqlite3');
+  const binding = join('build', 'Release', 'better_sqlite3.node');
+  const sameVersion = readJson<Manifest>(join(installed, 'package.json')).version === readJson<Manifest>(join(repository, 'package.json')).version;
+  if (sameVersion && existsSync(join(repository, binding))) {
+    mkdirSync(join(installed, 'build', 'Release'), { recursive: true });
+    copyFileSync(join(repository, binding), join(installed, binding));
+    return;
+  }
+  const rebuild = await runProcess('npm', ['rebuild', 'better-sqlite3'], workspace.path);
+  expect(rebuild.exitCode, rebuild.stderr).toBe(0);
+}
+
+beforeAll(async () => {
+  for (const adapter of ADAPTERS) {
+    const run = await runGenerator([`${adapter}-receiver`, '--adapter', adapter, ...EXTRA_FLAGS[adapter], '--yes', '--no-install', '--no-git'], workspace.path);
+    expect(run.exitCode, run.stderr).toBe(0);
+  }
+  writeSharedManifest(inject('tarball'));
+  // Install scripts are skipped: esbuild works without its optional check, better-sqlite3 is provided below.
+  const install = await runProcess('npm', ['install', '--ignore-scripts', ...NPM_FLAGS], workspace.path);
+  expect(install.exitCode, install.stderr).toBe(0);
+  await provideSqliteBinding();
+}, 180_000);
+
+afterAll(() => workspace.remove());
+
+describe('a generated project', () => {
+  it.each(ADAPTERS)('(%s) type-checks and passes its own npm test', async (adapter) => {
+    const run = await runProcess('npm', ['test'], projectOf(adapter));
+    expect(run.exitCode, `${run.stdout}\n${run.stderr}`).toBe(0);
+    // Its four tests ran: signed event handled, bad signature 401, duplicate once, stale timestamp 401.
+    expect(run.stdout).toMatch(/Tests\s+4 passed \(4\)/);
+  }, 60_000);
+});
+
+/** One stdout line of the generated server: pino writes JSON; anything else is kept as its text. */
+function parseLogLine(line: string): Record<string, unknown> {
+  try {
+    return JSON.parse(line) as Record<string, unknown>;
+  } catch {
+    return { msg: line };
+  }
+}
+
+/** The generated server as a child process, started the way `npm start` does (tsx), on a free port. */
+class GeneratedServer {
+  /** Its log, one parsed line each. */
+  readonly lines: Record<string, unknown>[] = [];
+  private stderr = '';
+
+  private constructor(readonly child: ChildProcessWithoutNullStreams) {
+    createInterface({ input: child.stdout }).on('line', (line) => this.lines.push(parseLogLine(line)));
+    child.stderr.on('data', (chunk: Buffer) => (this.stderr += chunk.toString()));
+  }
+
+  static async start(project: string, env: NodeJS.ProcessEnv): Promise<GeneratedServer> {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], { cwd: project, env: childEnvironment(env) });
+    const server = new GeneratedServer(child);
+    await waitFor(() => server.port !== undefined || child.exitCode !== null, 'the generated server to listen');
+    if (server.port === undefined) throw new Error(`the generated server did not start: ${server.stderr}`);
+    return server;
+  }
+
+  /** From its "receiving webhooks at …" line (PORT=0 lets the system pick a free one). */
+  get port(): number | undefined {
+    const port = this.lines.find((line) => typeof line.port === 'number')?.port;
+    return typeof port === 'number' ? port : undefined;
+  }
+
+  get url(): string {
+    return `http://127.0.0.1:${this.port}/webhooks`;
+  }
+
+  linesWith(message: string): Record<string, unknown>[] {
+    return this.lines.filter((line) => line.msg === message);
+  }
+
+  /** SIGTERM, the way an orchestrator stops it; resolves with the exit code. */
+  async stop(): Promise<number | null> {
+    if (this.child.exitCode !== null) return this.child.exitCode;
+    const exited = new Promise<number | null>((resolve) => this.child.once('exit', (code) => resolve(code)));
+    this.child.kill('SIGTERM');
+    return exited;
+  }
+}
+
+describe('the generated Express server', () => {
+  let dispatcher: Dispatcher;
+  let server: GeneratedServer | undefined;
+
+  afterAll(async () => {
+    await server?.stop();
+    await dispatcher.close();
+  });
+
+  it('handles an event the Dispatcher delivers, logs its key fields, and runs nothing for a redelivery', async () => {
+    dispatcher = new Dispatcher({ database: join(workspace.path, 'dispatch.db'), allowInsecureUrls: true, logger: false });
+    // The secret is issued when the webhook is registered; the URL is known once the server listens.
+    const webhook = await dispatcher.webhooks.create({ url: 'http://127.0.0.1:9/webhooks', events: ['invoice.*'] });
+    server = await GeneratedServer.start(projectOf('express'), {
+      WEBHOOK_SECRET: webhook.secret,
+      PORT: '0',
+      WEBHOOK_DB: join(workspace.path, 'events.db'),
+    });
+    await dispatcher.webhooks.update(webhook.id, { url: server.url });
+
+    const event = await dispatcher.emit(createTestEvent('invoice.paid'));
+    await dispatcher.runDue();
+
+    const [delivery] = await dispatcher.deliveries.list();
+    expect(delivery).toMatchObject({ event_id: event.id, status: 'delivered' });
+    const running = server;
+    await waitFor(() => running.linesWith('invoice paid').length > 0, "the invoice.paid handler's log line");
+    expect(running.linesWith('invoice paid')).toEqual([
+      expect.objectContaining({
+        eventId: event.id,
+        number: event.data.object.number,
+        amount: event.data.object.amount,
+        currency: event.data.object.currency,
+        paid_at: event.data.object.paid_at,
+      }),
+    ]);
+
+    // The platform delivers the same event again: acknowledged as a duplicate, the handler does not run.
+    const again = await dispatcher.deliveries.retry(delivery!.id);
+    expect(again.attempt.response_status).toBe(200);
+    expect(JSON.parse(again.attempt.response_body ?? '{}')).toMatchObject({ id: event.id, duplicate: true });
+    await waitFor(() => running.lines.some((line) => line.outcome === 'duplicate' && line.eventId === event.id), 'the duplicate delivery line');
+    expect(running.linesWith('invoice paid')).toHaveLength(1);
+
+    // SIGTERM: the server stops gracefully and exits 0.
+    expect(await running.stop()).toBe(0);
+    expect(running.linesWith('stopped')).toHaveLength(1);
+  }, 30_000);
+});
