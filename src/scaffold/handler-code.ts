@@ -4,6 +4,8 @@ import { handlerFields } from './handler-fields.js';
 import type { TemplateVariables } from './template.js';
 
 const INDENT = '  ';
+/** Generated comments wrap here, like the rest of the templates. */
+const COMMENT_WIDTH = 96;
 
 /** `src/handlers/<group>.ts` */
 export function handlerFilePath(group: ChosenGroup): string {
@@ -18,7 +20,7 @@ export function registrationFunctionName(group: ChosenGroup): string {
 /** The variables of `templates/handlers/group.ts` for one group. */
 export function groupFileVariables(group: ChosenGroup): TemplateVariables {
   return {
-    description: ` * ${group.title}: handlers for ${group.types.map((type) => `\`${type}\``).join(', ')}.`,
+    description: commentLines(`${group.title}: handlers for ${group.types.map((type) => `\`${type}\``).join(', ')}.`),
     functionName: registrationFunctionName(group),
     handlers: group.types.map((type) => handlerCode(type, group.object)).join('\n\n'),
   };
@@ -62,4 +64,20 @@ function handlerCode(type: EventType, object: string): string {
     '});',
   ];
   return lines.map((line) => `${INDENT}${line}`).join('\n');
+}
+
+/** `text` as the lines of a block comment (` * …`), wrapped at word boundaries. */
+function commentLines(text: string): string {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(' ')) {
+    if (line !== '' && ` * ${line} ${word}`.length > COMMENT_WIDTH) {
+      lines.push(line);
+      line = word;
+    } else {
+      line = line === '' ? word : `${line} ${word}`;
+    }
+  }
+  lines.push(line);
+  return lines.map((entry) => ` * ${entry}`).join('\n');
 }

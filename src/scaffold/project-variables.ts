@@ -63,6 +63,7 @@ export function projectVariables(options: ProjectOptions, groups: readonly Chose
     storeReadme: STORE_README[options.store],
     installCommand: packageManager.install,
     runCommand: packageManager.run,
+    startCommand: packageManager.start,
     testCommand: packageManager.test,
     port: String(DEFAULT_PORT),
     webhookPath: DEFAULT_PATH,

@@ -8,7 +8,7 @@ import { groupEvents, inCatalogOrder } from './events.js';
 /** A clack answer, or CANCELLED when the user pressed Ctrl-C or Escape. */
 function answered<T>(value: T | symbol): Exclude<T, symbol> {
   if (isCancel(value)) {
-    cancel('Cancelled: nothing was written.');
+    cancel('Cancelled.');
     throw new ScaffoldError('CANCELLED', 'Cancelled; nothing was written');
   }
   return value as Exclude<T, symbol>;
