@@ -340,6 +340,14 @@ const JOB_SELECT = `SELECT d.*, e.payload, e.test AS event_test, e.created_at AS
   JOIN dispatch_events e ON e.id = d.event_id
   JOIN dispatch_webhooks w ON w.id = d.webhook_id`;
 
+/** The worker's two questions; both must be answered from the (status, next_attempt_at) index. */
+export const DUE_DELIVERIES_SQL = `SELECT d.seq FROM dispatch_deliveries d
+  JOIN dispatch_webhooks w ON w.id = d.webhook_id
+  WHERE d.status = 'retrying' AND d.next_attempt_at <= ? AND w.status = 'active' AND w.deleted_at IS NULL
+  ORDER BY d.next_attempt_at LIMIT ?`;
+export const NEXT_DUE_SQL = `SELECT next_attempt_at FROM dispatch_deliveries
+  WHERE status = 'retrying' AND next_attempt_at IS NOT NULL ORDER BY next_attempt_at LIMIT 1`;
+
 function prepareStatements(db: Database) {
   return {
     insertWebhook: db.prepare(`INSERT INTO dispatch_webhooks (id, url, events, headers, status, secret, created_at, updated_at)
@@ -360,14 +368,10 @@ function prepareStatements(db: Database) {
       SELECT @id, @event_id, @webhook_id, @event_type, @correlation_id, 'retrying', @next_attempt_at, @lease_owner, @lease_until,
         @test, @now, @now
       WHERE EXISTS (SELECT 1 FROM dispatch_webhooks WHERE id = @webhook_id AND deleted_at IS NULL)`),
-    dueDeliveries: db.prepare<[number, number], { seq: number }>(`SELECT d.seq FROM dispatch_deliveries d
-      JOIN dispatch_webhooks w ON w.id = d.webhook_id
-      WHERE d.status = 'retrying' AND d.next_attempt_at <= ? AND w.status = 'active' AND w.deleted_at IS NULL
-      ORDER BY d.next_attempt_at LIMIT ?`),
+    dueDeliveries: db.prepare<[number, number], { seq: number }>(DUE_DELIVERIES_SQL),
     lease: db.prepare(`UPDATE dispatch_deliveries SET lease_owner = @owner, lease_until = @until, next_attempt_at = @until,
       updated_at = @now WHERE seq = @seq`),
-    nextDue: db.prepare<[], { next_attempt_at: number }>(`SELECT next_attempt_at FROM dispatch_deliveries
-      WHERE status = 'retrying' AND next_attempt_at IS NOT NULL ORDER BY next_attempt_at LIMIT 1`),
+    nextDue: db.prepare<[], { next_attempt_at: number }>(NEXT_DUE_SQL),
     jobBySeq: db.prepare<[number], JobRow>(`${JOB_SELECT} WHERE d.seq = ?`),
     jobById: db.prepare<[string], JobRow>(`${JOB_SELECT} WHERE d.id = ?`),
     getDelivery: db.prepare<[string], DeliveryRow>('SELECT * FROM dispatch_deliveries WHERE id = ?'),

@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DELIVERY_TIMEOUT_MS, Dispatcher, USER_AGENT } from '../../src/dispatcher/index.js';
-import { verifySignature, WebhookVerificationError } from '../../src/signature.js';
+import { WebhookVerificationError } from '../../src/errors.js';
+import { verifySignature } from '../../src/signature.js';
 import { createTestEvent } from '../../src/testing/index.js';
 import { listen, close, withServer } from '../helpers/server.js';
 import { clockedDispatcher, MINUTE, Receiver, tempDir, testDispatcher } from './fixtures.js';
@@ -176,7 +177,7 @@ describe('https', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   const tlsServer = (receiver: Receiver) => createHttpsServer({ key, cert }, receiver.listener);
-  const localhostOnly = async (hostname: string) => (hostname === 'localhost' ? ['127.0.0.1'] : []);
+  const localhostOnly = (hostname: string) => Promise.resolve(hostname === 'localhost' ? ['127.0.0.1'] : []);
 
   it('delivers to a receiver whose self-signed certificate is trusted through `ca`', async () => {
     const receiver = new Receiver(() => 200);

@@ -1,0 +1,140 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import {
+  ConfigurationError,
+  DEFAULT_DATABASE_FILE,
+  Dispatcher,
+  MANUAL_RETRY_LIMIT,
+  RETRY_SCHEDULE,
+  type DispatcherOptions,
+} from '../../src/dispatcher/index.js';
+import { createTestEvent } from '../../src/testing/index.js';
+import { FakeClock } from '../helpers/clock.js';
+import { withServer } from '../helpers/server.js';
+import { MINUTE, Receiver, tempDir, testDispatcher } from './fixtures.js';
+
+describe('restart', () => {
+  it('stopped mid-schedule, a new Dispatcher on the same file makes the remaining attempts at the same times', async () => {
+    const receiver = new Receiver(() => 500);
+    await withServer(receiver.listener, async (url) => {
+      const file = join(tempDir(), 'dispatch.db');
+      const clock = new FakeClock();
+      const options = { database: file, clock: clock.now, logger: false, allowInsecureUrls: true, pollIntervalMs: 5 } as const;
+      const start = clock.now();
+
+      const first = new Dispatcher(options);
+      await first.webhooks.create({ url, events: ['*'] });
+      await first.emit(createTestEvent('invoice.overdue'));
+      await first.start();
+      await receiver.received(1);
+      clock.set(start + MINUTE);
+      await receiver.received(2);
+      await first.stop();
+      await first.close();
+
+      const second = new Dispatcher(options);
+      try {
+        const minutes = [6, 36, 156, 636, 2076];
+        for (const [index, at] of minutes.entries()) {
+          clock.set(start + at * MINUTE - 1);
+          expect(await second.runDue()).toBe(0);
+          clock.set(start + at * MINUTE);
+          expect(await second.runDue()).toBe(1);
+          expect(receiver.requests).toHaveLength(3 + index);
+        }
+        const [delivery] = await second.deliveries.list();
+        const detail = await second.deliveries.get(delivery!.id);
+        expect(detail.status).toBe('finally_failed');
+        expect(detail.attempts.map((attempt) => (Date.parse(attempt.attempted_at) - start) / MINUTE)).toEqual([0, 1, 6, 36, 156, 636, 2076]);
+      } finally {
+        await second.close();
+      }
+    });
+  });
+});
+
+describe('options', () => {
+  it('has the documented defaults', () => {
+    const file = join(tempDir(), 'd.db');
+    const dispatcher = new Dispatcher({ database: file, logger: false });
+    expect(dispatcher.settings).toEqual({
+      database: file,
+      timeoutMs: 30_000,
+      schedule: RETRY_SCHEDULE,
+      allowInsecureUrls: false,
+      allowedHosts: [],
+      concurrency: 10,
+      manualRetryLimit: MANUAL_RETRY_LIMIT,
+      pollIntervalMs: 1_000,
+    });
+    return dispatcher.close();
+  });
+
+  it(`uses ${DEFAULT_DATABASE_FILE} in the working directory when no database is given`, async () => {
+    const dir = tempDir();
+    const previous = process.cwd();
+    process.chdir(dir);
+    try {
+      const dispatcher = new Dispatcher({ logger: false });
+      expect(dispatcher.settings.database).toBe('./webhook-dispatch.db');
+      expect(existsSync(join(dir, 'webhook-dispatch.db'))).toBe(true);
+      await dispatcher.close();
+    } finally {
+      process.chdir(previous);
+    }
+  });
+
+  it.each<[string, Record<string, unknown>]>([
+    ['timeoutMs', { timeoutMs: 0 }],
+    ['timeoutMs', { timeoutMs: -1 }],
+    ['timeoutMs', { timeoutMs: Number.NaN }],
+    ['timeoutMs', { timeoutMs: '30000' }],
+    ['timeoutMs', { timeoutMs: 2 ** 31 }],
+    ['schedule', { schedule: [] }],
+    ['schedule', { schedule: [0, -60] }],
+    ['schedule', { schedule: ['60'] }],
+    ['schedule', { schedule: [0, Infinity] }],
+    ['schedule', { schedule: 'fast' }],
+    ['concurrency', { concurrency: 0 }],
+    ['concurrency', { concurrency: 1.5 }],
+    ['allowInsecureUrls', { allowInsecureUrls: 'yes' }],
+    ['allowedHosts', { allowedHosts: 'localhost' }],
+    ['allowedHosts', { allowedHosts: ['http://localhost'] }],
+    ['clock', { clock: 5 }],
+    ['clock', { clock: () => Number.NaN }],
+    ['logger', { logger: {} }],
+    ['logger', { logger: true }],
+    ['ca', { ca: 5 }],
+    ['manualRetryLimit.max', { manualRetryLimit: { max: 0, windowMs: 1000 } }],
+    ['manualRetryLimit.windowMs', { manualRetryLimit: { max: 1 } }],
+    ['resolveHost', { resolveHost: 'dns' }],
+    ['database', { database: 42 }],
+    ['database', { database: '' }],
+    ['database', { database: { query: () => undefined } }],
+    ['pollIntervalMs', { pollIntervalMs: 0 }],
+    ['timeout', { timeout: 200 }],
+  ])('refuses a bad %s when the Dispatcher is built', (option, options) => {
+    const base = { logger: false, database: join(tempDir(), 'd.db') };
+    let error: unknown;
+    try {
+      new Dispatcher({ ...base, ...options } as DispatcherOptions);
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(ConfigurationError);
+    expect(error).toMatchObject({ code: 'INVALID_CONFIGURATION', details: { option } });
+  });
+});
+
+describe('close', () => {
+  it('refuses further work with DISPATCHER_CLOSED and may be called twice', async () => {
+    const dispatcher = testDispatcher();
+    await dispatcher.close();
+    await dispatcher.close();
+    await expect(dispatcher.webhooks.list()).rejects.toMatchObject({ code: 'DISPATCHER_CLOSED' });
+    await expect(dispatcher.emit(createTestEvent('invoice.paid'))).rejects.toMatchObject({ code: 'DISPATCHER_CLOSED' });
+    await expect(dispatcher.runDue()).rejects.toMatchObject({ code: 'DISPATCHER_CLOSED' });
+    await expect(dispatcher.start()).rejects.toMatchObject({ code: 'DISPATCHER_CLOSED' });
+  });
+});
