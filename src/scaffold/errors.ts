@@ -1,4 +1,4 @@
-import { AcctWebhookError, type ErrorDetails } from '../errors.js';
+import { AcctWebhookError } from '../errors.js';
 
 /**
  * Why the scaffolder stopped. Usage errors (a bad name, a non-empty directory, an unknown event
@@ -39,11 +39,8 @@ const USAGE_ERRORS: ReadonlySet<ScaffoldErrorCode> = new Set([
   'UNKNOWN_OPTION_VALUE',
 ]);
 
+/** Why `create-acct-webhook` stopped; `exitCode` is what the process ends with. */
 export class ScaffoldError extends AcctWebhookError<ScaffoldErrorCode> {
-  constructor(code: ScaffoldErrorCode, message: string, details: ErrorDetails = {}, options?: ErrorOptions) {
-    super(code, message, details, options);
-  }
-
   /** The exit code this error ends the process with. */
   get exitCode(): ExitCode {
     if (this.code === 'CANCELLED') return EXIT_CODES.cancelled;

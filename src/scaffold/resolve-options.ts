@@ -49,10 +49,12 @@ export async function resolveProjectOptions(args: CliArguments, context: Resolve
     args.packageManager === undefined ? detectPackageManager(context.env) : parseChoice('package manager', args.packageManager, PACKAGE_MANAGERS);
   const target = args.directory === undefined ? undefined : checkedTarget(resolve(context.cwd, args.directory), args.force);
 
+  // Then the questions, for what the flags left open; without them, the defaults.
   const ask = context.interactive;
   const defaultEvents = parseEventList(DEFAULT_EVENTS);
+  const chosenTarget = target ?? (ask ? await askTarget(context.cwd, args.force) : checkedTarget(resolve(context.cwd, DEFAULT_PROJECT_NAME), args.force));
   return {
-    ...(target ?? (ask ? await askTarget(context.cwd, args.force) : checkedTarget(resolve(context.cwd, DEFAULT_PROJECT_NAME), args.force))),
+    ...chosenTarget,
     events: events ?? (ask ? await askEvents(defaultEvents) : defaultEvents),
     store: store ?? (ask ? await askStore() : DEFAULT_STORE),
     adapter: adapter ?? (ask ? await askAdapter() : DEFAULT_ADAPTER),

@@ -1,11 +1,11 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { Dispatcher } from '../../src/dispatcher/index.js';
 import { createTestEvent } from '../../src/testing/index.js';
-import { childEnvironment, readJson, REPO_ROOT, runGenerator, runProcess, temporaryDirectory, waitFor } from './helpers.js';
+import { childEnvironment, listFiles, readJson, REPO_ROOT, runGenerator, runProcess, temporaryDirectory, waitFor } from './helpers.js';
 
 const ADAPTERS = ['express', 'node', 'fetch'] as const;
 /**
@@ -86,6 +86,28 @@ describe('a generated project', () => {
     // Its four tests ran: signed event handled, bad signature 401, duplicate once, stale timestamp 401.
     expect(run.stdout).toMatch(/Tests\s+4 passed \(4\)/);
   }, 60_000);
+});
+
+describe('the packed package', () => {
+  it('runs as `create-acct-webhook` from node_modules/.bin and writes what the repository writes, dotfiles included', async () => {
+    const installedBin = join(workspace.path, 'node_modules', '.bin', 'create-acct-webhook');
+    const args = ['twin', '--events', 'customer.*', '--store', 'postgres', '--yes', '--no-install', '--no-git'];
+    const [fromPackage, fromRepository] = [join(workspace.path, 'from-package'), join(workspace.path, 'from-repository')];
+    mkdirSync(fromPackage);
+    mkdirSync(fromRepository);
+
+    const packed = await runProcess(installedBin, args, fromPackage);
+    const repository = await runGenerator(args, fromRepository);
+
+    expect(packed.exitCode, packed.stderr).toBe(0);
+    expect(repository.exitCode, repository.stderr).toBe(0);
+    const files = listFiles(join(fromRepository, 'twin'));
+    expect(files).toContain('.gitignore');
+    expect(listFiles(join(fromPackage, 'twin'))).toEqual(files);
+    for (const file of files) {
+      expect(readFileSync(join(fromPackage, 'twin', file), 'utf8'), file).toBe(readFileSync(join(fromRepository, 'twin', file), 'utf8'));
+    }
+  });
 });
 
 /** One stdout line of the generated server: pino writes JSON; anything else is kept as its text. */
