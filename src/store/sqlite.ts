@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import Database from 'better-sqlite3';
 import { ConfigurationError } from '../errors.js';
+import { GroupCommit } from './group-commit.js';
 import { newId } from '../ids.js';
 import { resolveRetention } from './options.js';
 import { quarantineKey } from './quarantine-key.js';
@@ -28,6 +29,8 @@ export interface SqliteStoreOptions extends StoreOptions {
    * @default 'NORMAL'
    */
   synchronous?: 'NORMAL' | 'FULL';
+  /** How long a write waits for another process's lock before failing (the receiver then answers 503). @default 5_000 */
+  busyTimeoutMs?: number;
 }
 
 const SCHEMA = `
@@ -75,7 +78,7 @@ export function sqliteStore(database: string | Database.Database, options: Sqlit
   const db = typeof database === 'string' ? openDatabase(database) : database;
   db.pragma('journal_mode = WAL');
   db.pragma(`synchronous = ${synchronous}`);
-  db.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
+  db.pragma(`busy_timeout = ${busyTimeout(options.busyTimeoutMs)}`);
   db.exec(SCHEMA);
 
   const statements = {
@@ -98,6 +101,7 @@ export function sqliteStore(database: string | Database.Database, options: Sqlit
     prune: db.prepare<[number]>("DELETE FROM acct_webhook_events WHERE state = 'completed' AND completed_at <= ?"),
   };
   let lastPrune = 0;
+  const writes = new GroupCommit(db);
 
   function claim(eventId: string, { now, leaseMs, type }: ClaimOptions): ClaimResult {
     if (now - lastPrune >= PRUNE_INTERVAL_MS) {
@@ -117,12 +121,18 @@ export function sqliteStore(database: string | Database.Database, options: Sqlit
   return {
     retentionMs,
     quarantine: sqliteQuarantine(db),
-    claim: (eventId, claimOptions) => settle(() => claim(eventId, claimOptions)),
-    complete: (eventId, token, now) => settle(() => statements.complete.run({ id: eventId, token, now }).changes === 1),
-    release: (eventId, token) => settle(() => statements.release.run({ id: eventId, token }).changes === 1),
-    prune: (now) => settle(() => statements.prune.run(now - retentionMs).changes),
+    claim: (eventId, claimOptions) => writes.write(() => claim(eventId, claimOptions)),
+    complete: (eventId, token, now) => writes.write(() => statements.complete.run({ id: eventId, token, now }).changes === 1),
+    release: (eventId, token) => writes.write(() => statements.release.run({ id: eventId, token }).changes === 1),
+    prune: (now) => writes.write(() => statements.prune.run(now - retentionMs).changes),
     close: () => settle(() => void (ownsDatabase && db.open && db.close())),
   };
+}
+
+function busyTimeout(value: number | undefined): number {
+  const ms = value ?? SQLITE_BUSY_TIMEOUT_MS;
+  if (!Number.isInteger(ms) || ms < 0) throw new ConfigurationError('busyTimeoutMs must be a non-negative integer', { busyTimeoutMs: value });
+  return ms;
 }
 
 function openDatabase(filename: string): Database.Database {

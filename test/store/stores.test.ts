@@ -36,3 +36,31 @@ describe('sqliteStore', () => {
     expect(() => sqliteStore(join(dir, 'missing', 'nested', 'events.db'))).toThrow(ConfigurationError);
   });
 });
+
+describe('sqliteStore group commit', () => {
+  it('commits the claims of concurrent deliveries together, each with its own answer', async () => {
+    const file = join(dir, 'group.db');
+    const store = sqliteStore(file);
+    const claims = await Promise.all(
+      ['evt_a', 'evt_b', 'evt_a', 'evt_c'].map((id) => store.claim(id, { now: 1_000, leaseMs: 30_000 })),
+    );
+    expect(claims.map((claim) => claim.status)).toEqual(['claimed', 'claimed', 'in_progress', 'claimed']);
+    const reader = new Database(file, { readonly: true });
+    expect(reader.prepare('SELECT COUNT(*) AS n FROM acct_webhook_events').get()).toEqual({ n: 3 });
+    reader.close();
+    await store.close();
+  });
+
+  it('fails every write of a batch, applying none, when another process holds the lock too long', async () => {
+    const file = join(dir, 'locked.db');
+    const store = sqliteStore(file, { busyTimeoutMs: 50 });
+    const other = new Database(file);
+    other.exec('BEGIN IMMEDIATE');
+    const results = await Promise.allSettled(['evt_1', 'evt_2'].map((id) => store.claim(id, { now: 1, leaseMs: 10 })));
+    expect(results.map((result) => result.status)).toEqual(['rejected', 'rejected']);
+    other.exec('ROLLBACK');
+    other.close();
+    expect(await store.claim('evt_1', { now: 2, leaseMs: 10 })).toMatchObject({ status: 'claimed', takeover: false });
+    await store.close();
+  });
+});
