@@ -139,6 +139,16 @@ describe('sendTest', () => {
     });
   });
 
+  it('also sends to a disabled webhook (to check it before enabling it)', async () => {
+    const receiver = new Receiver(() => 204);
+    await withServer(receiver.listener, async (url) => {
+      const dispatcher = testDispatcher();
+      const target = await dispatcher.webhooks.create({ url, events: ['uva.*'], status: 'disabled' });
+      expect(await dispatcher.sendTest(target.id)).toMatchObject({ status: 'delivered', event_type: 'uva.submitted' });
+      expect(receiver.requests).toHaveLength(1);
+    });
+  });
+
   it('a failed test delivery is retried on the schedule', async () => {
     const receiver = new Receiver(() => 500);
     await withServer(receiver.listener, async (url) => {

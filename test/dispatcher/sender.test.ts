@@ -140,6 +140,24 @@ describe('an attempt', () => {
     });
   });
 
+  it('lets the status decide once it has arrived, also when the body then stalls', async () => {
+    await withServer(
+      (_req, res) => {
+        res.writeHead(200, { 'content-type': 'text/plain' });
+        res.write('partial'); // …and never ends
+      },
+      async (url) => {
+        const dispatcher = testDispatcher({ timeoutMs: 200 });
+        await dispatcher.webhooks.create({ url, events: ['*'] });
+        await dispatcher.emit(createTestEvent('invoice.created'));
+        await dispatcher.runDue();
+        const detail = await onlyDelivery(dispatcher);
+        expect(detail.status).toBe('delivered');
+        expect(detail.attempts[0]).toMatchObject({ response_status: 200, response_body: 'partial', response_body_truncated: true, error_kind: null });
+      },
+    );
+  });
+
   it('has a 30 s timeout by default', () => {
     expect(DELIVERY_TIMEOUT_MS).toBe(30_000);
     const dispatcher = new Dispatcher({ database: join(tempDir(), 'd.db'), logger: false });

@@ -78,6 +78,13 @@ describe('SQLite storage: schema', () => {
     expect(() => new Dispatcher({ database: join(tempDir(), 'missing-dir', 'x.db'), logger: false })).toThrow(ConfigurationError);
   });
 
+  it("runs on ':memory:' (a database that lives as long as the Dispatcher)", async () => {
+    const dispatcher = new Dispatcher({ database: ':memory:', logger: false, allowInsecureUrls: true });
+    await dispatcher.webhooks.create({ url: 'http://127.0.0.1:9/', events: ['*'] });
+    expect(await dispatcher.webhooks.list()).toHaveLength(1);
+    await dispatcher.close();
+  });
+
   it('works on an open better-sqlite3 database and leaves it open on close', async () => {
     const db = new BetterSqlite3(join(tempDir(), 'shared.db'));
     const dispatcher = new Dispatcher({ database: db, logger: false, allowInsecureUrls: true });
