@@ -38,6 +38,7 @@ export class AttemptRunner {
         event_type: job.event.type,
         attempted_at: startedAt,
         correlation_id: job.event.correlation_id,
+        request_payload: job.event.payload,
         manual,
         test: job.event.test,
         ...result,

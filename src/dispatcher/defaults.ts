@@ -14,7 +14,7 @@ export const DEFAULT_DATABASE_FILE = './webhook-dispatch.db';
  * A lease lasts the attempt's timeout plus this margin, so an attempt still running is never
  * taken over by another worker, and one whose worker died is retried soon after.
  */
-export const LEASE_MARGIN_MS = 15_000;
+export const DISPATCH_LEASE_MARGIN_MS = 15_000;
 /** The longest the worker sleeps before asking the database again (work from other processes). */
 export const MAX_IDLE_MS = 1_000;
 /** Sent as `user-agent` with every attempt. */

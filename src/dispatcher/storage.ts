@@ -103,11 +103,12 @@ export interface NewAttempt {
   error_message: string | null;
   manual: boolean;
   test: boolean;
+  /** The body sent: the event's payload. Not stored again; echoed in the recorded attempt. */
+  request_payload: string;
 }
 
 export interface StoredAttempt extends NewAttempt {
   attempt_number: number;
-  request_payload: string;
 }
 
 /** The delivery's state after an attempt. */
@@ -197,7 +198,7 @@ export interface DispatchStorage {
   loadJob(deliveryId: string): Promise<DeliveryJob | undefined>;
   /**
    * In one transaction: numbers the attempt (1 + attempts so far), inserts it, and sets the
-   * delivery's state to `transition(current)` with `attempt_count` + 1.
+   * delivery's state to `transition(current)` with `attempt_count` + 1. Resolves once committed.
    */
   recordAttempt(attempt: NewAttempt, transition: DeliveryTransition): Promise<RecordedAttempt>;
 

@@ -5,7 +5,7 @@ import {
   ConfigurationError,
   Dispatcher,
   DELIVERY_TIMEOUT_MS,
-  LEASE_MARGIN_MS,
+  DISPATCH_LEASE_MARGIN_MS,
   SCHEMA_VERSION,
   SqliteDispatchStorage,
   type DispatchStorage,
@@ -126,12 +126,12 @@ describe('SQLite storage: leases', () => {
 
       // A worker in another process leases the delivery and dies before it records anything.
       const crashed = openStorage(file);
-      const [job] = await crashed.claimDue({ now: clock.now(), limit: 1, lease: { owner: 'crashed', until: clock.now() + DELIVERY_TIMEOUT_MS + LEASE_MARGIN_MS } });
+      const [job] = await crashed.claimDue({ now: clock.now(), limit: 1, lease: { owner: 'crashed', until: clock.now() + DELIVERY_TIMEOUT_MS + DISPATCH_LEASE_MARGIN_MS } });
       void crashed.close();
       expect(job).toBeDefined();
 
       expect(await dispatcher.runDue()).toBe(0);
-      clock.advance(DELIVERY_TIMEOUT_MS + LEASE_MARGIN_MS - 1);
+      clock.advance(DELIVERY_TIMEOUT_MS + DISPATCH_LEASE_MARGIN_MS - 1);
       expect(await dispatcher.runDue()).toBe(0);
       clock.advance(1);
       expect(await dispatcher.runDue()).toBe(1);
