@@ -48,6 +48,7 @@ export class Dispatcher {
   private readonly owner = newId('wrk');
   private initialized: Promise<void> | null = null;
   private closed = false;
+  private closing: Promise<void> | null = null;
 
   /** @throws ConfigurationError for any unusable option, here and never later. */
   constructor(options: DispatcherOptions = {}) {
@@ -129,7 +130,8 @@ export class Dispatcher {
     const prepared = prepareTestEvent(webhook, now);
     const deliveryId = newId('dlv');
     // Leased by this instance from the start, so no worker sends it while we do.
-    await this.store({ ...prepared }, now, [{ id: deliveryId, webhook_id: webhook.id, next_attempt_at: now, lease: this.lease(now) }], true);
+    const delivery = { id: deliveryId, webhook_id: webhook.id, next_attempt_at: now, lease: this.lease(now) };
+    await this.store(prepared, now, [delivery], { test: true });
     const job = await storage.loadJob(deliveryId);
     if (!job) throw new NotFoundError('delivery', deliveryId);
     await this.worker.track(this.runner.run(job, { manual: false }));
@@ -160,11 +162,19 @@ export class Dispatcher {
     return this.worker.runDue();
   }
 
-  /** Stops the worker, waits for every attempt in flight, closes connections and the database it opened. */
-  async close(): Promise<void> {
-    if (this.closed) return;
-    await this.worker.stop();
+  /**
+   * Refuses new work (`DISPATCHER_CLOSED`), stops the worker, waits for every attempt in flight to
+   * be recorded, then closes connections and the database it opened. Safe to call again.
+   */
+  close(): Promise<void> {
+    this.closing ??= this.shutdown();
+    return this.closing;
+  }
+
+  private async shutdown(): Promise<void> {
     this.closed = true;
+    await this.worker.stop();
+    await this.worker.drain();
     this.sender.close();
     if (this.ownsStorage) await this.storage.close();
   }
@@ -176,7 +186,7 @@ export class Dispatcher {
     return this.storage;
   }
 
-  private async store(prepared: PreparedEvent, now: number, deliveries: NewDelivery[], test = false): Promise<WebhookEvent> {
+  private async store(prepared: PreparedEvent, now: number, deliveries: NewDelivery[], { test = false } = {}): Promise<WebhookEvent> {
     const storage = await this.ready();
     const result = await storage.insertEvent(
       { id: prepared.event.id, type: prepared.event.type, payload: prepared.payload, correlation_id: prepared.event.correlation_id, test, created_at: now },
@@ -185,9 +195,10 @@ export class Dispatcher {
     return result.inserted ? prepared.event : resolveRepeat(result.existing, prepared);
   }
 
-  private claim(limit: number): Promise<DeliveryJob[]> {
+  private async claim(limit: number): Promise<DeliveryJob[]> {
+    const storage = await this.ready();
     const now = this.clock();
-    return this.storage.claimDue({ now, limit, lease: this.lease(now) });
+    return storage.claimDue({ now, limit, lease: this.lease(now) });
   }
 
   private lease(now: number): Lease {

@@ -132,6 +132,36 @@ describe('options', () => {
 });
 
 describe('close', () => {
+  it('during an attempt: waits until it is recorded (a second close() too), then refuses further work', async () => {
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const receiver = new Receiver(() => 'hang');
+    await withServer(
+      (req, res) => {
+        receiver.listener(req, res);
+        void released.then(() => res.writeHead(204).end());
+      },
+      async (url) => {
+        const file = join(tempDir(), 'dispatch.db');
+        const dispatcher = new Dispatcher({ database: file, logger: false, allowInsecureUrls: true });
+        await dispatcher.webhooks.create({ url, events: ['*'] });
+        await dispatcher.emit(createTestEvent('payment.received'));
+        const running = dispatcher.runDue().catch((error: unknown) => error);
+        await receiver.received(1);
+        const closes = [dispatcher.close(), dispatcher.close()];
+        release();
+        await Promise.all(closes);
+        expect(await running).toMatchObject({ code: 'DISPATCHER_CLOSED' });
+
+        const reopened = testDispatcher({ database: file });
+        const [delivery] = await reopened.deliveries.list();
+        expect(delivery).toMatchObject({ status: 'delivered', attempt_count: 1 });
+        expect(await reopened.runDue()).toBe(0);
+        expect(receiver.requests).toHaveLength(1);
+      },
+    );
+  });
+
   it('refuses further work with DISPATCHER_CLOSED and may be called twice', async () => {
     const dispatcher = testDispatcher();
     await dispatcher.close();
