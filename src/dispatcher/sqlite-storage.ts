@@ -3,7 +3,7 @@ import type { Database, Statement } from 'better-sqlite3';
 import type { EventType } from '../events/catalog.js';
 import { ConfigurationError } from '../errors.js';
 import type { AttemptErrorKind, DeliveryStatus, WebhookStatus } from './records.js';
-import { GroupCommit } from './group-commit.js';
+import { GroupCommit } from '../sqlite/group-commit.js';
 import { migrate } from './sqlite-schema.js';
 import type {
   AttemptQuery,
@@ -107,7 +107,7 @@ export class SqliteDispatchStorage implements DispatchStorage {
   private readonly dynamic = new Map<string, Statement>();
   // Attempts finishing in the same event-loop turn share one commit: at high throughput the
   // commit, not the statements, is what costs.
-  private readonly records: GroupCommit<{ attempt: NewAttempt; transition: DeliveryTransition }, RecordedAttempt>;
+  private readonly records: GroupCommit;
 
   /**
    * @param database a file path (created when missing) or an open better-sqlite3 database, which
@@ -120,10 +120,7 @@ export class SqliteDispatchStorage implements DispatchStorage {
     configure(this.db);
     migrate(this.db);
     this.statements = prepareStatements(this.db);
-    this.records = new GroupCommit(
-      (work) => this.db.transaction(work).immediate(),
-      (input) => this.db.transaction(() => this.recordOne(input))(),
-    );
+    this.records = new GroupCommit(this.db);
   }
 
   init(): Promise<void> {
@@ -233,7 +230,7 @@ export class SqliteDispatchStorage implements DispatchStorage {
   }
 
   recordAttempt(attempt: NewAttempt, transition: DeliveryTransition): Promise<RecordedAttempt> {
-    return this.records.submit({ attempt, transition });
+    return this.records.write(() => this.recordOne({ attempt, transition }));
   }
 
   /** One attempt record, in a savepoint of the group's transaction. */

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import Database from 'better-sqlite3';
 import { ConfigurationError } from '../errors.js';
-import { GroupCommit } from './group-commit.js';
+import { GroupCommit } from '../sqlite/group-commit.js';
 import { newId } from '../ids.js';
 import { resolveRetention } from './options.js';
 import { quarantineKey } from './quarantine-key.js';
@@ -33,9 +33,12 @@ export interface SqliteStoreOptions extends StoreOptions {
   busyTimeoutMs?: number;
 }
 
+// A rowid table: rows are appended in arrival order and only the small (event_id → rowid) index
+// takes the random inserts of random event ids. Measured against WITHOUT ROWID, where every row
+// lands on a random page, claim + complete costs less than half (bench/).
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS acct_webhook_events (
-  event_id      TEXT PRIMARY KEY,
+  event_id      TEXT NOT NULL PRIMARY KEY,
   state         TEXT NOT NULL CHECK (state IN ('processing', 'completed')),
   token         TEXT NOT NULL,
   lease_until   INTEGER NOT NULL,
@@ -43,7 +46,7 @@ CREATE TABLE IF NOT EXISTS acct_webhook_events (
   first_seen_at INTEGER NOT NULL,
   completed_at  INTEGER,
   claims        INTEGER NOT NULL DEFAULT 1
-) WITHOUT ROWID;
+);
 CREATE INDEX IF NOT EXISTS acct_webhook_events_completed ON acct_webhook_events (completed_at) WHERE state = 'completed';
 CREATE TABLE IF NOT EXISTS acct_webhook_quarantine (
   id                 TEXT PRIMARY KEY,
