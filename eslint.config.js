@@ -32,7 +32,7 @@ export default tseslint.config(
     extends: [tseslint.configs.disableTypeChecked],
     languageOptions: {
       globals: Object.fromEntries(
-        ['process', 'console', 'require', 'module', 'setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Buffer', 'URL', 'fetch'].map(
+        ['process', 'console', 'require', 'module', 'setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Buffer', 'URL', 'fetch', 'performance'].map(
           (name) => [name, 'readonly'],
         ),
       ),
