@@ -1,0 +1,106 @@
+// In-process micro benchmarks, configurations interleaved round by round.
+// Usage: node bench/micro.mjs <verifier|parser|store> <rounds> <ms per measurement>
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { parseEvent, signPayload, sqliteStore, verifySignature, webhookEventSchema } from '../dist/index.js';
+import { SECRET, eventBody } from './lib/events.mjs';
+
+const [group, rounds, ms] = [process.argv[2], Number(process.argv[3]), Number(process.argv[4])];
+
+/** Calls `op` in batches for about `ms` milliseconds; returns operations per second. */
+async function opsPerSecond(op, { async = false } = {}) {
+  let done = 0;
+  const start = performance.now();
+  const deadline = start + ms;
+  while (performance.now() < deadline) {
+    for (let i = 0; i < 100; i++) {
+      if (async) await op(done);
+      else op(done);
+      done++;
+    }
+  }
+  return (done * 1000) / (performance.now() - start);
+}
+
+async function interleave(configs) {
+  const samples = Object.fromEntries(Object.keys(configs).map((name) => [name, []]));
+  for (const [, config] of Object.entries(configs)) await opsPerSecond(config.op, config); // warm-up
+  for (let round = 0; round < rounds; round++) {
+    for (const [name, config] of Object.entries(configs)) samples[name].push(await opsPerSecond(config.op, config));
+  }
+  return samples;
+}
+
+function verifierConfigs(size) {
+  const body = Buffer.from(eventBody(0).padEnd(size, ' '));
+  const { signature, timestamp } = signPayload({ payload: body, secret: SECRET });
+  const header = String(timestamp);
+  return {
+    [`verifySignature ${size / 1024} KB`]: {
+      op: () => verifySignature({ payload: body, signature, timestamp: header, secret: SECRET }),
+    },
+    [`inline createHmac + timingSafeEqual ${size / 1024} KB`]: {
+      op: () => {
+        const expected = createHmac('sha256', SECRET).update(`${header}.`).update(body).digest();
+        if (!timingSafeEqual(expected, Buffer.from(signature, 'hex'))) throw new Error('mismatch');
+      },
+    },
+  };
+}
+
+function parserConfigs() {
+  const bodies = Array.from({ length: 1800 }, (_, i) => Buffer.from(eventBody(i)));
+  return {
+    parseEvent: { op: (i) => parseEvent(bodies[i % bodies.length]) },
+    'JSON.parse + zod union safeParse': {
+      op: (i) => {
+        const result = webhookEventSchema.safeParse(JSON.parse(bodies[i % bodies.length].toString()));
+        if (!result.success) throw result.error;
+      },
+    },
+  };
+}
+
+function storeConfigs(dir) {
+  const file = join(dir, 'store.db');
+  const store = sqliteStore(file);
+  const db = new Database(file);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.exec('CREATE TABLE IF NOT EXISTS plain_insert (id TEXT PRIMARY KEY) WITHOUT ROWID');
+  const insert = db.prepare('INSERT OR IGNORE INTO plain_insert (id) VALUES (?)');
+  let seq = 0;
+  const claimAndComplete = async () => {
+    const id = `evt_${seq++}`;
+    const claim = await store.claim(id, { now: Date.now(), leaseMs: 30_000 });
+    await store.complete(id, claim.token, Date.now());
+  };
+  return {
+    'sqliteStore claim + complete (one event at a time)': { async: true, op: claimAndComplete },
+    'sqliteStore claim + complete (50 events in flight)': {
+      async: true,
+      op: () => Promise.all(Array.from({ length: 50 }, claimAndComplete)),
+      perOp: 50,
+    },
+    'INSERT OR IGNORE, autocommit': { op: () => insert.run(`ins_${seq++}`) },
+  };
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'acct-webhook-micro-'));
+try {
+  let configs;
+  if (group === 'verifier') configs = { ...verifierConfigs(1024), ...verifierConfigs(10 * 1024), ...verifierConfigs(100 * 1024) };
+  else if (group === 'parser') configs = parserConfigs();
+  else if (group === 'store') configs = storeConfigs(dir);
+  else throw new Error(`unknown group ${group}`);
+  const samples = await interleave(configs);
+  for (const [name, config] of Object.entries(configs)) {
+    if (config.perOp) samples[name] = samples[name].map((value) => value * config.perOp);
+  }
+  console.log(JSON.stringify(samples));
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}

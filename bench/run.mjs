@@ -1,0 +1,116 @@
+// npm run bench: the receiver, the verifier, the parser, the store (and the dispatcher and the
+// CLI) against their baselines and a peer, interleaved round by round, loopback only.
+// Options: --smoke (tiny durations, one round; what `npm test` runs), --out <file>,
+// --only <http|verifier|parser|store|dispatcher|cli>[,...]
+import { writeFileSync } from 'node:fs';
+import { cpus, totalmem } from 'node:os';
+import { dirname, join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { fileURLToPath } from 'node:url';
+import { runChild, startChild, stop } from './lib/child.mjs';
+import { ratio, summarize } from './lib/stats.mjs';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const { values } = parseArgs({
+  options: { smoke: { type: 'boolean', default: false }, out: { type: 'string' }, only: { type: 'string' } },
+});
+const smoke = values.smoke;
+const settings = smoke
+  ? { rounds: 1, httpSeconds: 1, pool: 15_000, microMs: 60, connections: 20 }
+  : { rounds: 3, httpSeconds: 5, pool: 120_000, microMs: 1_000, connections: 50 };
+const only = values.only ? new Set(values.only.split(',')) : undefined;
+const wanted = (group) => !only || only.has(group);
+
+const results = [];
+const ratios = [];
+const record = (group, name, unit, samples) => results.push({ group, name, unit, ...summarize(samples) });
+const compare = (name, numerator, denominator, target) => {
+  const value = ratio(numerator, denominator);
+  ratios.push({ name, target, met: value.median >= target, ...value });
+};
+
+async function http() {
+  const configs = {
+    'express bare': { server: 'express-bare.mjs', scheme: 'platform' },
+    'express webhookHandler + sqliteStore': { server: 'express-webhook.mjs', scheme: 'platform' },
+    'express @octokit/webhooks middleware': { server: 'express-octokit.mjs', scheme: 'github' },
+    'node:http bare': { server: 'node-bare.mjs', scheme: 'platform' },
+    'node:http nodeHandler + sqliteStore': { server: 'node-webhook.mjs', scheme: 'platform' },
+  };
+  const samples = Object.fromEntries(Object.keys(configs).map((name) => [name, []]));
+  for (let round = 0; round < settings.rounds; round++) {
+    for (const [name, config] of Object.entries(configs)) {
+      const { child, message } = await startChild(join(here, 'servers', config.server));
+      try {
+        const load = await runChild(join(here, 'load.mjs'), [
+          String(message.port),
+          String(settings.httpSeconds),
+          String(settings.connections),
+          config.scheme,
+          String(settings.pool),
+        ]);
+        if (load.non2xx > 0 || load.errors > 0) throw new Error(`${name}: ${load.non2xx} non-2xx answers, ${load.errors} errors`);
+        if (load.reusedRequests > 0) throw new Error(`${name}: the request pool ran out; raise the pool size`);
+        samples[name].push(load.rps);
+        progress(`${name}: ${Math.round(load.rps)} req/s (p99 ${load.p99Ms} ms)`);
+      } finally {
+        await stop(child);
+      }
+    }
+  }
+  for (const [name, list] of Object.entries(samples)) record('http', name, 'req/s', list);
+  compare('express: webhookHandler / bare Express', samples['express webhookHandler + sqliteStore'], samples['express bare'], 0.7);
+  compare(
+    'express: webhookHandler / @octokit/webhooks',
+    samples['express webhookHandler + sqliteStore'],
+    samples['express @octokit/webhooks middleware'],
+    1.0,
+  );
+  compare('node:http: nodeHandler / bare node:http', samples['node:http nodeHandler + sqliteStore'], samples['node:http bare'], 0.45);
+}
+
+async function micro(group, unit, pairs) {
+  const samples = await runChild(join(here, 'micro.mjs'), [group, String(settings.rounds), String(settings.microMs)]);
+  for (const [name, list] of Object.entries(samples)) record(group, name, unit, list);
+  for (const [name, numerator, denominator, target] of pairs) compare(name, samples[numerator], samples[denominator], target);
+  progress(`${group}: done`);
+}
+
+function progress(line) {
+  process.stderr.write(`  ${line}\n`);
+}
+
+const machine = { cores: cpus().length, cpu: cpus()[0]?.model ?? 'unknown', memoryGiB: Math.round(totalmem() / 2 ** 30), node: process.version, platform: process.platform };
+const started = new Date().toISOString();
+const t0 = performance.now();
+
+if (wanted('http')) await http();
+if (wanted('verifier')) {
+  await micro(
+    'verifier',
+    'ops/s',
+    [1, 10, 100].map((kb) => [`verifier ${kb} KB: verifySignature / inline HMAC`, `verifySignature ${kb} KB`, `inline createHmac + timingSafeEqual ${kb} KB`, 0.9]),
+  );
+}
+if (wanted('parser')) await micro('parser', 'ops/s', [['parser: parseEvent / JSON.parse + zod safeParse', 'parseEvent', 'JSON.parse + zod union safeParse', 0.9]]);
+if (wanted('store')) {
+  await micro('store', 'events/s', [
+    ['store: claim + complete / INSERT OR IGNORE (sequential)', 'sqliteStore claim + complete (one event at a time)', 'INSERT OR IGNORE, autocommit', 0.5],
+  ]);
+}
+
+const report = { machine, started, seconds: Math.round((performance.now() - t0) / 1000), smoke, settings, results, ratios };
+writeFileSync(values.out ?? join(here, 'results.json'), `${JSON.stringify(report, null, 2)}\n`);
+printTable(report);
+
+function printTable({ results: rows, ratios: checks }) {
+  const fmt = (n) => (n >= 100 ? Math.round(n).toLocaleString('en-US') : n.toFixed(2));
+  console.log(`\nacct-webhook bench — ${machine.cores} cores (${machine.cpu}), Node ${machine.node}, ${settings.rounds} rounds${smoke ? ' (smoke)' : ''}\n`);
+  console.log('| measurement | median | min | max | unit |\n|---|---:|---:|---:|---|');
+  for (const row of rows) console.log(`| ${row.name} | ${fmt(row.median)} | ${fmt(row.min)} | ${fmt(row.max)} | ${row.unit} |`);
+  console.log('\n| ratio | median | min | max | target | met |\n|---|---:|---:|---:|---:|---|');
+  for (const check of checks) {
+    console.log(`| ${check.name} | ${check.median.toFixed(2)} | ${check.min.toFixed(2)} | ${check.max.toFixed(2)} | ≥ ${check.target} | ${check.met ? 'yes' : 'NO'} |`);
+  }
+  console.log(`\n${report.seconds} s; written to ${values.out ?? 'bench/results.json'}`);
+}
