@@ -99,10 +99,12 @@ export function verifySignature(options: VerifySignatureOptions): VerifiedSignat
   }
   const signature = requireHeader(options.signature, 'MISSING_SIGNATURE', SIGNATURE_HEADER);
   const timestamp = parseTimestamp(options.timestamp);
-  checkSignatureSyntax(signature);
-  checkFreshness(timestamp, tolerance, options.now ?? Date.now());
-  const secretIndex = findMatchingSecret(secrets, signature, (key) => hmac(key, `${timestamp}.`, bytes));
-  return { secretIndex, timestamp };
+  const claimed = decodeSignature(signature);
+  checkFreshness(timestamp.seconds, tolerance, options.now ?? Date.now());
+  // The signed text is the header as sent, a dot, and the body.
+  const prefix = `${timestamp.text}.`;
+  const secretIndex = findMatchingSecret(secrets, signature, claimed, (key) => hmac(key, prefix, bytes));
+  return { secretIndex, timestamp: timestamp.seconds };
 }
 
 export interface SignLegacyPayloadOptions {
@@ -141,8 +143,8 @@ export function verifyLegacySignature(options: VerifyLegacySignatureOptions): { 
     });
   }
   const signature = header.slice('sha256='.length);
-  checkSignatureSyntax(signature);
-  return { secretIndex: findMatchingSecret(secrets, signature, (key) => hmac(key, '', bytes)) };
+  const claimed = decodeSignature(signature);
+  return { secretIndex: findMatchingSecret(secrets, signature, claimed, (key) => hmac(key, '', bytes)) };
 }
 
 function hmac(key: string, prefix: string, body: Uint8Array | string): Buffer {
@@ -168,6 +170,7 @@ function describe(value: unknown): string {
 }
 
 function normalizeSecrets(secret: unknown): string[] {
+  if (typeof secret === 'string' && secret.length > 0) return [secret];
   const list: unknown[] = Array.isArray(secret) ? secret : [secret];
   const usable = list.filter((s): s is string => typeof s === 'string' && s.length > 0);
   if (usable.length === 0 || usable.length !== list.length) {
@@ -179,13 +182,12 @@ function normalizeSecrets(secret: unknown): string[] {
 }
 
 function requireHeader(value: string | null | undefined, code: 'MISSING_SIGNATURE', header: string): string {
-  if (typeof value !== 'string' || value.trim() === '') {
-    throw new WebhookVerificationError(code, `The ${header} header is missing`, { header });
-  }
-  return value.trim();
+  const trimmed = typeof value === 'string' ? value.trim() : '';
+  if (trimmed === '') throw new WebhookVerificationError(code, `The ${header} header is missing`, { header });
+  return trimmed;
 }
 
-function parseTimestamp(value: string | number | null | undefined): number {
+function parseTimestamp(value: string | number | null | undefined): { seconds: number; text: string } {
   if (value === undefined || value === null || (typeof value === 'string' && value.trim() === '')) {
     throw new WebhookVerificationError('MISSING_TIMESTAMP', `The ${TIMESTAMP_HEADER} header is missing`, {
       header: TIMESTAMP_HEADER,
@@ -199,7 +201,7 @@ function parseTimestamp(value: string | number | null | undefined): number {
       { header: TIMESTAMP_HEADER },
     );
   }
-  return Number(text);
+  return { seconds: Number(text), text };
 }
 
 function checkFreshness(timestamp: number, toleranceSeconds: number, nowMs: number): void {
@@ -221,12 +223,26 @@ function checkFreshness(timestamp: number, toleranceSeconds: number, nowMs: numb
   }
 }
 
-function checkSignatureSyntax(signature: string): void {
-  if (HEX_DIGITS.test(signature)) return;
+/**
+ * The claimed signature as 32 bytes. A claim of the wrong length is zero-padded (or cut) to 32
+ * bytes, so that it is compared like any other and the work done does not depend on it.
+ */
+function decodeSignature(signatureHex: string): Buffer {
+  if (signatureHex.length === DIGEST_BYTES * 2) {
+    const bytes = Buffer.from(signatureHex, 'hex');
+    if (bytes.length === DIGEST_BYTES) return bytes;
+  }
+  if (!HEX_DIGITS.test(signatureHex)) throw malformedSignature(signatureHex);
+  const padded = Buffer.alloc(DIGEST_BYTES);
+  Buffer.from(signatureHex, 'hex').copy(padded, 0, 0, DIGEST_BYTES);
+  return padded;
+}
+
+function malformedSignature(signature: string): WebhookVerificationError {
   const hint = signature.startsWith('sha256=')
     ? ` This is the legacy ${LEGACY_SIGNATURE_HEADER} form; ${SIGNATURE_HEADER} carries bare hex.`
     : '';
-  throw new WebhookVerificationError('MALFORMED_SIGNATURE', `The signature must be hexadecimal.${hint}`, {
+  return new WebhookVerificationError('MALFORMED_SIGNATURE', `The signature must be hexadecimal.${hint}`, {
     header: SIGNATURE_HEADER,
     length: signature.length,
   });
@@ -237,9 +253,12 @@ function checkSignatureSyntax(signature: string): void {
  * over 32 bytes, so neither the length of the claim nor the position of a difference changes
  * the work done.
  */
-function findMatchingSecret(secrets: readonly string[], signatureHex: string, digest: (key: string) => Buffer): number {
-  const claimed = Buffer.alloc(DIGEST_BYTES);
-  Buffer.from(signatureHex, 'hex').copy(claimed, 0, 0, DIGEST_BYTES);
+function findMatchingSecret(
+  secrets: readonly string[],
+  signatureHex: string,
+  claimed: Buffer,
+  digest: (key: string) => Buffer,
+): number {
   const lengthMatches = signatureHex.length === DIGEST_BYTES * 2;
   let matched = -1;
   for (let i = 0; i < secrets.length; i++) {
