@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigurationError, memoryStore, MIN_RETENTION_MS, sqliteStore } from '../../src/index.js';
+import { postgresStore } from '../../src/postgres/index.js';
+import { describePostgres, useTestDatabase } from '../helpers/postgres.js';
 import { describeIdempotencyStore } from './contract.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'acct-webhook-stores-'));
@@ -12,6 +14,11 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describeIdempotencyStore('memoryStore', (options) => memoryStore(options));
 describeIdempotencyStore('sqliteStore', (options) => sqliteStore(join(dir, `store-${files++}.db`), options));
+describePostgres('PostgreSQL', () => {
+  // Each store in a schema of its own (a fresh, empty store per test), all dropped at the end.
+  const database = useTestDatabase();
+  describeIdempotencyStore('postgresStore', (options) => postgresStore(database.pool, { ...options, schema: database.newSchema() }));
+});
 
 describe('sqliteStore', () => {
   it('keeps records 30 days by default and refuses less than 35 hours', () => {

@@ -1,0 +1,11 @@
+/** Defaults of the PostgreSQL options, named so that code, docs and tests agree. */
+
+/** The schema that holds the tables when none is given. */
+export const DEFAULT_POSTGRES_SCHEMA = 'public';
+/** Connections a pool opened from a URL keeps at most (pg's own default). */
+export const POSTGRES_POOL_SIZE = 10;
+/**
+ * How long an operation waits for a connection (to open, or to come free in the pool) before it
+ * fails. pg waits forever by default; a receiver must answer within the sender's 30 s instead.
+ */
+export const POSTGRES_CONNECT_TIMEOUT_MS = 5_000;

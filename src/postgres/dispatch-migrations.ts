@@ -1,0 +1,85 @@
+import type { MigrationSet } from './migrations.js';
+
+/**
+ * The dispatcher's tables: the SQLite storage's layout in PostgreSQL types (times as bigint
+ * milliseconds, flags as boolean, registration lists as json, which keeps the order of header
+ * names). Append only: a released version's migration is never edited, a change is a new one.
+ */
+export const DISPATCH_MIGRATIONS: MigrationSet = {
+  component: 'dispatch',
+  migrations: [
+    `
+    CREATE TABLE dispatch_webhooks (
+      seq        bigint GENERATED ALWAYS AS IDENTITY UNIQUE,
+      id         text PRIMARY KEY,
+      url        text NOT NULL,
+      events     json NOT NULL,
+      headers    json NOT NULL,
+      status     text NOT NULL CHECK (status IN ('active', 'disabled')),
+      secret     text NOT NULL,
+      created_at bigint NOT NULL,
+      updated_at bigint NOT NULL,
+      deleted_at bigint
+    );
+
+    CREATE TABLE dispatch_events (
+      id             text PRIMARY KEY,
+      type           text NOT NULL,
+      payload        text NOT NULL,
+      correlation_id text NOT NULL,
+      test           boolean NOT NULL,
+      created_at     bigint NOT NULL
+    );
+
+    CREATE TABLE dispatch_deliveries (
+      seq                     bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+      id                      text NOT NULL UNIQUE,
+      event_id                text NOT NULL REFERENCES dispatch_events (id),
+      webhook_id              text NOT NULL REFERENCES dispatch_webhooks (id),
+      event_type              text NOT NULL,
+      correlation_id          text NOT NULL,
+      status                  text NOT NULL CHECK (status IN ('retrying', 'delivered', 'finally_failed')),
+      attempt_count           integer NOT NULL DEFAULT 0,
+      automatic_attempt_count integer NOT NULL DEFAULT 0,
+      next_attempt_at         bigint,
+      lease_owner             text,
+      lease_until             bigint,
+      test                    boolean NOT NULL,
+      created_at              bigint NOT NULL,
+      updated_at              bigint NOT NULL,
+      UNIQUE (event_id, webhook_id)
+    );
+
+    -- The queue: only deliveries still to be sent, by due time (a lease's end included). Delivered
+    -- and failed rows, the bulk of the table, are not in it.
+    CREATE INDEX dispatch_deliveries_due ON dispatch_deliveries (next_attempt_at) WHERE status = 'retrying';
+    CREATE INDEX dispatch_deliveries_webhook ON dispatch_deliveries (webhook_id) WHERE status = 'retrying';
+    CREATE INDEX dispatch_deliveries_created ON dispatch_deliveries (created_at);
+
+    CREATE TABLE dispatch_attempts (
+      seq                     bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+      id                      text NOT NULL UNIQUE,
+      delivery_id             text NOT NULL REFERENCES dispatch_deliveries (id),
+      webhook_id              text NOT NULL,
+      url                     text NOT NULL,
+      event_id                text NOT NULL,
+      event_type              text NOT NULL,
+      attempt_number          integer NOT NULL,
+      attempted_at            bigint NOT NULL,
+      response_status         integer,
+      response_time_ms        integer NOT NULL,
+      receiver_ip             text,
+      correlation_id          text NOT NULL,
+      response_body           text,
+      response_body_truncated boolean NOT NULL,
+      error_kind              text,
+      error_message           text,
+      manual                  boolean NOT NULL,
+      test                    boolean NOT NULL,
+      -- Recorded under the delivery's row lock: a number used twice would be a bug, refused here.
+      UNIQUE (delivery_id, attempt_number)
+    );
+    CREATE INDEX dispatch_attempts_time ON dispatch_attempts (attempted_at);
+    `,
+  ],
+};

@@ -1,0 +1,239 @@
+import type { DeliveryStatus } from '../dispatcher/records.js';
+import type {
+  AttemptQuery,
+  ClaimRequest,
+  DeliveryJob,
+  DeliveryQuery,
+  DeliveryTransition,
+  DispatchStorage,
+  ExportRow,
+  InsertEventResult,
+  NewAttempt,
+  NewDelivery,
+  RecordedAttempt,
+  StoredAttempt,
+  StoredDelivery,
+  StoredEvent,
+  StoredWebhook,
+  WebhookChanges,
+} from '../dispatcher/storage.js';
+import { attemptWhere, deliveryWhere, dispatchStatements, Parameters } from './dispatch-sql.js';
+import { DISPATCH_MIGRATIONS } from './dispatch-migrations.js';
+import { toAttempt, toDelivery, toEvent, toJob, toWebhook, type AttemptRow, type DeliveryRow, type EventRow, type JobRow, type WebhookRow } from './dispatch-rows.js';
+import { int8, nullableInt8, readInt8, readNullableInt8 } from './int8.js';
+import { migrate } from './migrations.js';
+import { onceSucceeded } from './once.js';
+import { openPool, type PostgresConnectionOptions, type PostgresPool, type PostgresQueryable } from './pool.js';
+import { resolveSchema } from './schema-name.js';
+import { encodeNullableText } from './text-codec.js';
+import { withTransaction } from './transaction.js';
+
+export type PostgresDispatchStorageOptions = PostgresConnectionOptions;
+
+/**
+ * The Dispatcher's storage on PostgreSQL, for several dispatcher processes sharing one schedule.
+ * `next_attempt_at` is the queue: each worker leases due deliveries with `FOR UPDATE SKIP LOCKED`
+ * in the statement that writes the lease, so two workers never hold the same delivery; a lease
+ * whose worker died expires and the delivery is due again. An attempt's log row and the
+ * delivery's next state are written in one transaction under the delivery's row lock.
+ *
+ * @param poolOrUrl a `postgres://` URL (a pool is opened, and ended by `close()`) or a `pg.Pool`
+ *   (left open by `close()`)
+ * @throws ConfigurationError for a bad URL, pool or option, here and never later
+ * @example
+ * const dispatcher = new Dispatcher({ database: new PostgresDispatchStorage(process.env.DATABASE_URL!) });
+ */
+export class PostgresDispatchStorage implements DispatchStorage {
+  /** The schema holding the tables, as given. */
+  readonly schema: string;
+  private readonly pool: PostgresPool;
+  private readonly ownsPool: boolean;
+  private readonly sql: ReturnType<typeof dispatchStatements>;
+  private readonly migrated: () => Promise<void>;
+  private closing: Promise<void> | null = null;
+
+  constructor(poolOrUrl: PostgresPool | string, options: PostgresDispatchStorageOptions = {}) {
+    const schema = resolveSchema(options.schema);
+    this.schema = schema.name;
+    ({ pool: this.pool, owned: this.ownsPool } = openPool(poolOrUrl, options));
+    this.sql = dispatchStatements(schema.quoted);
+    this.migrated = onceSucceeded(async () => {
+      await migrate(this.pool, schema, DISPATCH_MIGRATIONS);
+    });
+  }
+
+  /** Creates or migrates the tables; safe when several processes start at once. */
+  init(): Promise<void> {
+    return this.migrated();
+  }
+
+  close(): Promise<void> {
+    this.closing ??= this.ownsPool ? this.pool.end() : Promise.resolve();
+    return this.closing;
+  }
+
+  async insertWebhook(webhook: StoredWebhook): Promise<void> {
+    await this.query(this.sql.insertWebhook, [
+      webhook.id,
+      webhook.url,
+      JSON.stringify(webhook.events),
+      JSON.stringify(webhook.headers),
+      webhook.status,
+      webhook.secret,
+      int8(webhook.created_at, 'created_at'),
+      int8(webhook.updated_at, 'updated_at'),
+    ]);
+  }
+
+  async getWebhook(id: string): Promise<StoredWebhook | undefined> {
+    const [row] = await this.rows<WebhookRow>(this.sql.getWebhook, [id]);
+    return row && toWebhook(row);
+  }
+
+  async listWebhooks(): Promise<StoredWebhook[]> {
+    return (await this.rows<WebhookRow>(this.sql.listWebhooks, [])).map(toWebhook);
+  }
+
+  async updateWebhook(id: string, changes: WebhookChanges, now: number): Promise<StoredWebhook | undefined> {
+    const [row] = await this.rows<WebhookRow>(this.sql.updateWebhook, [
+      id,
+      changes.url ?? null,
+      changes.events === undefined ? null : JSON.stringify(changes.events),
+      changes.headers === undefined ? null : JSON.stringify(changes.headers),
+      changes.status ?? null,
+      changes.secret ?? null,
+      int8(now, 'now'),
+    ]);
+    return row && toWebhook(row);
+  }
+
+  async deleteWebhook(id: string, now: number): Promise<boolean> {
+    await this.migrated();
+    return withTransaction(this.pool, async (client) => {
+      if ((await client.query(this.sql.lockWebhook, [id])).rows.length === 0) return false;
+      await client.query(this.sql.deleteWebhook, [id, int8(now, 'now')]);
+      // A statement of its own, so that it sees deliveries committed while the lock was awaited.
+      await client.query(this.sql.endDeliveriesOfWebhook, [id, int8(now, 'now')]);
+      return true;
+    });
+  }
+
+  async insertEvent(event: StoredEvent, deliveries: readonly NewDelivery[]): Promise<InsertEventResult> {
+    const [counts] = await this.rows<{ events: unknown; deliveries: unknown }>(this.sql.insertEvent, [
+      event.id,
+      event.type,
+      event.payload,
+      event.correlation_id,
+      event.test,
+      int8(event.created_at, 'created_at'),
+      deliveries.map((delivery) => delivery.webhook_id),
+      deliveries.map((delivery) => delivery.id),
+      deliveries.map((delivery) => int8(delivery.lease?.until ?? delivery.next_attempt_at, 'next_attempt_at')),
+      deliveries.map((delivery) => delivery.lease?.owner ?? null),
+      deliveries.map((delivery) => nullableInt8(delivery.lease?.until ?? null, 'lease.until')),
+    ]);
+    if (readInt8(counts?.events, 'events') === 1) return { inserted: true, deliveries: readInt8(counts?.deliveries, 'deliveries') };
+    const [existing] = await this.rows<EventRow>(this.sql.getEvent, [event.id]);
+    if (!existing) throw new Error(`Event ${event.id} was neither inserted nor found`);
+    return { inserted: false, existing: toEvent(existing) };
+  }
+
+  async claimDue(request: ClaimRequest): Promise<DeliveryJob[]> {
+    const rows = await this.rows<JobRow>(this.sql.claimDue, [
+      int8(request.now, 'now'),
+      request.limit,
+      request.lease.owner,
+      int8(request.lease.until, 'lease.until'),
+    ]);
+    return rows.map(toJob);
+  }
+
+  async nextDueAt(): Promise<number | null> {
+    const [row] = await this.rows<{ next_attempt_at: unknown }>(this.sql.nextDue, []);
+    return row ? readNullableInt8(row.next_attempt_at, 'next_attempt_at') : null;
+  }
+
+  async loadJob(deliveryId: string): Promise<DeliveryJob | undefined> {
+    const [row] = await this.rows<JobRow>(this.sql.jobById, [deliveryId]);
+    return row && toJob(row);
+  }
+
+  async recordAttempt(attempt: NewAttempt, transition: DeliveryTransition): Promise<RecordedAttempt> {
+    await this.migrated();
+    return withTransaction(this.pool, (client) => this.recordLocked(client, attempt, transition));
+  }
+
+  async getDelivery(id: string): Promise<StoredDelivery | undefined> {
+    const [row] = await this.rows<DeliveryRow>(this.sql.getDelivery, [id]);
+    return row && toDelivery(row);
+  }
+
+  async listDeliveries(query: DeliveryQuery): Promise<StoredDelivery[]> {
+    const params = new Parameters();
+    const where = deliveryWhere(query, params);
+    const text = this.sql.listDeliveries(where, params.add(query.limit), params.add(query.offset));
+    return (await this.rows<DeliveryRow>(text, params.values)).map(toDelivery);
+  }
+
+  async listAttempts(deliveryId: string): Promise<StoredAttempt[]> {
+    return (await this.rows<AttemptRow>(this.sql.attemptsOfDelivery, [deliveryId])).map(toAttempt);
+  }
+
+  async exportAttempts(query: AttemptQuery, cursor: number, limit: number): Promise<ExportRow[]> {
+    const params = new Parameters();
+    const where = attemptWhere(query, cursor, params);
+    const rows = await this.rows<AttemptRow & { delivery_status: DeliveryStatus }>(this.sql.exportAttempts(where, params.add(limit)), params.values);
+    return rows.map((row) => ({ attempt: toAttempt(row), delivery_status: row.delivery_status, cursor: readInt8(row.seq, 'seq') }));
+  }
+
+  /**
+   * Under the delivery's row lock: the transition sees the row as it is now (another worker's
+   * lease, a manual success that came first), and the attempt number cannot be taken twice.
+   */
+  private async recordLocked(client: PostgresQueryable, attempt: NewAttempt, transition: DeliveryTransition): Promise<RecordedAttempt> {
+    const [row] = (await client.query(this.sql.lockDelivery, [attempt.delivery_id])).rows as DeliveryRow[];
+    if (!row) throw new Error(`Delivery ${attempt.delivery_id} vanished while an attempt was made`);
+    const current = toDelivery(row);
+    const state = transition(current);
+    const attemptNumber = current.attempt_count + 1;
+    await client.query(this.sql.recordAttempt, [
+      attempt.id,
+      attempt.delivery_id,
+      attempt.webhook_id,
+      attempt.url,
+      attempt.event_id,
+      attempt.event_type,
+      attemptNumber,
+      int8(attempt.attempted_at, 'attempted_at'),
+      attempt.response_status,
+      attempt.response_time_ms,
+      attempt.receiver_ip,
+      attempt.correlation_id,
+      // A receiver's answer may hold bytes PostgreSQL text cannot (U+0000): stored escaped.
+      encodeNullableText(attempt.response_body),
+      attempt.response_body_truncated,
+      attempt.error_kind,
+      encodeNullableText(attempt.error_message),
+      attempt.manual,
+      attempt.test,
+      state.status,
+      state.automatic_attempt_count,
+      nullableInt8(state.next_attempt_at, 'next_attempt_at'),
+      state.lease_owner,
+      nullableInt8(state.lease_until, 'lease_until'),
+    ]);
+    return {
+      attempt: { ...attempt, attempt_number: attemptNumber },
+      delivery: { ...current, ...state, attempt_count: attemptNumber, updated_at: attempt.attempted_at },
+    };
+  }
+
+  private async query(text: string, values: unknown[]): Promise<{ rows: unknown[] }> {
+    await this.migrated();
+    return this.pool.query(text, values);
+  }
+
+  private async rows<Row>(text: string, values: unknown[]): Promise<Row[]> {
+    return (await this.query(text, values)).rows as Row[];
+  }
+}

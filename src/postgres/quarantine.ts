@@ -1,0 +1,85 @@
+import { newId } from '../ids.js';
+import { quarantineKey } from '../store/quarantine-key.js';
+import type { QuarantinedEvent, QuarantineInput, QuarantineStore } from '../store/types.js';
+import { int8, readInt8 } from './int8.js';
+import type { PostgresQueryable } from './pool.js';
+import { decodeNullableText, decodeText, encodeNullableText, encodeText } from './text-codec.js';
+
+interface QuarantineRow {
+  id: string;
+  reason: QuarantinedEvent['reason'];
+  event_id: string | null;
+  event_type: string | null;
+  error_code: string;
+  error_message: string;
+  raw_body: Buffer;
+  first_received_at: unknown;
+  last_received_at: unknown;
+  deliveries: number;
+}
+
+/**
+ * Quarantined payloads in PostgreSQL, keyed like every store's (event id, or the body's hash): a
+ * redelivery of the same payload bumps `deliveries` in one upsert. The raw bytes are a bytea.
+ */
+export function postgresQuarantine(pool: PostgresQueryable, table: string, ready: () => Promise<void>): QuarantineStore {
+  const query = async (text: string, values: unknown[]): Promise<QuarantineRow[]> => {
+    await ready();
+    return (await pool.query(text, values)).rows as QuarantineRow[];
+  };
+  return {
+    async put(input: QuarantineInput): Promise<QuarantinedEvent> {
+      const [row] = await query(
+        `INSERT INTO ${table} AS q
+          (id, key, reason, event_id, event_type, error_code, error_message, raw_body, first_received_at, last_received_at)
+        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9)
+        ON CONFLICT (key) DO UPDATE SET
+          reason = EXCLUDED.reason, event_type = EXCLUDED.event_type, error_code = EXCLUDED.error_code,
+          error_message = EXCLUDED.error_message, raw_body = EXCLUDED.raw_body,
+          last_received_at = EXCLUDED.last_received_at, deliveries = q.deliveries + 1
+        RETURNING *`,
+        [
+          newId('qev'),
+          encodeText(quarantineKey(input)),
+          input.reason,
+          encodeNullableText(input.eventId),
+          encodeNullableText(input.type),
+          encodeText(input.errorCode),
+          encodeText(input.errorMessage),
+          input.rawBody,
+          int8(input.receivedAt, 'receivedAt'),
+        ],
+      );
+      return toEntry(row!);
+    },
+    async list(filter = {}): Promise<QuarantinedEvent[]> {
+      const rows = await query(`SELECT * FROM ${table} WHERE $1::text IS NULL OR reason = $1 ORDER BY first_received_at, id`, [
+        filter.reason ?? null,
+      ]);
+      return rows.map(toEntry);
+    },
+    async get(id: string): Promise<QuarantinedEvent | undefined> {
+      // Encoded like stored text, so that an id no row can have finds nothing instead of failing.
+      const [row] = await query(`SELECT * FROM ${table} WHERE id = $1`, [encodeText(id)]);
+      return row && toEntry(row);
+    },
+    async delete(id: string): Promise<boolean> {
+      return (await query(`DELETE FROM ${table} WHERE id = $1 RETURNING id`, [encodeText(id)])).length === 1;
+    },
+  };
+}
+
+function toEntry(row: QuarantineRow): QuarantinedEvent {
+  return {
+    id: row.id,
+    reason: row.reason,
+    eventId: decodeNullableText(row.event_id),
+    type: decodeNullableText(row.event_type),
+    errorCode: decodeText(row.error_code),
+    errorMessage: decodeText(row.error_message),
+    rawBody: row.raw_body,
+    firstReceivedAt: readInt8(row.first_received_at, 'first_received_at'),
+    lastReceivedAt: readInt8(row.last_received_at, 'last_received_at'),
+    deliveries: row.deliveries,
+  };
+}

@@ -1,0 +1,116 @@
+import { randomUUID } from 'node:crypto';
+import { resolveRetention } from '../store/options.js';
+import { PRUNE_INTERVAL_MS, type ClaimOptions, type ClaimResult, type IdempotencyStore, type StoreOptions } from '../store/types.js';
+import { int8, readInt8, readNullableInt8 } from './int8.js';
+import { migrate } from './migrations.js';
+import { onceSucceeded } from './once.js';
+import { openPool, type PostgresConnectionOptions, type PostgresPool } from './pool.js';
+import { postgresQuarantine } from './quarantine.js';
+import { resolveSchema } from './schema-name.js';
+import { STORE_MIGRATIONS } from './store-migrations.js';
+import { encodeText } from './text-codec.js';
+
+export interface PostgresStoreOptions extends StoreOptions, PostgresConnectionOptions {}
+
+export interface PostgresIdempotencyStore extends IdempotencyStore {
+  /**
+   * Creates or migrates the tables now and resolves when they are usable. Optional: the first
+   * operation does it otherwise. Call it at startup to fail fast when the database is unreachable.
+   */
+  ready(): Promise<void>;
+}
+
+interface StateRow {
+  state: 'processing' | 'completed';
+  lease_until: unknown;
+  completed_at: unknown;
+}
+
+/**
+ * The idempotency store on PostgreSQL, for several receiver processes or machines sharing what
+ * was handled. The same contract as `sqliteStore`: a claim is one atomic upsert that takes a
+ * new id or an expired/released lease and nothing else, so two deliveries of one event never
+ * both run the handlers while a lease holds. Completed records are kept for `retentionMs`
+ * (30 days by default, never less than 35 h) and pruned as claims come in.
+ *
+ * Returns at once; the tables are created (migrated) on first use or by `ready()`.
+ *
+ * @param poolOrUrl a `postgres://` URL (a pool is opened, and ended by `close()`) or a `pg.Pool`
+ *   (shared with your application; left open by `close()`)
+ * @throws ConfigurationError for a bad URL, pool or option, here and never later
+ * @example
+ * app.use(webhookHandler({ secret, store: postgresStore(process.env.DATABASE_URL!) }));
+ */
+export function postgresStore(poolOrUrl: PostgresPool | string, options: PostgresStoreOptions = {}): PostgresIdempotencyStore {
+  const retentionMs = resolveRetention(options);
+  const schema = resolveSchema(options.schema);
+  const { pool, owned } = openPool(poolOrUrl, options);
+  const sql = statements(schema.quoted);
+  const ready = onceSucceeded(async () => {
+    await migrate(pool, schema, STORE_MIGRATIONS);
+  });
+  let lastPrune = Number.NEGATIVE_INFINITY;
+  let closing: Promise<void> | null = null;
+
+  async function write(text: string, values: unknown[]): Promise<{ rows: unknown[]; rowCount: number | null }> {
+    await ready();
+    return pool.query(text, values);
+  }
+
+  async function prune(now: number): Promise<number> {
+    return (await write(sql.prune, [int8(now - retentionMs, 'now')])).rowCount ?? 0;
+  }
+
+  async function claim(eventId: string, { now, leaseMs, type }: ClaimOptions): Promise<ClaimResult> {
+    if (now - lastPrune >= PRUNE_INTERVAL_MS) {
+      lastPrune = now;
+      await prune(now);
+    }
+    const key = encodeText(eventId);
+    const token = randomUUID();
+    const claimed = await write(sql.claim, [key, token, int8(now + leaseMs, 'now + leaseMs'), type ?? null, int8(now, 'now')]);
+    const [row] = claimed.rows as { token: string; claims: number }[];
+    if (row?.token === token) return { status: 'claimed', token, takeover: row.claims > 1 };
+    // Leased by another delivery or completed. A fresh statement, so it sees what the conflicting
+    // transaction committed.
+    const [current] = (await pool.query(sql.state, [key])).rows as StateRow[];
+    if (current?.state === 'completed') return { status: 'completed', completedAt: readNullableInt8(current.completed_at, 'completed_at') ?? 0 };
+    // (Rarely it changed hands between the two statements: "in progress" sends the sender back.)
+    return { status: 'in_progress', leaseExpiresAt: current ? readInt8(current.lease_until, 'lease_until') : now };
+  }
+
+  return {
+    retentionMs,
+    ready,
+    quarantine: postgresQuarantine(pool, `${schema.quoted}.acct_webhook_quarantine`, ready),
+    claim,
+    complete: async (eventId, token, now) => (await write(sql.complete, [encodeText(eventId), token, int8(now, 'now')])).rowCount === 1,
+    release: async (eventId, token) => (await write(sql.release, [encodeText(eventId), token])).rowCount === 1,
+    prune,
+    close() {
+      closing ??= owned ? pool.end() : Promise.resolve();
+      return closing;
+    },
+  };
+}
+
+function statements(schema: string) {
+  const events = `${schema}.acct_webhook_events`;
+  return {
+    // One statement: a new id is inserted; an existing one is taken over only while it is
+    // processing and its lease has run out (expired, or released: lease_until = 0). PostgreSQL
+    // locks the conflicting row and re-checks the WHERE on its newest version, so of two
+    // concurrent claims exactly one gets the row.
+    claim: `INSERT INTO ${events} AS e (event_id, state, token, lease_until, event_type, first_seen_at)
+      VALUES ($1, 'processing', $2, $3, $4, $5)
+      ON CONFLICT (event_id) DO UPDATE SET token = EXCLUDED.token, lease_until = EXCLUDED.lease_until, claims = e.claims + 1
+        WHERE e.state = 'processing' AND e.lease_until <= $5
+      RETURNING token, claims`,
+    state: `SELECT state, lease_until, completed_at FROM ${events} WHERE event_id = $1`,
+    complete: `UPDATE ${events} SET state = 'completed', completed_at = $3, lease_until = 0
+      WHERE event_id = $1 AND token = $2 AND state = 'processing'`,
+    // The token stays: a handler that finishes late may still complete, unless someone took over.
+    release: `UPDATE ${events} SET lease_until = 0 WHERE event_id = $1 AND token = $2 AND state = 'processing'`,
+    prune: `DELETE FROM ${events} WHERE state = 'completed' AND completed_at <= $1`,
+  };
+}
