@@ -8,6 +8,7 @@ export default defineConfig({
     index: 'src/index.ts',
     testing: 'src/testing/index.ts',
     dispatcher: 'src/dispatcher/index.ts',
+    postgres: 'src/postgres/index.ts',
     create: 'src/scaffold/main.ts',
   },
   format: ['esm', 'cjs'],
