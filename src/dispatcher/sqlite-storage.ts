@@ -230,7 +230,7 @@ export class SqliteDispatchStorage implements DispatchStorage {
   }
 
   recordAttempt(attempt: NewAttempt, transition: DeliveryTransition): Promise<RecordedAttempt> {
-    return this.records.write(() => this.recordOne({ attempt, transition }));
+    return this.records.write(() => this.recordOne({ attempt, transition }), { savepoint: true });
   }
 
   /** One attempt record, in a savepoint of the group's transaction. */

@@ -162,8 +162,8 @@ export function createReceiver(input: WebhookSecret | WebhookHandlerOptions): Re
   }
 
   async function runHandlers(event: WebhookEvent, token: string, delivery: Delivery, about: Outcome | Record<string, string>): Promise<WebhookResponse> {
-    const controller = new AbortController();
-    const context = handlerContext(logger, event, delivery, controller.signal);
+    const abort = lazyAbort();
+    const context = handlerContext(logger, event, delivery, abort);
     const work = handlers.run(event, context);
     const result = await withinBudget(work, options.handlerTimeoutMs);
 
@@ -172,7 +172,7 @@ export function createReceiver(input: WebhookSecret | WebhookHandlerOptions): Re
         eventId: event.id,
         handlerTimeoutMs: options.handlerTimeoutMs,
       });
-      controller.abort(error);
+      abort.abort(error);
       await store.release(event.id, token).catch(() => false);
       finishLate(work, event, token);
       return finish(failed(error), delivery, { ...about, outcome: 'handler_timeout', level: 'error' });
@@ -259,14 +259,38 @@ async function withinBudget(work: Promise<void>, budgetMs: number): Promise<Budg
   }
 }
 
-function handlerContext(logger: Logger, event: WebhookEvent, delivery: Delivery, signal: AbortSignal): HandlerContext {
+/** An AbortController made only if a handler asks for the signal: most never do. */
+function lazyAbort(): { readonly signal: AbortSignal; abort(reason: unknown): void } {
+  let controller: AbortController | undefined;
+  let abortedWith: { reason: unknown } | undefined;
+  return {
+    get signal() {
+      controller ??= new AbortController();
+      if (abortedWith && !controller.signal.aborted) controller.abort(abortedWith.reason);
+      return controller.signal;
+    },
+    abort(reason: unknown) {
+      abortedWith = { reason };
+      controller?.abort(reason);
+    },
+  };
+}
+
+function handlerContext(
+  logger: Logger,
+  event: WebhookEvent,
+  delivery: Delivery,
+  abort: { readonly signal: AbortSignal },
+): HandlerContext {
   let log: Logger | undefined;
   return {
     get log() {
       log ??= logger.child({ eventId: event.id, type: event.type, correlationId: event.correlation_id }, { redact: REDACTED_PATHS });
       return log;
     },
-    signal,
+    get signal() {
+      return abort.signal;
+    },
     secretIndex: delivery.secretIndex,
     signatureScheme: delivery.signatureScheme,
     receivedAt: new Date(delivery.receivedAt),

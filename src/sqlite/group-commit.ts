@@ -4,6 +4,7 @@ type Outcome = { ok: true; value: unknown } | { ok: false; error: Error };
 
 interface PendingUnit {
   unit: () => unknown;
+  savepoint: boolean;
   resolve: (value: never) => void;
   reject: (error: Error) => void;
 }
@@ -13,8 +14,10 @@ interface PendingUnit {
  * in one IMMEDIATE transaction, so fifty concurrent deliveries share one commit instead of paying
  * fifty (in WAL mode the commit, not the statement, is the expensive part: measured in bench/).
  *
- * Each unit runs in a savepoint of its own, so a unit that throws is undone alone and gets its
- * error; the others commit. A promise resolves only after the commit: resolved means stored. If
+ * A unit that throws gets its error and the others commit. A unit of one statement is undone
+ * alone by SQLite itself; a unit of several statements asks for a savepoint of its own
+ * (`{ savepoint: true }`) so that its failure undoes all of its writes. A promise resolves only
+ * after the commit: resolved means stored. If
  * the commit itself fails (another process held the lock past the busy timeout), every unit of
  * the batch is rejected and none is applied.
  */
@@ -27,7 +30,7 @@ export class GroupCommit {
     const transaction = db.transaction((batch: PendingUnit[], outcomes: Outcome[]) => {
       for (const pending of batch) {
         try {
-          outcomes.push({ ok: true, value: savepoint(pending.unit) });
+          outcomes.push({ ok: true, value: pending.savepoint ? savepoint(pending.unit) : pending.unit() });
         } catch (error) {
           outcomes.push({ ok: false, error: asError(error) });
         }
@@ -39,9 +42,9 @@ export class GroupCommit {
   }
 
   /** Runs `unit` in the next batch; resolves with its result once the batch has committed. */
-  write<T>(unit: () => T): Promise<T> {
+  write<T>(unit: () => T, options: { savepoint?: boolean } = {}): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({ unit, resolve: resolve, reject });
+      this.queue.push({ unit, savepoint: options.savepoint ?? false, resolve, reject });
       if (!this.scheduled) {
         this.scheduled = true;
         setImmediate(this.flush);

@@ -85,21 +85,24 @@ export function sqliteStore(database: string | Database.Database, options: Sqlit
   db.exec(SCHEMA);
 
   const statements = {
-    claim: db.prepare<{ id: string; token: string; now: number; leaseUntil: number; type: string | null }, { token: string; claims: number }>(`
-      INSERT INTO acct_webhook_events (event_id, state, token, lease_until, event_type, first_seen_at)
-      VALUES (@id, 'processing', @token, @leaseUntil, @type, @now)
-      ON CONFLICT (event_id) DO UPDATE SET token = excluded.token, lease_until = excluded.lease_until, claims = claims + 1
-        WHERE state = 'processing' AND lease_until <= @now
-      RETURNING token, claims`),
+    // The common case, a first delivery, is a plain insert; only a conflict needs more.
+    insert: db.prepare<[string, string, number, string | null, number]>(
+      `INSERT OR IGNORE INTO acct_webhook_events (event_id, state, token, lease_until, event_type, first_seen_at)
+       VALUES (?, 'processing', ?, ?, ?, ?)`,
+    ),
+    takeOver: db.prepare<[string, number, string, number]>(
+      `UPDATE acct_webhook_events SET token = ?, lease_until = ?, claims = claims + 1
+       WHERE event_id = ? AND state = 'processing' AND lease_until <= ?`,
+    ),
     state: db.prepare<[string], { state: string; lease_until: number; completed_at: number | null }>(
       'SELECT state, lease_until, completed_at FROM acct_webhook_events WHERE event_id = ?',
     ),
-    complete: db.prepare<{ id: string; token: string; now: number }>(
-      `UPDATE acct_webhook_events SET state = 'completed', completed_at = @now, lease_until = 0
-       WHERE event_id = @id AND token = @token AND state = 'processing'`,
+    complete: db.prepare<[number, string, string]>(
+      `UPDATE acct_webhook_events SET state = 'completed', completed_at = ?, lease_until = 0
+       WHERE event_id = ? AND token = ? AND state = 'processing'`,
     ),
-    release: db.prepare<{ id: string; token: string }>(
-      `UPDATE acct_webhook_events SET lease_until = 0 WHERE event_id = @id AND token = @token AND state = 'processing'`,
+    release: db.prepare<[string, string]>(
+      `UPDATE acct_webhook_events SET lease_until = 0 WHERE event_id = ? AND token = ? AND state = 'processing'`,
     ),
     prune: db.prepare<[number]>("DELETE FROM acct_webhook_events WHERE state = 'completed' AND completed_at <= ?"),
   };
@@ -112,12 +115,13 @@ export function sqliteStore(database: string | Database.Database, options: Sqlit
       statements.prune.run(now - retentionMs);
     }
     const token = randomUUID();
-    const claimed = statements.claim.get({ id: eventId, token, now, leaseUntil: now + leaseMs, type: type ?? null });
-    if (claimed?.token === token) return { status: 'claimed', token, takeover: claimed.claims > 1 };
+    const leaseUntil = now + leaseMs;
+    if (statements.insert.run(eventId, token, leaseUntil, type ?? null, now).changes === 1) {
+      return { status: 'claimed', token, takeover: false };
+    }
+    if (statements.takeOver.run(token, leaseUntil, eventId, now).changes === 1) return { status: 'claimed', token, takeover: true };
     const row = statements.state.get(eventId);
     if (row?.state === 'completed') return { status: 'completed', completedAt: row.completed_at ?? 0 };
-    // Either leased by another delivery, or (rarely) it changed hands between the two statements:
-    // both are answered "in progress" and the sender comes back.
     return { status: 'in_progress', leaseExpiresAt: row?.lease_until ?? now };
   }
 
@@ -125,8 +129,8 @@ export function sqliteStore(database: string | Database.Database, options: Sqlit
     retentionMs,
     quarantine: sqliteQuarantine(db),
     claim: (eventId, claimOptions) => writes.write(() => claim(eventId, claimOptions)),
-    complete: (eventId, token, now) => writes.write(() => statements.complete.run({ id: eventId, token, now }).changes === 1),
-    release: (eventId, token) => writes.write(() => statements.release.run({ id: eventId, token }).changes === 1),
+    complete: (eventId, token, now) => writes.write(() => statements.complete.run(now, eventId, token).changes === 1),
+    release: (eventId, token) => writes.write(() => statements.release.run(eventId, token).changes === 1),
     prune: (now) => writes.write(() => statements.prune.run(now - retentionMs).changes),
     close: () => settle(() => void (ownsDatabase && db.open && db.close())),
   };

@@ -19,12 +19,16 @@ function setup() {
   }) as unknown as typeof db.transaction;
   const insert = db.prepare<[string]>('INSERT INTO items (value) VALUES (?)');
   const group = new GroupCommit(db);
+  // Two statements when the value is bad: the insert, then the refusal — undone together.
   const add = (value: string) =>
-    group.write(() => {
-      insert.run(value);
-      if (value.startsWith('bad')) throw new Error(`refused ${value}`);
-      return (db.prepare('SELECT COUNT(*) AS n FROM items').get() as { n: number }).n;
-    });
+    group.write(
+      () => {
+        insert.run(value);
+        if (value.startsWith('bad')) throw new Error(`refused ${value}`);
+        return (db.prepare('SELECT COUNT(*) AS n FROM items').get() as { n: number }).n;
+      },
+      { savepoint: true },
+    );
   const values = () => (db.prepare('SELECT value FROM items ORDER BY rowid').all() as { value: string }[]).map((row) => row.value);
   return { db, add, values, batches: () => batches };
 }
