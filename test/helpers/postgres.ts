@@ -44,7 +44,9 @@ if (!postgres.available) {
 }
 
 /** A describe that runs only with a reachable server (the reason was printed above otherwise). */
-export const describePostgres = describe.skipIf(!postgres.available);
+export function describePostgres(name: string, body: () => void): void {
+  describe.skipIf(!postgres.available)(name, body);
+}
 
 /** A fresh schema name no other run uses. */
 export function randomSchemaName(): string {

@@ -1,0 +1,464 @@
+import { Writable } from 'node:stream';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import {
+  DELIVERY_TIMEOUT_MS,
+  DISPATCH_LEASE_MARGIN_MS,
+  type DeliveryStatus,
+  type Dispatcher,
+  type DispatcherOptions,
+  type DispatchStorage,
+  type ExportedAttempt,
+  type NewAttempt,
+  type StoredWebhook,
+} from '../../src/dispatcher/index.js';
+import { afterAttempt } from '../../src/dispatcher/schedule.js';
+import { createTestEvent } from '../../src/testing/index.js';
+import { FakeClock } from '../helpers/clock.js';
+import { withServer } from '../helpers/server.js';
+import { clockedDispatcher, MINUTE, Receiver, testDispatcher } from './fixtures.js';
+
+/**
+ * One database for one test, as every DispatchStorage implementation provides it. `open()`
+ * returns another storage on the same database each time — another process, as far as the
+ * storage can tell — and closes it when the test ends.
+ */
+export interface DispatchStorageFixture {
+  open(): Promise<DispatchStorage>;
+  /** Deliveries in a state, counted in the database directly. */
+  countDeliveries(status: DeliveryStatus): Promise<number>;
+}
+
+const NOW = Date.UTC(2026, 10, 22, 9, 0, 0);
+
+async function seed(storage: DispatchStorage, { webhooks, events, url, now }: { webhooks: number; events: number; url: string; now: number }) {
+  const ids = Array.from({ length: webhooks }, (_, i) => `wh_${i}`);
+  for (const id of ids) {
+    await storage.insertWebhook({ id, url, events: ['*'], headers: {}, status: 'active', secret: 'whsec_seed', created_at: now, updated_at: now });
+  }
+  for (let e = 0; e < events; e++) {
+    const event = createTestEvent('invoice.paid', { id: `evt_${e}` });
+    await storage.insertEvent(
+      { id: event.id, type: event.type, payload: JSON.stringify(event), correlation_id: event.correlation_id, test: false, created_at: now },
+      ids.map((webhookId) => ({ id: `dlv_${e}_${webhookId}`, webhook_id: webhookId, next_attempt_at: now })),
+    );
+  }
+}
+
+function webhook(id: string, overrides: Partial<StoredWebhook> = {}): StoredWebhook {
+  return { id, url: 'https://receiver.example/hook', events: ['invoice.*'], headers: {}, status: 'active', secret: 'whsec_contract', created_at: NOW, updated_at: NOW, ...overrides };
+}
+
+function storedEvent(id: string, createdAt = NOW) {
+  const event = createTestEvent('invoice.paid', { id });
+  return { id, type: event.type, payload: JSON.stringify(event), correlation_id: event.correlation_id, test: false, created_at: createdAt };
+}
+
+function attemptOf(job: { delivery: { id: string; webhook_id: string; event_id: string; correlation_id: string }; event: { payload: string } }, fields: Partial<NewAttempt> = {}): NewAttempt {
+  return {
+    id: `att_${Math.random().toString(36).slice(2)}`,
+    delivery_id: job.delivery.id,
+    webhook_id: job.delivery.webhook_id,
+    url: 'https://receiver.example/hook',
+    event_id: job.delivery.event_id,
+    event_type: 'invoice.paid',
+    attempted_at: NOW,
+    response_status: 500,
+    response_time_ms: 12,
+    receiver_ip: '203.0.113.7',
+    correlation_id: job.delivery.correlation_id,
+    response_body: 'no',
+    response_body_truncated: false,
+    error_kind: 'http_status',
+    error_message: 'The receiver answered 500',
+    manual: false,
+    test: false,
+    request_payload: job.event.payload,
+    ...fields,
+  };
+}
+
+/** A dispatcher on the fixture's database (quiet, plain http to loopback allowed), closed when the test ends. */
+async function dispatcherOn(fixture: DispatchStorageFixture, options: DispatcherOptions = {}): Promise<Dispatcher> {
+  return testDispatcher({ database: await fixture.open(), ...options });
+}
+
+/**
+ * The DispatchStorage contract, written once and run against every implementation (SQLite,
+ * PostgreSQL). `create` returns a fixture on a fresh, empty database.
+ */
+export function describeDispatchStorage(name: string, create: () => Promise<DispatchStorageFixture> | DispatchStorageFixture): void {
+  describe(`${name}: the DispatchStorage contract`, () => {
+    describe('registrations', () => {
+      it('stores, lists oldest first, changes only what is given, and deletes (ending pending deliveries, keeping the log)', async () => {
+        const storage = await (await create()).open();
+        await storage.insertWebhook(webhook('wh_b', { created_at: NOW + 1, headers: { 'x-b': '2', 'x-a': '1' } }));
+        await storage.insertWebhook(webhook('wh_a'));
+        expect((await storage.listWebhooks()).map((w) => w.id)).toEqual(['wh_a', 'wh_b']);
+        // Header order is kept as given: it is the order they are sent in.
+        expect(Object.keys((await storage.getWebhook('wh_b'))!.headers)).toEqual(['x-b', 'x-a']);
+
+        const updated = await storage.updateWebhook('wh_a', { status: 'disabled', events: ['*'] }, NOW + 5);
+        expect(updated).toEqual(webhook('wh_a', { status: 'disabled', events: ['*'], updated_at: NOW + 5 }));
+        expect(await storage.getWebhook('wh_a')).toEqual(updated);
+        expect(await storage.updateWebhook('wh_missing', { status: 'active' }, NOW)).toBeUndefined();
+
+        await storage.insertEvent(storedEvent('evt_1'), [{ id: 'dlv_1', webhook_id: 'wh_b', next_attempt_at: NOW }]);
+        expect(await storage.deleteWebhook('wh_b', NOW + 9)).toBe(true);
+        expect(await storage.deleteWebhook('wh_b', NOW + 10)).toBe(false);
+        expect(await storage.getWebhook('wh_b')).toBeUndefined();
+        expect(await storage.updateWebhook('wh_b', { status: 'active' }, NOW + 11)).toBeUndefined();
+        expect((await storage.listWebhooks()).map((w) => w.id)).toEqual(['wh_a']);
+        expect(await storage.getDelivery('dlv_1')).toMatchObject({ status: 'finally_failed', next_attempt_at: null, lease_owner: null, updated_at: NOW + 9 });
+      });
+    });
+
+    describe('events', () => {
+      it('stores an event once: the same id again inserts nothing and returns the stored event', async () => {
+        const storage = await (await create()).open();
+        await storage.insertWebhook(webhook('wh_1'));
+        const first = storedEvent('evt_1');
+        expect(await storage.insertEvent(first, [{ id: 'dlv_1', webhook_id: 'wh_1', next_attempt_at: NOW }])).toEqual({ inserted: true, deliveries: 1 });
+        const again = await storage.insertEvent({ ...first, created_at: NOW + 1 }, [{ id: 'dlv_2', webhook_id: 'wh_1', next_attempt_at: NOW }]);
+        expect(again).toEqual({ inserted: false, existing: first });
+        expect(await storage.getDelivery('dlv_2')).toBeUndefined();
+      });
+
+      it('skips deliveries to a deleted webhook, and a delivery leased at creation is not claimed until its lease ends', async () => {
+        const storage = await (await create()).open();
+        await storage.insertWebhook(webhook('wh_live'));
+        await storage.insertWebhook(webhook('wh_gone'));
+        await storage.deleteWebhook('wh_gone', NOW);
+        const event = storedEvent('evt_1');
+        const result = await storage.insertEvent(event, [
+          { id: 'dlv_live', webhook_id: 'wh_live', next_attempt_at: NOW, lease: { owner: 'sender', until: NOW + 1_000 } },
+          { id: 'dlv_gone', webhook_id: 'wh_gone', next_attempt_at: NOW },
+        ]);
+        expect(result).toEqual({ inserted: true, deliveries: 1 });
+        expect(await storage.getDelivery('dlv_gone')).toBeUndefined();
+        expect(await storage.getDelivery('dlv_live')).toMatchObject({ status: 'retrying', attempt_count: 0, next_attempt_at: NOW + 1_000, lease_owner: 'sender', lease_until: NOW + 1_000, created_at: NOW });
+        expect(await storage.claimDue({ now: NOW + 999, limit: 10, lease: { owner: 'w', until: NOW + 5_000 } })).toEqual([]);
+        expect(await storage.nextDueAt()).toBe(NOW + 1_000);
+        const [job] = await storage.claimDue({ now: NOW + 1_000, limit: 10, lease: { owner: 'w', until: NOW + 5_000 } });
+        expect(job).toMatchObject({
+          delivery: { id: 'dlv_live', lease_owner: 'w', lease_until: NOW + 5_000, next_attempt_at: NOW + 5_000 },
+          event,
+          webhook: { id: 'wh_live', url: 'https://receiver.example/hook', secret: 'whsec_contract', headers: {} },
+        });
+        expect(await storage.loadJob('dlv_live')).toEqual(job);
+        expect(await storage.loadJob('dlv_missing')).toBeUndefined();
+      });
+
+      it('keeps times and text exactly: far-future milliseconds, every Unicode character, a NUL in an answer', async () => {
+        const storage = await (await create()).open();
+        const far = Date.UTC(2262, 3, 11, 23, 47, 16, 854); // beyond 2^53 nanoseconds, far below 2^53 ms
+        await storage.insertWebhook(webhook('wh_1', { created_at: far, updated_at: far, headers: { 'x-note': 'Grüße 💶' } }));
+        const event = { ...storedEvent('evt_ü'), payload: '{"id":"evt_ü","memo":"Rechnung № 7 — 💶 \\u0000"}', created_at: far };
+        await storage.insertEvent(event, [{ id: 'dlv_1', webhook_id: 'wh_1', next_attempt_at: far }]);
+        const [job] = await storage.claimDue({ now: far, limit: 1, lease: { owner: 'w', until: far + 1 } });
+        expect(job!.event).toEqual(event);
+        expect(job!.webhook.headers).toEqual({ 'x-note': 'Grüße 💶' });
+        const body = 'bad\u0000answer \ud83d\udcb6 \u0001 end';
+        const recorded = await storage.recordAttempt(
+          attemptOf(job!, { attempted_at: far, response_body: body, error_message: 'answered \u0000' }),
+          afterAttempt({ delivered: false, manual: false, leaseOwner: 'w', startedAt: far, schedule: [0, 60] }),
+        );
+        expect(recorded.delivery).toMatchObject({ next_attempt_at: far + 60_000, automatic_attempt_count: 1 });
+        const [stored] = await storage.listAttempts('dlv_1');
+        expect(stored).toEqual({ ...recorded.attempt, attempt_number: 1 });
+        expect(stored!.response_body).toBe(body);
+        expect(stored!.attempted_at).toBe(far);
+        expect((await storage.getDelivery('dlv_1'))!.next_attempt_at).toBe(far + 60_000);
+      });
+    });
+
+    describe('attempts', () => {
+      it('numbers attempts, applies the transition to the row as it is, and a worker that lost its lease changes nothing', async () => {
+        const storage = await (await create()).open();
+        await storage.insertWebhook(webhook('wh_1'));
+        await storage.insertEvent(storedEvent('evt_1'), [{ id: 'dlv_1', webhook_id: 'wh_1', next_attempt_at: NOW }]);
+        const [stale] = await storage.claimDue({ now: NOW, limit: 1, lease: { owner: 'slow', until: NOW + 100 } });
+        const [job] = await storage.claimDue({ now: NOW + 100, limit: 1, lease: { owner: 'fast', until: NOW + 200 } });
+        expect(job!.delivery.id).toBe('dlv_1');
+
+        const late = await storage.recordAttempt(
+          attemptOf(stale!, { attempted_at: NOW + 150 }),
+          afterAttempt({ delivered: false, manual: false, leaseOwner: 'slow', startedAt: NOW, schedule: [0, 60] }),
+        );
+        expect(late.attempt.attempt_number).toBe(1);
+        expect(late.delivery).toMatchObject({ status: 'retrying', attempt_count: 1, automatic_attempt_count: 0, lease_owner: 'fast', lease_until: NOW + 200 });
+
+        const ok = await storage.recordAttempt(
+          attemptOf(job!, { attempted_at: NOW + 160, response_status: 204, error_kind: null, error_message: null }),
+          afterAttempt({ delivered: true, manual: false, leaseOwner: 'fast', startedAt: NOW + 100, schedule: [0, 60] }),
+        );
+        expect(ok.attempt.attempt_number).toBe(2);
+        expect(ok.delivery).toMatchObject({ status: 'delivered', attempt_count: 2, automatic_attempt_count: 1, next_attempt_at: null, lease_owner: null });
+        expect(await storage.getDelivery('dlv_1')).toEqual(ok.delivery);
+        expect((await storage.listAttempts('dlv_1')).map((a) => [a.attempt_number, a.attempted_at])).toEqual([
+          [1, NOW + 150],
+          [2, NOW + 160],
+        ]);
+        expect(await storage.nextDueAt()).toBeNull();
+      });
+
+      it('lists deliveries newest first with filters and paging, and exports attempts in order after a cursor', async () => {
+        const storage = await (await create()).open();
+        await storage.insertWebhook(webhook('wh_1'));
+        await storage.insertWebhook(webhook('wh_2'));
+        for (let i = 0; i < 4; i++) {
+          await storage.insertEvent(storedEvent(`evt_${i}`, NOW + i * MINUTE), [
+            { id: `dlv_${i}_1`, webhook_id: 'wh_1', next_attempt_at: NOW },
+            { id: `dlv_${i}_2`, webhook_id: 'wh_2', next_attempt_at: NOW },
+          ]);
+        }
+        const jobs = await storage.claimDue({ now: NOW, limit: 100, lease: { owner: 'w', until: NOW + 1 } });
+        expect(jobs).toHaveLength(8);
+        for (const [i, job] of jobs.entries()) {
+          await storage.recordAttempt(
+            attemptOf(job, { attempted_at: NOW + i, ...(job.delivery.webhook_id === 'wh_1' ? { response_status: 204, error_kind: null } : {}) }),
+            afterAttempt({ delivered: job.delivery.webhook_id === 'wh_1', manual: false, leaseOwner: 'w', startedAt: NOW, schedule: [0, 60] }),
+          );
+        }
+        const ids = async (query: Partial<Parameters<DispatchStorage['listDeliveries']>[0]>) =>
+          (await storage.listDeliveries({ limit: 100, offset: 0, ...query })).map((d) => d.id);
+        expect(await ids({})).toEqual(['dlv_3_2', 'dlv_3_1', 'dlv_2_2', 'dlv_2_1', 'dlv_1_2', 'dlv_1_1', 'dlv_0_2', 'dlv_0_1']);
+        expect(await ids({ limit: 2, offset: 1 })).toEqual(['dlv_3_1', 'dlv_2_2']);
+        expect(await ids({ status: 'retrying', webhookId: 'wh_2', since: NOW + MINUTE, until: NOW + 3 * MINUTE })).toEqual(['dlv_2_2', 'dlv_1_2']);
+        expect(await ids({ type: 'customer.created' })).toEqual([]);
+
+        const firstPage = await storage.exportAttempts({}, 0, 5);
+        const secondPage = await storage.exportAttempts({}, firstPage.at(-1)!.cursor, 5);
+        expect([...firstPage, ...secondPage].map((row) => row.attempt.attempted_at)).toEqual([0, 1, 2, 3, 4, 5, 6, 7].map((i) => NOW + i));
+        expect(secondPage).toHaveLength(3);
+        // A fractional bound works as on a number line: `until` 6.5 includes the attempt at 6.
+        const failed = await storage.exportAttempts({ status: 'retrying', since: NOW + 2, until: NOW + 6.5 }, 0, 100);
+        const expected = jobs.flatMap((job, i) => (job.delivery.webhook_id === 'wh_2' && i >= 2 && i <= 6 ? [NOW + i] : []));
+        expect(expected.length).toBeGreaterThan(0);
+        expect(failed.map((row) => row.attempt.attempted_at)).toEqual(expected);
+        expect(failed.every((row) => row.delivery_status === 'retrying' && row.attempt.webhook_id === 'wh_2')).toBe(true);
+        expect(failed[0]!.attempt.request_payload).toBe(jobs.find((job) => job.delivery.id === failed[0]!.attempt.delivery_id)!.event.payload);
+      });
+    });
+
+    describe('through the Dispatcher', () => {
+      it('keeps the schedule exactly: attempts at 0, 1, 6, 36, 156, 636, 2076 minutes, then finally_failed', async () => {
+        const fixture = await create();
+        const receiver = new Receiver(() => 500);
+        await withServer(receiver.listener, async (url) => {
+          const clock = new FakeClock();
+          const dispatcher = await dispatcherOn(fixture, { clock: clock.now });
+          await dispatcher.webhooks.create({ url, events: ['invoice.paid'] });
+          const start = clock.now();
+          await dispatcher.emit(createTestEvent('invoice.paid'));
+          const expectedMinutes = [0, 1, 6, 36, 156, 636, 2076];
+          expect(await dispatcher.runDue()).toBe(1);
+          for (const minutes of expectedMinutes.slice(1)) {
+            clock.set(start + minutes * MINUTE - 1);
+            expect(await dispatcher.runDue()).toBe(0);
+            clock.set(start + minutes * MINUTE);
+            expect(await dispatcher.runDue()).toBe(1);
+          }
+          const [delivery] = await dispatcher.deliveries.list();
+          const detail = await dispatcher.deliveries.get(delivery!.id);
+          expect(detail).toMatchObject({ status: 'finally_failed', next_attempt_at: null, attempt_count: 7 });
+          expect(detail.attempts.map((attempt) => (Date.parse(attempt.attempted_at) - start) / MINUTE)).toEqual(expectedMinutes);
+          clock.advance(30 * 24 * 60 * MINUTE);
+          expect(await dispatcher.runDue()).toBe(0);
+          expect(receiver.requests).toHaveLength(7);
+        });
+      });
+
+      it('a manual retry counts in the log, not in the schedule; a disabled webhook waits; sendTest is leased by its sender', async () => {
+        const fixture = await create();
+        let healthy = false;
+        const receiver = new Receiver(() => (healthy ? 204 : 500));
+        await withServer(receiver.listener, async (url) => {
+          const clock = new FakeClock();
+          const dispatcher = await dispatcherOn(fixture, { clock: clock.now });
+          const { id } = await dispatcher.webhooks.create({ url, events: ['*'] });
+          const start = clock.now();
+          await dispatcher.emit(createTestEvent('payment.failed'));
+          await dispatcher.runDue();
+          const [delivery] = await dispatcher.deliveries.list();
+          const { delivery: after } = await dispatcher.deliveries.retry(delivery!.id);
+          expect(after).toMatchObject({ status: 'retrying', attempt_count: 2, automatic_attempt_count: 1, next_attempt_at: new Date(start + MINUTE).toISOString() });
+
+          await dispatcher.webhooks.update(id, { status: 'disabled' });
+          clock.advance(MINUTE);
+          expect(await dispatcher.runDue()).toBe(0);
+          await dispatcher.webhooks.update(id, { status: 'active' });
+          healthy = true;
+          expect(await dispatcher.runDue()).toBe(1);
+          expect(await dispatcher.deliveries.get(delivery!.id)).toMatchObject({ status: 'delivered', attempt_count: 3, automatic_attempt_count: 2 });
+
+          const test = await dispatcher.sendTest(id);
+          expect(test).toMatchObject({ test: true, status: 'delivered', attempt_count: 1 });
+          expect(await dispatcher.runDue()).toBe(0);
+          expect(receiver.requests).toHaveLength(4);
+        });
+      });
+
+      it('exports the log as JSON Lines that round-trip to deliveries.get', async () => {
+        const fixture = await create();
+        const receiver = new Receiver(() => 204);
+        await withServer(receiver.listener, async (url) => {
+          const dispatcher = await dispatcherOn(fixture);
+          await dispatcher.webhooks.create({ url, events: ['*'] });
+          for (const type of ['invoice.paid', 'uva.submitted', 'invoice.sent'] as const) await dispatcher.emit(createTestEvent(type));
+          await dispatcher.runDue();
+          const chunks: Buffer[] = [];
+          const sink = new Writable({
+            write(chunk: Buffer, _encoding, callback) {
+              chunks.push(chunk);
+              callback();
+            },
+          });
+          expect(await dispatcher.deliveries.export(sink)).toBe(3);
+          const lines = Buffer.concat(chunks).toString('utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as ExportedAttempt);
+          for (const { delivery_status: status, ...attempt } of lines) {
+            const detail = await dispatcher.deliveries.get(attempt.delivery_id);
+            expect(detail.status).toBe(status);
+            expect(detail.attempts).toEqual([attempt]);
+          }
+        });
+      });
+    });
+
+    describe('leases', () => {
+      it('two claims never get the same delivery; a lease makes it not due until it expires', async () => {
+        const storage = await (await create()).open();
+        const now = 1_000_000;
+        await seed(storage, { webhooks: 3, events: 5, url: 'https://receiver.example/', now });
+        const a = await storage.claimDue({ now, limit: 10, lease: { owner: 'a', until: now + 100 } });
+        const b = await storage.claimDue({ now, limit: 10, lease: { owner: 'b', until: now + 100 } });
+        expect(a).toHaveLength(10);
+        expect(b).toHaveLength(5);
+        const ids = [...a, ...b].map((job) => job.delivery.id);
+        expect(new Set(ids).size).toBe(15);
+        expect(await storage.claimDue({ now: now + 99, limit: 10, lease: { owner: 'c', until: now + 200 } })).toHaveLength(0);
+        expect(await storage.nextDueAt()).toBe(now + 100);
+        const expired = await storage.claimDue({ now: now + 100, limit: 100, lease: { owner: 'c', until: now + 200 } });
+        expect(expired).toHaveLength(15);
+        expect(expired.every((job) => job.delivery.lease_owner === 'c')).toBe(true);
+      });
+
+      it('concurrent claims from several connections split the due deliveries without overlap', async () => {
+        const fixture = await create();
+        const storages = await Promise.all([fixture.open(), fixture.open(), fixture.open()]);
+        await seed(storages[0], { webhooks: 4, events: 50, url: 'https://receiver.example/', now: NOW });
+        const claimed = await Promise.all(
+          Array.from({ length: 30 }, (_, i) => storages[i % 3]!.claimDue({ now: NOW, limit: 10, lease: { owner: `w${i}`, until: NOW + 1_000 } })),
+        );
+        const ids = claimed.flat().map((job) => job.delivery.id);
+        expect(ids).toHaveLength(200);
+        expect(new Set(ids).size).toBe(200);
+      });
+
+      it('a delivery whose worker died mid-attempt is sent again after the lease, with the same attempt number', async () => {
+        const fixture = await create();
+        const receiver = new Receiver(() => 204);
+        await withServer(receiver.listener, async (url) => {
+          const clock = new FakeClock();
+          const dispatcher = await dispatcherOn(fixture, { clock: clock.now });
+          await dispatcher.webhooks.create({ url, events: ['*'] });
+          await dispatcher.emit(createTestEvent('invoice.paid'));
+
+          // A worker in another process leases the delivery and dies before it records anything.
+          const crashed = await fixture.open();
+          const [job] = await crashed.claimDue({ now: clock.now(), limit: 1, lease: { owner: 'crashed', until: clock.now() + DELIVERY_TIMEOUT_MS + DISPATCH_LEASE_MARGIN_MS } });
+          expect(job).toBeDefined();
+
+          expect(await dispatcher.runDue()).toBe(0);
+          clock.advance(DELIVERY_TIMEOUT_MS + DISPATCH_LEASE_MARGIN_MS - 1);
+          expect(await dispatcher.runDue()).toBe(0);
+          clock.advance(1);
+          expect(await dispatcher.runDue()).toBe(1);
+          const detail = await dispatcher.deliveries.get(job!.delivery.id);
+          expect(detail).toMatchObject({ status: 'delivered', attempt_count: 1 });
+          expect(detail.attempts.map((attempt) => attempt.attempt_number)).toEqual([1]);
+        });
+      });
+
+      it('two Dispatchers on one database drain the same deliveries: every attempt is sent exactly once', async () => {
+        const fixture = await create();
+        const receiver = new Receiver(() => 204);
+        await withServer(receiver.listener, async (url) => {
+          const a = await dispatcherOn(fixture, { concurrency: 8 });
+          const b = await dispatcherOn(fixture, { concurrency: 8 });
+          await a.webhooks.create({ url, events: ['*'] });
+          const emitted: string[] = [];
+          for (let i = 0; i < 300; i++) emitted.push((await a.emit(createTestEvent('payment.received'))).id);
+
+          const [byA, byB] = await Promise.all([a.runDue(), b.runDue()]);
+          expect(byA + byB).toBe(300);
+          expect(byA).toBeGreaterThan(0);
+          expect(byB).toBeGreaterThan(0);
+          expect(receiver.eventIds().sort()).toEqual([...emitted].sort());
+          const delivered = await a.deliveries.list({ status: 'delivered', limit: 1000 });
+          expect(delivered).toHaveLength(300);
+          expect(delivered.every((delivery) => delivery.attempt_count === 1)).toBe(true);
+        });
+      });
+
+      it('two running workers on one database send each event once', async () => {
+        const fixture = await create();
+        const receiver = new Receiver(() => 204);
+        await withServer(receiver.listener, async (url) => {
+          const a = await dispatcherOn(fixture, { concurrency: 5 });
+          const b = await dispatcherOn(fixture, { concurrency: 5, pollIntervalMs: 10 });
+          await a.webhooks.create({ url, events: ['*'] });
+          await Promise.all([a.start(), b.start()]);
+          for (let i = 0; i < 200; i++) await a.emit(createTestEvent('invoice.created'));
+          await receiver.received(200);
+          await Promise.all([a.stop(), b.stop()]);
+          expect(new Set(receiver.eventIds()).size).toBe(200);
+          expect(receiver.requests).toHaveLength(200);
+        });
+      });
+    });
+
+    describe('100 000 pending deliveries', () => {
+      it('the worker reads them in batches of at most `concurrency`, never all at once', async () => {
+        const fixture = await create();
+        const receiver = new Receiver(() => 204);
+        await withServer(receiver.listener, async (url) => {
+          const inner = await fixture.open();
+          const clock = new FakeClock();
+          await seed(inner, { webhooks: 1000, events: 100, url, now: clock.now() });
+
+          const claims: { limit: number; got: number }[] = [];
+          const storage: DispatchStorage = new Proxy(inner, {
+            get(target, property, receiverObject) {
+              if (property === 'claimDue') {
+                return async (request: Parameters<DispatchStorage['claimDue']>[0]) => {
+                  const jobs = await target.claimDue(request);
+                  claims.push({ limit: request.limit, got: jobs.length });
+                  return jobs;
+                };
+              }
+              if (property === 'listDeliveries' || property === 'exportAttempts') throw new Error(`the worker must not call ${property}`);
+              return Reflect.get(target, property, receiverObject) as unknown;
+            },
+          });
+          const { dispatcher } = clockedDispatcher({ database: storage, concurrency: 10, allowedHosts: ['127.0.0.1'] });
+          await dispatcher.start();
+          await receiver.received(200);
+          await dispatcher.stop();
+
+          expect(claims.every((claim) => claim.limit <= 10 && claim.got <= claim.limit)).toBe(true);
+          const claimed = claims.reduce((sum, claim) => sum + claim.got, 0);
+          expect(claimed).toBe(receiver.requests.length); // nothing read that was not sent
+          expect(await fixture.countDeliveries('delivered')).toBe(receiver.requests.length);
+          expect(await fixture.countDeliveries('retrying')).toBe(100_000 - receiver.requests.length);
+          await dispatcher.close();
+        });
+      });
+    });
+  });
+}
+
+/** Closes `storage` when the current test ends; fixtures use it for what `open()` opened. */
+export function closeWhenFinished<T extends DispatchStorage>(storage: T): T {
+  onTestFinished(() => storage.close());
+  return storage;
+}
