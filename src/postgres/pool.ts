@@ -65,15 +65,20 @@ export function openPool(poolOrUrl: PostgresPool | string, options: PostgresConn
   return { pool: poolOrUrl, owned: false };
 }
 
-/** The URL with its password (also a `?password=` parameter) replaced, for messages and logs. */
+/**
+ * A PostgreSQL URL with its password (also a `?password=` parameter) replaced, for messages and
+ * logs. Anything else is not shown at all: in `user:pw@host` the parser sees a scheme `user:`
+ * and a path `pw@host`, so there is no telling where a password would be.
+ */
 export function redactUrl(url: string): string {
   try {
     const parsed = new URL(url);
+    if (!PROTOCOLS.has(parsed.protocol)) return '(not a PostgreSQL URL)';
     if (parsed.password) parsed.password = '***';
     if (parsed.searchParams.has('password')) parsed.searchParams.set('password', '***');
     return parsed.toString();
   } catch {
-    return '(not a URL)';
+    return '(not a PostgreSQL URL)';
   }
 }
 
@@ -100,10 +105,7 @@ function checkUrl(url: string): void {
     throw new ConfigurationError(`The PostgreSQL URL cannot be parsed; expected ${URL_EXAMPLE}`, { option: 'poolOrUrl' });
   }
   if (!PROTOCOLS.has(protocol)) {
-    throw new ConfigurationError(`A PostgreSQL URL starts with postgres:// or postgresql://, not ${protocol}//`, {
-      option: 'poolOrUrl',
-      url: redactUrl(url),
-    });
+    throw new ConfigurationError(`A PostgreSQL URL starts with postgres:// or postgresql://; expected ${URL_EXAMPLE}`, { option: 'poolOrUrl' });
   }
 }
 

@@ -71,6 +71,11 @@ export class TestDatabase {
     return name;
   }
 
+  /** Drops `name` with the others at the end (for a name a test made up itself). */
+  adopt(name: string): void {
+    this.schemas.add(name);
+  }
+
   /** Drops every schema handed out, then ends the pool. */
   async dispose(): Promise<void> {
     for (const name of this.schemas) await this.pool.query(`DROP SCHEMA IF EXISTS "${name}" CASCADE`);

@@ -1,0 +1,76 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigurationError, MIN_RETENTION_MS } from '../../src/index.js';
+import { Dispatcher } from '../../src/dispatcher/index.js';
+import { PostgresDispatchStorage, postgresStore, redactUrl, type PostgresPool } from '../../src/postgres/index.js';
+
+/** Catches what `build` throws; fails when it throws nothing. */
+function thrown(build: () => unknown): ConfigurationError {
+  try {
+    build();
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigurationError);
+    return error as ConfigurationError;
+  }
+  throw new Error('expected a ConfigurationError');
+}
+
+const fakePool: PostgresPool = {
+  query: () => Promise.reject(new Error('not used')),
+  connect: () => Promise.reject(new Error('not used')),
+  end: () => Promise.resolve(),
+};
+
+describe('building a PostgreSQL store or storage', () => {
+  it('refuses what is not a postgres:// URL, and never repeats a password', () => {
+    const unparsable = thrown(() => postgresStore('user:hunter2@db:5432/app'));
+    expect(unparsable.code).toBe('INVALID_CONFIGURATION');
+    expect(JSON.stringify([unparsable.message, unparsable.details])).not.toContain('hunter2');
+
+    const wrongScheme = thrown(() => new PostgresDispatchStorage('mysql://app:hunter2@db:3306/app'));
+    expect(wrongScheme.message).toContain('postgres://');
+    expect(wrongScheme.details).toEqual({ option: 'poolOrUrl' });
+    expect(JSON.stringify([wrongScheme.message, wrongScheme.details])).not.toContain('hunter2');
+  });
+
+  it('refuses something that is neither a URL nor a pool, and pool options next to a pool', () => {
+    for (const value of [undefined, null, 42, {}, { query() {} }]) {
+      expect(thrown(() => postgresStore(value as never)).details).toMatchObject({ option: 'poolOrUrl' });
+    }
+    expect(thrown(() => postgresStore(fakePool, { poolSize: 3 })).details).toEqual({ option: 'poolSize' });
+    expect(thrown(() => new PostgresDispatchStorage(fakePool, { connectTimeoutMs: 100 })).details).toEqual({ option: 'connectTimeoutMs' });
+    expect(thrown(() => postgresStore('postgres://db/app', { poolSize: 0 })).details).toMatchObject({ option: 'poolSize' });
+  });
+
+  it('takes a schema only as a plain identifier (it cannot be a bound parameter)', () => {
+    for (const schema of ['bad-name', 'x; DROP TABLE y', 'a"b', '1abc', '', 'x'.repeat(64)]) {
+      expect(thrown(() => postgresStore(fakePool, { schema })).details).toMatchObject({ option: 'schema' });
+    }
+    expect(new PostgresDispatchStorage(fakePool, { schema: 'Receivers_2' }).schema).toBe('Receivers_2');
+    expect(new PostgresDispatchStorage(fakePool).schema).toBe('public');
+  });
+
+  it('keeps the retention rule of every store', () => {
+    expect(postgresStore(fakePool).retentionMs).toBe(30 * 24 * 3600_000);
+    expect(() => postgresStore(fakePool, { retentionMs: MIN_RETENTION_MS - 1 })).toThrow(ConfigurationError);
+  });
+
+  it('returns at once from a URL without connecting; the Dispatcher takes the storage as its database', async () => {
+    const store = postgresStore('postgres://app:secret@127.0.0.1:1/app', { connectTimeoutMs: 1_000 });
+    const storage = new PostgresDispatchStorage('postgres://app:secret@127.0.0.1:1/app', { connectTimeoutMs: 1_000 });
+    const dispatcher = new Dispatcher({ database: storage, logger: false });
+    expect(dispatcher.settings.database).toBeNull();
+    await dispatcher.close();
+    await storage.close();
+    await store.close();
+    await store.close(); // twice is fine
+  });
+
+  it('redacts passwords in URLs, also a password parameter', () => {
+    expect(redactUrl('postgres://app:s3cr%C3%A9t@db:5432/app?password=other&sslmode=require')).toBe(
+      'postgres://app:***@db:5432/app?password=***&sslmode=require',
+    );
+    expect(redactUrl('postgres://db/app')).toBe('postgres://db/app');
+    expect(redactUrl('app:pw@db')).toBe('(not a PostgreSQL URL)');
+    expect(redactUrl('mysql://app:pw@db/app')).toBe('(not a PostgreSQL URL)');
+  });
+});

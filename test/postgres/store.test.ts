@@ -1,0 +1,126 @@
+import pg from 'pg';
+import { describe, expect, it } from 'vitest';
+import { ConfigurationError, createReceiver, Webhooks } from '../../src/index.js';
+import { createTestEvent, signedRequest } from '../../src/testing/index.js';
+import { postgresStore, PostgresValueError, type PostgresPool } from '../../src/postgres/index.js';
+import { describePostgres, POSTGRES_URL, useTestDatabase } from '../helpers/postgres.js';
+
+const T0 = Date.UTC(2026, 10, 22, 9, 0, 0);
+const LEASE = 30_000;
+const SECRET = 'whsec_postgresStoreTest000000000000';
+
+describePostgres('postgresStore on PostgreSQL', () => {
+  const database = useTestDatabase();
+
+  /** `count` pools of their own (separate connections, as separate processes have), ended afterwards. */
+  async function withPools<T>(count: number, body: (pools: pg.Pool[]) => Promise<T>): Promise<T> {
+    const pools = Array.from({ length: count }, () => new pg.Pool({ connectionString: POSTGRES_URL, max: 4 }));
+    try {
+      return await body(pools);
+    } finally {
+      await Promise.all(pools.map((pool) => pool.end()));
+    }
+  }
+
+  describe('claims race across connections', () => {
+    it('of 40 concurrent claims of one new event id, exactly one wins', async () => {
+      const schema = database.newSchema();
+      await postgresStore(database.pool, { schema }).ready();
+      const results = await withPools(4, (pools) =>
+        Promise.all(Array.from({ length: 40 }, (_, i) => postgresStore(pools[i % 4]!, { schema }).claim('evt_race', { now: T0, leaseMs: LEASE }))),
+      );
+      expect(results.filter((result) => result.status === 'claimed')).toHaveLength(1);
+      expect(results.filter((result) => result.status === 'in_progress')).toEqual(Array(39).fill({ status: 'in_progress', leaseExpiresAt: T0 + LEASE }));
+    });
+
+    it('of 40 concurrent takeovers of one expired lease, exactly one wins, and only its token completes', async () => {
+      const schema = database.newSchema();
+      const store = postgresStore(database.pool, { schema });
+      const crashed = await store.claim('evt_race', { now: T0, leaseMs: LEASE });
+      const later = T0 + LEASE;
+      const results = await withPools(4, (pools) =>
+        Promise.all(Array.from({ length: 40 }, (_, i) => postgresStore(pools[i % 4]!, { schema }).claim('evt_race', { now: later, leaseMs: LEASE }))),
+      );
+      const winners = results.filter((result) => result.status === 'claimed');
+      expect(winners).toEqual([{ status: 'claimed', token: expect.any(String), takeover: true }]);
+      if (crashed.status !== 'claimed' || winners[0]?.status !== 'claimed') throw new Error('not claimed');
+      expect(await store.complete('evt_race', crashed.token, later + 1)).toBe(false);
+      expect(await store.complete('evt_race', winners[0].token, later + 2)).toBe(true);
+      expect(await store.claim('evt_race', { now: later + 3, leaseMs: LEASE })).toEqual({ status: 'completed', completedAt: later + 2 });
+    });
+  });
+
+  describe('keys and times', () => {
+    it('keeps event ids apart that PostgreSQL text alone would merge or refuse (NUL, unpaired surrogates)', async () => {
+      const store = postgresStore(database.pool, { schema: database.newSchema() });
+      const ids = ['evt_\u0000', 'evt_\ud800', 'evt_\udbff', 'evt_\ufffd', '\u0001"evt_\u0000"'];
+      const claims = await Promise.all(ids.map((id) => store.claim(id, { now: T0, leaseMs: LEASE })));
+      expect(claims.map((claim) => claim.status)).toEqual(ids.map(() => 'claimed'));
+      const first = claims[0]!;
+      if (first.status !== 'claimed') throw new Error('not claimed');
+      expect(await store.complete(ids[0]!, first.token, T0 + 1)).toBe(true);
+      expect(await store.claim(ids[0]!, { now: T0 + 2, leaseMs: LEASE })).toEqual({ status: 'completed', completedAt: T0 + 1 });
+      expect(await store.claim(ids[3]!, { now: T0 + 2, leaseMs: LEASE })).toMatchObject({ status: 'in_progress' });
+    });
+
+    it('keeps milliseconds exact far in the future, and refuses a clock that returns fractions', async () => {
+      const store = postgresStore(database.pool, { schema: database.newSchema() });
+      const far = Date.UTC(2262, 3, 11, 23, 47, 16, 854);
+      await store.claim('evt_far', { now: far, leaseMs: LEASE });
+      expect(await store.claim('evt_far', { now: far + 1, leaseMs: LEASE })).toEqual({ status: 'in_progress', leaseExpiresAt: far + LEASE });
+      await expect(store.claim('evt_fraction', { now: T0 + 0.5, leaseMs: LEASE })).rejects.toBeInstanceOf(PostgresValueError);
+    });
+  });
+
+  describe('migrations and schemas', () => {
+    it('creates a missing schema (any case) once; a second store on it applies nothing', async () => {
+      const schema = `Mixed_${database.newSchema()}`;
+      database.adopt(schema);
+      const first = postgresStore(database.pool, { schema });
+      await Promise.all([first.ready(), first.ready(), postgresStore(database.pool, { schema }).ready()]);
+      const rows = await database.pool.query(`SELECT component, version FROM "${schema}".acct_webhook_migrations`);
+      expect(rows.rows).toEqual([{ component: 'idempotency', version: 1 }]);
+      expect(await first.claim('evt_1', { now: T0, leaseMs: LEASE })).toMatchObject({ status: 'claimed' });
+    });
+
+    it('refuses a schema written by a newer version, with a configuration error', async () => {
+      const schema = database.newSchema();
+      await postgresStore(database.pool, { schema }).ready();
+      await database.pool.query(`INSERT INTO "${schema}".acct_webhook_migrations (component, version) VALUES ('idempotency', 2)`);
+      const store = postgresStore(database.pool, { schema });
+      await expect(store.ready()).rejects.toBeInstanceOf(ConfigurationError);
+      await expect(store.claim('evt_1', { now: T0, leaseMs: LEASE })).rejects.toMatchObject({ code: 'INVALID_CONFIGURATION', details: { schemaVersion: 2, supported: 1 } });
+    });
+  });
+
+  describe('when the database is away', () => {
+    it('the receiver answers 503 (the sender retries), never 200, and runs no handler', async () => {
+      const store = postgresStore('postgres://app:secret@127.0.0.1:1/app', { connectTimeoutMs: 1_000 });
+      const handled: string[] = [];
+      const handlers = new Webhooks().onAny((event) => {
+        handled.push(event.id);
+      });
+      const receiver = createReceiver({ secret: SECRET, store, logger: false, handlers });
+      const request = signedRequest(createTestEvent('invoice.paid'), SECRET);
+      const response = await receiver.receive({ rawBody: request.body, headers: request.headers, method: 'POST' });
+      expect(response.status).toBe(503);
+      expect(JSON.stringify(response.body)).not.toContain('secret');
+      expect(handled).toEqual([]);
+      await receiver.close();
+    });
+
+    it('tries the migrations again on the next call once it is back; a pool that was passed in stays open on close', async () => {
+      let down = true;
+      const flaky: PostgresPool = {
+        query: (text, values) => (down ? Promise.reject(new Error('connection refused')) : database.pool.query(text, values)),
+        connect: () => (down ? Promise.reject(new Error('connection refused')) : database.pool.connect()),
+        end: () => Promise.reject(new Error('a pool that was passed in must not be ended')),
+      };
+      const store = postgresStore(flaky, { schema: database.newSchema() });
+      await expect(store.claim('evt_1', { now: T0, leaseMs: LEASE })).rejects.toThrow('connection refused');
+      down = false;
+      expect(await store.claim('evt_1', { now: T0, leaseMs: LEASE })).toMatchObject({ status: 'claimed', takeover: false });
+      await store.close();
+    });
+  });
+});
