@@ -10,6 +10,7 @@ export default defineConfig({
     dispatcher: 'src/dispatcher/index.ts',
     postgres: 'src/postgres/index.ts',
     create: 'src/scaffold/main.ts',
+    cli: 'src/cli/main.ts',
   },
   format: ['esm', 'cjs'],
   target: 'node20',

@@ -1,4 +1,5 @@
 import { Command, CommanderError } from 'commander';
+import { isInformationExit, usageMessage } from '../cli-kit/commander.js';
 import { ADAPTERS, PACKAGE_MANAGERS, STORES, choiceNames } from './choices.js';
 import { DEFAULT_ADAPTER, DEFAULT_EVENTS, DEFAULT_PACKAGE_MANAGER, DEFAULT_STORE } from './defaults.js';
 import { ScaffoldError } from './errors.js';
@@ -68,8 +69,8 @@ export function parseArguments(argv: readonly string[], version: string): CliArg
     program.parse(argv, { from: 'user' });
   } catch (error) {
     if (!(error instanceof CommanderError)) throw error;
-    if (error.exitCode === 0) return { output: output.text };
-    throw new ScaffoldError('INVALID_ARGUMENTS', `${error.message.replace(/^error: /, '')} (see ${COMMAND_NAME} --help)`, {
+    if (isInformationExit(error)) return { output: output.text };
+    throw new ScaffoldError('INVALID_ARGUMENTS', usageMessage(error, COMMAND_NAME), {
       commanderCode: error.code,
     });
   }

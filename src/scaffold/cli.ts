@@ -1,5 +1,6 @@
 import { realpathSync } from 'node:fs';
 import { intro } from '@clack/prompts';
+import { errorLine } from '../cli-kit/error-line.js';
 import { COMMAND_NAME, parseArguments } from './arguments.js';
 import { EXIT_CODES, ScaffoldError, type ExitCode } from './errors.js';
 import { findPackageRoot, readGeneratorPackage } from './generator-package.js';
@@ -52,11 +53,6 @@ export async function runCli(argv: readonly string[], context: CliContext): Prom
 }
 
 function reportError(error: unknown, context: CliContext): ExitCode {
-  if (error instanceof ScaffoldError) {
-    context.stderr(`${COMMAND_NAME}: ${error.message} [${error.code}]\n`);
-    return error.exitCode;
-  }
-  const message = error instanceof Error ? error.message : String(error);
-  context.stderr(`${COMMAND_NAME}: unexpected error: ${message}\n`);
-  return EXIT_CODES.failure;
+  context.stderr(errorLine(COMMAND_NAME, error));
+  return error instanceof ScaffoldError ? error.exitCode : EXIT_CODES.failure;
 }

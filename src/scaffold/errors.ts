@@ -1,4 +1,7 @@
+import { EXIT_CODES, type ExitCode } from '../cli-kit/exit-codes.js';
 import { AcctWebhookError } from '../errors.js';
+
+export { EXIT_CODES, type ExitCode } from '../cli-kit/exit-codes.js';
 
 /**
  * Why the scaffolder stopped. Usage errors (a bad name, a non-empty directory, an unknown event
@@ -17,18 +20,6 @@ export const SCAFFOLD_ERROR_CODES = [
   'INSTALL_FAILED',
 ] as const;
 export type ScaffoldErrorCode = (typeof SCAFFOLD_ERROR_CODES)[number];
-
-/** Process exit codes, the way shells and `npm create` read them. */
-export const EXIT_CODES = {
-  ok: 0,
-  /** Something failed while or after writing (a template, the disk, the install). */
-  failure: 1,
-  /** The command line or an answer cannot work; nothing was written. */
-  usage: 2,
-  /** The user cancelled a prompt (Ctrl-C), like a shell's 128 + SIGINT. */
-  cancelled: 130,
-} as const;
-export type ExitCode = (typeof EXIT_CODES)[keyof typeof EXIT_CODES];
 
 const USAGE_ERRORS: ReadonlySet<ScaffoldErrorCode> = new Set([
   'INVALID_ARGUMENTS',

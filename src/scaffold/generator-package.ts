@@ -1,18 +1,9 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
+import { findPackageRoot as findRoot, readManifest } from '../cli-kit/package-root.js';
 import { ScaffoldError } from './errors.js';
 
 /** The package the scaffolder ships in; generated projects depend on it. */
 export const PACKAGE_NAME = 'acct-webhook';
-
-interface PackageManifest {
-  name?: string;
-  version?: string;
-  engines?: Record<string, string>;
-  dependencies?: Record<string, string>;
-  devDependencies?: Record<string, string>;
-  allowScripts?: Record<string, boolean>;
-}
 
 /**
  * The installed generator, as its own package.json describes it. Generated projects take their
@@ -33,12 +24,9 @@ export interface GeneratorPackage {
 
 /** The directory of the `acct-webhook` package that holds `path` (a file inside it). */
 export function findPackageRoot(path: string): string {
-  for (let directory = dirname(path); ; directory = dirname(directory)) {
-    if (readManifest(directory)?.name === PACKAGE_NAME) return directory;
-    if (dirname(directory) === directory) {
-      throw new ScaffoldError('TEMPLATE_ERROR', `Cannot find the ${PACKAGE_NAME} package around ${path}`, { path });
-    }
-  }
+  const root = findRoot(path, PACKAGE_NAME);
+  if (root === undefined) throw new ScaffoldError('TEMPLATE_ERROR', `Cannot find the ${PACKAGE_NAME} package around ${path}`, { path });
+  return root;
 }
 
 export function readGeneratorPackage(root: string): GeneratorPackage {
@@ -57,9 +45,4 @@ export function readGeneratorPackage(root: string): GeneratorPackage {
       return range;
     },
   };
-}
-
-function readManifest(directory: string): PackageManifest | undefined {
-  const file = join(directory, 'package.json');
-  return existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as PackageManifest) : undefined;
 }

@@ -1,0 +1,58 @@
+import { Command } from 'commander';
+import type { CommandContext } from '../context.js';
+import { jsonOption } from '../common-options.js';
+import { examples } from '../help.js';
+import type { Output } from '../output.js';
+import { positiveInteger } from '../options.js';
+import { signalName, waitForStopSignal } from '../signals.js';
+import { clockTime } from '../time-format.js';
+import type { LoggedAttempt } from './attempt-log.js';
+import { openFromCommand } from './shared.js';
+
+interface RunOptions {
+  concurrency?: number;
+  json?: boolean;
+}
+
+const MAX_RUN_CONCURRENCY = 1000;
+
+/** `dispatcher run`: the worker, until Ctrl-C; attempts in flight finish before it exits. */
+export function runCommand(context: CommandContext): Command {
+  return new Command('run')
+    .summary('send due deliveries and retry on schedule, until Ctrl-C')
+    .description(
+      'Runs the dispatcher\'s worker on the database: sends what is due, retries failed deliveries on the schedule ' +
+        '(0, 1, 5, 30 min, 2, 8, 24 h), and prints one line per attempt. Ctrl-C (or SIGTERM) stops it gracefully: ' +
+        'nothing new is started, attempts in flight finish and are recorded.',
+    )
+    .option('--concurrency <n>', 'attempts in flight at once (default: 10)', positiveInteger('--concurrency', MAX_RUN_CONCURRENCY))
+    .addOption(jsonOption('print one JSON object per attempt'))
+    .addHelpText('after', examples(['acct-webhook dispatcher run --allow-insecure-urls', 'deliver to local receivers too']))
+    .action(async function (this: Command, options: RunOptions) {
+      const { attemptLogger } = await import('./attempt-log.js');
+      const { output } = context;
+      const logger = attemptLogger({
+        attempt: (attempt) => (options.json ? output.jsonLine(attempt) : output.line(attemptLine(output, attempt))),
+        notice: (message) => output.note(`error: ${message}`),
+      });
+      const dispatcher = await openFromCommand(this, { logger, ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }) });
+      try {
+        await dispatcher.start();
+        output.note(`Sending due deliveries from ${dispatcher.settings.database ?? ''}; Ctrl-C to stop.`);
+        const signal = await waitForStopSignal();
+        output.note(`${signalName(signal)}: finishing the attempts in flight…`);
+      } finally {
+        await dispatcher.close();
+      }
+      output.note('Stopped.');
+    });
+}
+
+/** `09:41:02  200 delivered  invoice.paid  evt_…  → wh_…  attempt 1, 12 ms` */
+function attemptLine(output: Output, attempt: LoggedAttempt): string {
+  const status = attempt.status === null ? '---' : String(attempt.status);
+  const result = attempt.outcome === 'delivered' ? output.style('green', 'delivered') : output.style('red', attempt.error_kind ?? 'failed');
+  const next =
+    attempt.outcome === 'delivered' ? '' : attempt.next_attempt_at === null ? `; ${attempt.delivery_status}, no attempts left` : `; next attempt ${attempt.next_attempt_at}`;
+  return `${clockTime(attempt.time)}  ${status} ${result}  ${attempt.event_type}  ${attempt.event_id}  → ${attempt.webhook_id}  attempt ${attempt.attempt}${attempt.manual ? ' (manual)' : ''}, ${attempt.ms} ms${next}`;
+}

@@ -1,0 +1,32 @@
+import type { Command } from 'commander';
+import type { Logger } from 'pino';
+import type { Dispatcher } from '../../dispatcher/dispatcher.js';
+
+/** The options of `dispatcher` itself, given before or after the subcommand. */
+export interface DispatcherGroupOptions {
+  db: string;
+  allowInsecureUrls?: boolean;
+}
+
+export interface OpenOptions {
+  create?: boolean;
+  concurrency?: number;
+  logger?: Logger | false;
+}
+
+/** The dispatcher on the file `--db` names, with the group's options. */
+export async function openFromCommand(command: Command, options: OpenOptions = {}): Promise<Dispatcher> {
+  const group = command.optsWithGlobals<DispatcherGroupOptions>();
+  const { openDispatcher } = await import('../dispatch-database.js');
+  return openDispatcher(group.db, { ...options, allowInsecureUrls: group.allowInsecureUrls === true });
+}
+
+/** Runs `work` with the dispatcher and always closes it. */
+export async function withDispatcher<T>(command: Command, options: OpenOptions, work: (dispatcher: Dispatcher) => Promise<T>): Promise<T> {
+  const dispatcher = await openFromCommand(command, options);
+  try {
+    return await work(dispatcher);
+  } finally {
+    await dispatcher.close();
+  }
+}

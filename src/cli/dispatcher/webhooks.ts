@@ -1,0 +1,166 @@
+import { Command } from 'commander';
+import type { WebhookRegistration, WebhookStatus } from '../../dispatcher/records.js';
+import type { UpdateWebhookInput } from '../../dispatcher/registrations.js';
+import type { CommandContext } from '../context.js';
+import { jsonOption } from '../common-options.js';
+import { CliError } from '../errors.js';
+import { examples } from '../help.js';
+import { collect, oneOf } from '../options.js';
+import { renderTable } from '../table.js';
+import { tableTime } from '../time-format.js';
+import { withDispatcher } from './shared.js';
+
+const WEBHOOK_STATUSES: readonly WebhookStatus[] = ['active', 'disabled'];
+/** What `webhooks add` subscribes to without --events: everything. */
+export const DEFAULT_WEBHOOK_EVENTS = '*';
+
+interface WebhookFields {
+  url?: string;
+  events?: string;
+  header?: string[];
+  clearHeaders?: boolean;
+  status?: WebhookStatus;
+  json?: boolean;
+}
+
+/** `dispatcher webhooks add|list|update|rm|rotate-secret` */
+export function webhooksCommand(context: CommandContext): Command {
+  const command = new Command('webhooks').summary('register, list, change and remove webhooks');
+  command.addCommand(addCommand(context));
+  command.addCommand(listCommand(context));
+  command.addCommand(updateCommand(context));
+  command.addCommand(removeCommand(context));
+  command.addCommand(rotateCommand(context));
+  return command;
+}
+
+function addCommand(context: CommandContext): Command {
+  return new Command('add')
+    .summary('register a webhook; prints its secret (once)')
+    .description('Registers a receiver URL for some events and prints the new whsec_… secret the receiver verifies with. The secret is shown here and by rotate-secret only.')
+    .requiredOption('--url <url>', 'the receiver: https://…, or http://localhost… with --allow-insecure-urls')
+    .option('--events <list>', `event types and patterns, comma-separated (default: ${DEFAULT_WEBHOOK_EVENTS}, all)`, DEFAULT_WEBHOOK_EVENTS)
+    .option('--header <name: value>', 'a custom header sent with every delivery (repeatable)', collect)
+    .option('--status <status>', `${WEBHOOK_STATUSES.join(' or ')} (default: active)`, oneOf('--status', WEBHOOK_STATUSES))
+    .addOption(jsonOption('print the registration (with its secret) as JSON'))
+    .addHelpText('after', examples(['acct-webhook dispatcher webhooks add --url https://erp.example.at/webhooks --events \'invoice.*,payment.*\' --header \'x-api-key: …\'', 'invoices and payments to your ERP']))
+    .action(async function (this: Command, options: WebhookFields & { url: string; events: string }) {
+      const { parseEventList } = await import('../event-types.js');
+      const events = parseEventList(options.events);
+      const headers = parseHeaders(options.header ?? []);
+      const created = await withDispatcher(this, { create: true }, (dispatcher) =>
+        dispatcher.webhooks.create({ url: options.url, events, headers, ...(options.status ? { status: options.status } : {}) }),
+      );
+      if (options.json) return context.output.json({ ...publicView(created), secret: created.secret });
+      context.output.line(`Registered ${created.id} → ${created.url}`);
+      context.output.line(`  events: ${created.events.join(', ')}; status: ${created.status}`);
+      // Showing the secret is what this command is for; it is printed to stdout and nowhere else.
+      context.output.line(`  secret: ${created.secret}`);
+      context.output.line('  The receiver verifies with this secret; it is shown only now (rotate-secret issues a new one).');
+    });
+}
+
+function listCommand(context: CommandContext): Command {
+  return new Command('list')
+    .summary('list the registered webhooks (never their secrets)')
+    .addOption(jsonOption())
+    .action(async function (this: Command, options: { json?: boolean }) {
+      const webhooks = await withDispatcher(this, {}, (dispatcher) => dispatcher.webhooks.list());
+      if (options.json) return context.output.json(webhooks.map(publicView));
+      if (webhooks.length === 0) return context.output.line('No webhooks registered. Add one with: acct-webhook dispatcher webhooks add --url …');
+      context.output.raw(
+        renderTable(
+          webhooks,
+          [
+            { header: 'id', value: (webhook) => webhook.id },
+            { header: 'url', value: (webhook) => webhook.url },
+            { header: 'events', value: (webhook) => webhook.events.join(',') },
+            { header: 'status', value: (webhook) => webhook.status },
+            { header: 'headers', value: (webhook) => Object.keys(webhook.headers).join(',') || '-' },
+            { header: 'created (UTC)', value: (webhook) => tableTime(webhook.created_at) },
+          ],
+          { boxed: context.output.stdoutIsTTY },
+        ),
+      );
+    });
+}
+
+function updateCommand(context: CommandContext): Command {
+  return new Command('update')
+    .summary('change a webhook\'s URL, events, headers or status')
+    .argument('<id>', 'the webhook (wh_…)')
+    .option('--url <url>', 'a new receiver URL')
+    .option('--events <list>', 'new event types and patterns, comma-separated')
+    .option('--header <name: value>', 'replace the custom headers with these (repeatable)', collect)
+    .option('--clear-headers', 'remove all custom headers')
+    .option('--status <status>', WEBHOOK_STATUSES.join(' or '), oneOf('--status', WEBHOOK_STATUSES))
+    .addOption(jsonOption())
+    .addHelpText('after', examples(['acct-webhook dispatcher webhooks update wh_… --status disabled', 'pause deliveries; pending ones wait']))
+    .action(async function (this: Command, id: string, options: WebhookFields) {
+      const changes = await changesFrom(options);
+      const updated = await withDispatcher(this, {}, (dispatcher) => dispatcher.webhooks.update(id, changes));
+      if (options.json) return context.output.json(publicView(updated));
+      context.output.line(`Updated ${updated.id} → ${updated.url}; events: ${updated.events.join(', ')}; status: ${updated.status}`);
+    });
+}
+
+function removeCommand(context: CommandContext): Command {
+  return new Command('rm')
+    .summary('delete a webhook (its delivery log stays)')
+    .argument('<id>', 'the webhook (wh_…)')
+    .action(async function (this: Command, id: string) {
+      await withDispatcher(this, {}, (dispatcher) => dispatcher.webhooks.delete(id));
+      context.output.line(`Deleted ${id}. Its delivery log stays; its pending deliveries end as finally_failed.`);
+    });
+}
+
+function rotateCommand(context: CommandContext): Command {
+  return new Command('rotate-secret')
+    .summary('issue a new secret; the old one stops working at once')
+    .argument('<id>', 'the webhook (wh_…)')
+    .addOption(jsonOption())
+    .action(async function (this: Command, id: string, options: { json?: boolean }) {
+      const secret = await withDispatcher(this, {}, (dispatcher) => dispatcher.webhooks.rotateSecret(id));
+      if (options.json) return context.output.json({ id, secret });
+      context.output.line(`New secret for ${id}: ${secret}`);
+      context.output.line('  Every attempt from now on is signed with it. Let the receiver accept both while you switch: secret: [new, old].');
+    });
+}
+
+async function changesFrom(options: WebhookFields): Promise<UpdateWebhookInput> {
+  if (options.header !== undefined && options.clearHeaders) {
+    throw new CliError('INVALID_OPTION', 'Give --header or --clear-headers, not both', { option: '--clear-headers' });
+  }
+  const changes: UpdateWebhookInput = {};
+  if (options.url !== undefined) changes.url = options.url;
+  if (options.events !== undefined) {
+    const { parseEventList } = await import('../event-types.js');
+    changes.events = parseEventList(options.events);
+  }
+  if (options.header !== undefined) changes.headers = parseHeaders(options.header);
+  if (options.clearHeaders) changes.headers = {};
+  if (options.status !== undefined) changes.status = options.status;
+  if (Object.keys(changes).length === 0) {
+    throw new CliError('INVALID_OPTION', 'Nothing to change: give --url, --events, --header, --clear-headers or --status', { option: '' });
+  }
+  return changes;
+}
+
+/** `x-api-key: abc` → `{ 'x-api-key': 'abc' }`. The value is never echoed in an error: it may be a credential. */
+function parseHeaders(headers: readonly string[]): Record<string, string> {
+  const parsed: Record<string, string> = {};
+  for (const header of headers) {
+    const colon = header.indexOf(':');
+    const name = header.slice(0, colon).trim();
+    if (colon <= 0 || name === '') {
+      throw new CliError('INVALID_OPTION', '--header must be "name: value", e.g. "x-api-key: …"', { option: '--header' });
+    }
+    parsed[name] = header.slice(colon + 1).trim();
+  }
+  return parsed;
+}
+
+/** A registration as the CLI shows it: custom header names only, their values may be credentials. */
+function publicView(webhook: WebhookRegistration): Omit<WebhookRegistration, 'headers'> & { headers: string[] } {
+  return { ...webhook, headers: Object.keys(webhook.headers) };
+}

@@ -1,0 +1,51 @@
+import { memoryStore } from '../../store/memory.js';
+import { sqliteStore } from '../../store/sqlite.js';
+import type { CommandContext } from '../context.js';
+import type { ListenOptions } from '../listen.js';
+import { createCliReceiver } from '../receiver/app.js';
+import { renderDelivery, type DeliveryView } from '../receiver/render.js';
+import { listenOn, serverUrl } from '../receiver/server.js';
+import { waitForStopSignal } from '../signals.js';
+import { forwardEvent } from './forward.js';
+
+/** Runs the receiver until Ctrl-C (or SIGTERM), then closes the server and the store. */
+export async function runListen(context: CommandContext, options: ListenOptions & { secret: string }): Promise<void> {
+  const { output } = context;
+  const forwardTo = options.forwardTo;
+  const receiver = createCliReceiver({
+    secret: options.secret,
+    store: options.db === undefined ? memoryStore() : sqliteStore(options.db),
+    ...(options.path === undefined ? {} : { path: options.path }),
+    onDelivery: (delivery) => show(context, delivery, options.json === true),
+    onNotice: (notice) => output.note(`${notice.level}: ${notice.message}`),
+    ...(forwardTo === undefined
+      ? {}
+      : { onEvent: (event, rawBody) => forwardEvent({ url: forwardTo, secret: options.secret, userAgent: context.userAgent }, event, rawBody) }),
+  });
+  const server = await listenOn(receiver.app, options.port, options.host).catch(async (error: unknown) => {
+    await receiver.close();
+    throw error;
+  });
+  const url = serverUrl(options.host, server.port, receiver.path);
+  if (options.json) output.jsonLine({ listening: url, forwardTo: forwardTo ?? null });
+  else printBanner(context, url, forwardTo);
+
+  await waitForStopSignal();
+  await server.close();
+  await receiver.close();
+  if (!options.json) output.note('Stopped.');
+}
+
+function show(context: CommandContext, delivery: DeliveryView, json: boolean): void {
+  if (json) context.output.jsonLine({ ...delivery, time: new Date(delivery.time).toISOString() });
+  else for (const line of renderDelivery(context.output, delivery)) context.output.line(line);
+}
+
+function printBanner(context: CommandContext, url: string, forwardTo: string | undefined): void {
+  const { output } = context;
+  output.line(`Listening on ${output.style('bold', url)}`);
+  output.line('  Verifying x-svc-signature with the given secret; refusing timestamps more than 300 s off.');
+  if (forwardTo !== undefined) output.line(`  Forwarding each new verified event to ${forwardTo}, re-signed with the same secret.`);
+  output.line('  Ctrl-C to stop.');
+  output.line();
+}

@@ -1,0 +1,103 @@
+import { CliError } from './errors.js';
+
+/**
+ * Parsers for option values, given to commander. Each throws INVALID_OPTION (exit 2) naming the
+ * option, so a bad value stops the command before anything is sent or written.
+ */
+
+/** The environment variable that stands in for `--secret` (the generated projects use it too). */
+export const SECRET_ENV = 'WEBHOOK_SECRET';
+
+export function positiveInteger(option: string, max: number): (value: string) => number {
+  return (value) => {
+    const number = Number(value);
+    if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(number) || number < 1 || number > max) {
+      throw invalidOption(option, value, `a whole number from 1 to ${max}`);
+    }
+    return number;
+  };
+}
+
+export function positiveNumber(option: string, max: number): (value: string) => number {
+  return (value) => {
+    const number = Number(value);
+    if (value.trim() === '' || !Number.isFinite(number) || number <= 0 || number > max) {
+      throw invalidOption(option, value, `a number above 0, at most ${max}`);
+    }
+    return number;
+  };
+}
+
+/** A TCP port; 0 lets the system pick a free one. */
+export function port(option: string): (value: string) => number {
+  return (value) => {
+    const number = Number(value);
+    if (!/^\d{1,5}$/.test(value.trim()) || number > MAX_PORT) throw invalidOption(option, value, `a port from 0 to ${MAX_PORT} (0: any free port)`);
+    return number;
+  };
+}
+
+const MAX_PORT = 65_535;
+
+/** Unix seconds, as `x-svc-timestamp` carries them. */
+export function unixSeconds(option: string): (value: string) => number {
+  return (value) => {
+    if (!/^\d{1,15}$/.test(value.trim())) throw invalidOption(option, value, 'Unix time in whole seconds, e.g. 1763802000');
+    return Number(value.trim());
+  };
+}
+
+/** An absolute http: or https: URL. */
+export function httpUrl(option: string): (value: string) => string {
+  return (value) => {
+    let url: URL;
+    try {
+      url = new URL(value);
+    } catch {
+      throw invalidOption(option, value, 'an absolute URL such as http://127.0.0.1:3000/webhooks');
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw invalidOption(option, value, 'an http: or https: URL');
+    return url.href;
+  };
+}
+
+/** An ISO 8601 date or date-time (`2026-11-22`, `2026-11-22T09:00:00Z`) → ms since the epoch. */
+export function isoTime(option: string): (value: string) => number {
+  return (value) => {
+    const ms = /^\d{4}-\d{2}-\d{2}/.test(value.trim()) ? Date.parse(value.trim()) : NaN;
+    if (!Number.isFinite(ms)) throw invalidOption(option, value, 'an ISO 8601 date or time, e.g. 2026-11-22T09:00:00Z');
+    return ms;
+  };
+}
+
+/** One of `choices`. */
+export function oneOf<T extends string>(option: string, choices: readonly T[]): (value: string) => T {
+  return (value) => {
+    if (!(choices as readonly string[]).includes(value)) throw invalidOption(option, value, `one of ${choices.join(', ')}`);
+    return value as T;
+  };
+}
+
+/** For repeatable options (`--set a=1 --set b=2`): every value, in order. */
+export function collect(value: string, previous: readonly string[] | undefined): string[] {
+  return [...(previous ?? []), value];
+}
+
+/** The webhook secret from `--secret` or the environment; MISSING_SECRET otherwise. */
+export function requireSecret(secret: string | undefined): string {
+  if (secret === undefined || secret === '') {
+    throw new CliError('MISSING_SECRET', `No webhook secret: pass --secret whsec_… or set ${SECRET_ENV}`, { env: SECRET_ENV });
+  }
+  return secret;
+}
+
+/** A value an option needs, when the option is only required in some modes (e.g. not with --dry-run). */
+export function requireOption<T>(value: T | undefined, option: string, when: string): T {
+  if (value === undefined) throw new CliError('INVALID_OPTION', `${option} is required ${when}`, { option });
+  return value;
+}
+
+function invalidOption(option: string, value: string, expected: string): CliError {
+  // The value is shown, except for options that may carry secrets (none of these do).
+  return new CliError('INVALID_OPTION', `${option} must be ${expected}; got "${value}"`, { option, value });
+}

@@ -1,0 +1,51 @@
+import { EXIT_CODES, type ExitCode } from '../exit-codes.js';
+import type { CommandContext } from '../context.js';
+import { isDelivered, sendSigned, type SendResult } from '../send.js';
+import type { TriggerOptions } from '../trigger.js';
+import { bodySource, type TriggerBody } from './bodies.js';
+
+interface Sent {
+  eventId: string;
+  type: string;
+  status: number;
+  ms: number;
+  response: unknown;
+}
+
+/**
+ * Sends `count` bodies one after the other and prints each answer. A receiver that does not
+ * answer at all stops the run (UNREACHABLE); any answer is printed, and the exit code is 1
+ * unless all of them were 2xx.
+ */
+export async function runTrigger(context: CommandContext, type: string | undefined, options: TriggerOptions & { secret: string }): Promise<ExitCode> {
+  const next = await bodySource(type, options.file, options.set ?? []);
+  const sent: Sent[] = [];
+  for (let i = 1; i <= options.count; i++) {
+    const body = next();
+    const result = await sendSigned({ url: options.url, body: body.bytes, secret: options.secret, userAgent: context.userAgent });
+    sent.push(toSent(body, result));
+    if (!options.json) printAnswer(context, body, result, options.count > 1 ? `[${i}/${options.count}] ` : '');
+  }
+  if (options.json) context.output.json({ url: options.url, sent });
+  return sent.every((answer) => isDelivered(answer.status)) ? EXIT_CODES.ok : EXIT_CODES.failure;
+}
+
+function printAnswer(context: CommandContext, body: TriggerBody, result: SendResult, prefix: string): void {
+  const { output } = context;
+  const status = `${result.status} ${result.statusText}`.trim();
+  const colored = output.style(isDelivered(result.status) ? 'green' : 'red', status);
+  output.line(`${prefix}${colored}  ${result.ms} ms  ${body.type} ${body.eventId}`);
+  output.line(`  ${result.body === '' ? output.style('dim', '(empty body)') : result.body}`);
+}
+
+function toSent(body: TriggerBody, result: SendResult): Sent {
+  return { eventId: body.eventId, type: body.type, status: result.status, ms: result.ms, response: parseOrText(result.body) };
+}
+
+function parseOrText(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}
