@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import type { AtomicEffect } from '../store/types.js';
 
 /** What a handler gets besides the event. */
 export interface HandlerContext {
@@ -16,4 +17,16 @@ export interface HandlerContext {
   readonly signatureScheme: 'v1' | 'legacy';
   /** When this delivery attempt arrived (from the receiver's clock). */
   readonly receivedAt: Date;
+  /**
+   * Registers a write to the store's own SQLite database that commits in the same transaction
+   * as "this event is handled", after every handler succeeded: both happen, or neither. A process
+   * killed between a side effect and its completion record can then never cause the effect to be
+   * repeated by the redelivery. Synchronous; needs a store that offers it (`sqliteStore`).
+   *
+   * @example
+   * hooks.on('invoice.paid', (event, { atomic }) => {
+   *   atomic((db) => db.prepare('UPDATE invoices SET paid = 1 WHERE id = ?').run(event.data.object.id));
+   * });
+   */
+  readonly atomic: (effect: AtomicEffect) => void;
 }

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { isAcctWebhookError, WebhookValidationError, WebhookVerificationError } from '../errors.js';
+import { ConfigurationError, isAcctWebhookError, WebhookValidationError, WebhookVerificationError } from '../errors.js';
 import { parseEvent } from '../events/parse.js';
 import type { WebhookEvent } from '../events/schemas.js';
 import {
@@ -11,7 +11,7 @@ import {
   type RawPayload,
   type WebhookSecret,
 } from '../signature.js';
-import type { IdempotencyStore } from '../store/types.js';
+import type { AtomicEffect, IdempotencyStore } from '../store/types.js';
 import { acknowledged, failed, type WebhookResponse } from './answers.js';
 import type { HandlerContext } from './context.js';
 import { ReceiverError, WebhookHandlerError } from './errors.js';
@@ -50,6 +50,13 @@ interface Verified {
 interface Delivery extends Verified {
   receivedAt: number;
   started: number;
+}
+
+/** The event a log line is about. */
+interface About {
+  eventId: string;
+  type: string;
+  correlationId: string;
 }
 
 /** What the log line of a delivery says besides status and duration. */
@@ -140,7 +147,7 @@ export function createReceiver(input: WebhookSecret | WebhookHandlerOptions): Re
   }
 
   async function handle(event: WebhookEvent, delivery: Delivery): Promise<WebhookResponse> {
-    const about = { eventId: event.id, type: event.type, correlationId: event.correlation_id };
+    const about = aboutEvent(event);
     let claim;
     try {
       claim = await store.claim(event.id, { now: clock(), leaseMs, type: event.type });
@@ -161,9 +168,15 @@ export function createReceiver(input: WebhookSecret | WebhookHandlerOptions): Re
     return runHandlers(event, claim.token, delivery, about);
   }
 
-  async function runHandlers(event: WebhookEvent, token: string, delivery: Delivery, about: Outcome | Record<string, string>): Promise<WebhookResponse> {
+  async function runHandlers(event: WebhookEvent, token: string, delivery: Delivery, about: About): Promise<WebhookResponse> {
     const abort = lazyAbort();
-    const context = handlerContext(logger, event, delivery, abort);
+    const effects: AtomicEffect[] = [];
+    const context = handlerContext(logger, event, delivery, abort, (effect) => {
+      if (!store.completeAtomically) {
+        throw new ConfigurationError('atomic() needs a store that commits effects with the completion mark, such as sqliteStore');
+      }
+      effects.push(effect);
+    });
     const work = handlers.run(event, context);
     const result = await withinBudget(work, options.handlerTimeoutMs);
 
@@ -174,31 +187,50 @@ export function createReceiver(input: WebhookSecret | WebhookHandlerOptions): Re
       });
       abort.abort(error);
       await store.release(event.id, token).catch(() => false);
-      finishLate(work, event, token);
+      finishLate(work, event, token, effects);
       return finish(failed(error), delivery, { ...about, outcome: 'handler_timeout', level: 'error' });
     }
-    if (result !== 'ok') {
+    const failure = result === 'ok' ? await completion(event, token, effects, about) : result.error;
+    if (failure) {
       await store.release(event.id, token).catch(() => false);
-      await reportFailure(result.error, event, context);
-      return finish(failed(result.error), delivery, { ...about, outcome: 'handler_failed', level: 'error', err: result.error });
+      await reportFailure(failure, event, context);
+      return finish(failed(failure), delivery, { ...about, outcome: 'handler_failed', level: 'error', err: failure });
+    }
+    return finish(acknowledged({ id: event.id, type: event.type, duplicate: false }), delivery, { ...about, outcome: 'handled' });
+  }
+
+  /**
+   * Records the event as handled. Without atomic effects a failing store is only logged: the
+   * handlers' effects happened, and acknowledging keeps a retry from repeating them. With atomic
+   * effects a failure means nothing was applied, so it is a failure of the delivery.
+   */
+  async function completion(event: WebhookEvent, token: string, effects: AtomicEffect[], about: About): Promise<WebhookHandlerError | undefined> {
+    if (effects.length > 0) {
+      try {
+        const completed = await store.completeAtomically!(event.id, token, clock(), effects);
+        if (!completed) logger.warn(about, 'The claim expired while the handlers ran; their atomic effects were not applied');
+        return undefined;
+      } catch (error) {
+        return new WebhookHandlerError([error], { eventId: event.id, type: event.type });
+      }
     }
     const completed = await store.complete(event.id, token, clock()).catch((error: unknown) => {
-      // The handlers' effects happened: acknowledging avoids running them again on a retry.
       logger.error({ ...about, err: error }, 'Could not record the event as handled');
       return true;
     });
     if (!completed) logger.warn(about, 'The claim expired while the handlers ran; another delivery may have run them too');
-    return finish(acknowledged({ id: event.id, type: event.type, duplicate: false }), delivery, { ...about, outcome: 'handled' });
+    return undefined;
   }
 
   /** A handler that outlives its budget may still finish: record it so the retry sees a duplicate. */
-  function finishLate(work: Promise<void>, event: WebhookEvent, token: string): void {
+  function finishLate(work: Promise<void>, event: WebhookEvent, token: string, effects: AtomicEffect[]): void {
+    const about = aboutEvent(event);
     work.then(
       async () => {
-        const completed = await store.complete(event.id, token, clock()).catch(() => false);
-        logger.warn({ eventId: event.id, type: event.type, completed }, 'A timed-out handler finished late');
+        const failure = await completion(event, token, effects, about);
+        logger.warn({ ...about, completed: !failure }, 'A timed-out handler finished late');
       },
-      (error: unknown) => logger.error({ eventId: event.id, type: event.type, err: error }, 'A timed-out handler failed late'),
+      (error: unknown) => logger.error({ ...about, err: error }, 'A timed-out handler failed late'),
     ).catch(() => undefined);
   }
 
@@ -281,6 +313,7 @@ function handlerContext(
   event: WebhookEvent,
   delivery: Delivery,
   abort: { readonly signal: AbortSignal },
+  atomic: (effect: AtomicEffect) => void,
 ): HandlerContext {
   let log: Logger | undefined;
   return {
@@ -294,7 +327,12 @@ function handlerContext(
     secretIndex: delivery.secretIndex,
     signatureScheme: delivery.signatureScheme,
     receivedAt: new Date(delivery.receivedAt),
+    atomic,
   };
+}
+
+function aboutEvent(event: WebhookEvent): About {
+  return { eventId: event.id, type: event.type, correlationId: event.correlation_id };
 }
 
 function storeUnavailable(error: unknown): WebhookResponse {

@@ -3,6 +3,7 @@ export { DEFAULT_STORE_FILE, SQLITE_BUSY_TIMEOUT_MS, sqliteStore, type SqliteSto
 export {
   DEFAULT_RETENTION_MS,
   MIN_RETENTION_MS,
+  type AtomicEffect,
   type ClaimOptions,
   type ClaimResult,
   type IdempotencyStore,

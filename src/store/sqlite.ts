@@ -130,6 +130,18 @@ export function sqliteStore(database: string | Database.Database, options: Sqlit
     quarantine: sqliteQuarantine(db),
     claim: (eventId, claimOptions) => writes.write(() => claim(eventId, claimOptions)),
     complete: (eventId, token, now) => writes.write(() => statements.complete.run(now, eventId, token).changes === 1),
+    completeAtomically: (eventId, token, now, effects) =>
+      writes.write(
+        () => {
+          if (statements.complete.run(now, eventId, token).changes !== 1) return false;
+          for (const effect of effects) {
+            const result: unknown = effect(db);
+            if (result instanceof Promise) throw new TypeError('An atomic effect must be synchronous: better-sqlite3 transactions cannot await');
+          }
+          return true;
+        },
+        { savepoint: true },
+      ),
     release: (eventId, token) => writes.write(() => statements.release.run(eventId, token).changes === 1),
     prune: (now) => writes.write(() => statements.prune.run(now - retentionMs).changes),
     close: () => settle(() => void (ownsDatabase && db.open && db.close())),

@@ -1,3 +1,5 @@
+import type Database from 'better-sqlite3';
+
 /**
  * The idempotency store: what makes a redelivered event run its handlers once. Not a set of
  * seen ids but a small state machine per event id:
@@ -60,10 +62,23 @@ export interface QuarantineStore {
   delete(id: string): Promise<boolean>;
 }
 
+/**
+ * A handler's own database write that must commit together with the completion mark. It runs
+ * synchronously inside the store's transaction with the store's database handle.
+ */
+export type AtomicEffect = (db: Database.Database) => void;
+
 export interface IdempotencyStore {
   claim(eventId: string, options: ClaimOptions): Promise<ClaimResult>;
   /** Marks the event handled. False when the claim was lost (expired and taken over). */
   complete(eventId: string, token: string, now: number): Promise<boolean>;
+  /**
+   * Marks the event handled and applies `effects` in the same transaction: the handlers' writes
+   * and the completion commit together or not at all, which closes the crash window between a
+   * side effect and its completion record. False (and no effect applied) when the claim was lost.
+   * Offered by stores that own a synchronous transactional database (`sqliteStore`).
+   */
+  completeAtomically?(eventId: string, token: string, now: number, effects: readonly AtomicEffect[]): Promise<boolean>;
   /** Gives the claim up so the next delivery runs the handlers again. */
   release(eventId: string, token: string): Promise<boolean>;
   /** Deletes completed records older than the retention; returns how many. */

@@ -26,7 +26,7 @@ function stream(
     let sent = 0;
     let sentBeforeAnswer = -1;
     let answer: RawResponse | undefined;
-    const req = request(`${url}/webhooks`, { method: 'POST', headers }, (res) => {
+    const req = request(`${url}/webhooks`, { method: 'POST', headers, agent: false }, (res) => {
       sentBeforeAnswer = sent;
       let text = '';
       res.on('data', (chunk: Buffer) => (text += chunk.toString()));
@@ -41,8 +41,10 @@ function stream(
       sent += Buffer.byteLength(chunk);
       return req.write(chunk);
     };
+    // Once answered, the rest of the upload is abandoned: finishing it on a connection the server
+    // is cutting would only produce a reset.
     write(send, () => sentBeforeAnswer >= 0 || req.destroyed)
-      .then(() => req.end())
+      .then(() => (sentBeforeAnswer >= 0 ? undefined : req.end()))
       .catch(reject);
   });
 }
