@@ -3,7 +3,7 @@ import type { EventType } from '../events/catalog.js';
 import type { EventMap, EventObject, WebhookEvent } from '../events/schemas.js';
 import { newId } from '../ids.js';
 import { AttemptRunner } from './attempt-runner.js';
-import { DISPATCH_LEASE_MARGIN_MS, RESPONSE_BODY_LIMIT_BYTES } from './defaults.js';
+import { RESPONSE_BODY_LIMIT_BYTES } from './defaults.js';
 import { Deliveries } from './deliveries.js';
 import { prepareEnvelope, prepareFromParts, prepareTestEvent, resolveRepeat, subscribers, type EmitOptions, type PreparedEvent } from './emit.js';
 import { DispatcherError, NotFoundError } from './errors.js';
@@ -202,6 +202,6 @@ export class Dispatcher {
   }
 
   private lease(now: number): Lease {
-    return { owner: this.owner, until: now + this.settings.timeoutMs + DISPATCH_LEASE_MARGIN_MS };
+    return { owner: this.owner, until: now + this.settings.leaseMs };
   }
 }

@@ -5,6 +5,7 @@ import {
   DEFAULT_CONCURRENCY,
   DEFAULT_DATABASE_FILE,
   DELIVERY_TIMEOUT_MS,
+  DISPATCH_LEASE_MARGIN_MS,
   MANUAL_RETRY_LIMIT,
   MAX_IDLE_MS,
 } from './defaults.js';
@@ -52,6 +53,13 @@ export interface DispatcherOptions {
   manualRetryLimit?: RateLimit;
   /** The longest the worker sleeps before looking for work saved by other processes. @default 1_000 */
   pollIntervalMs?: number;
+  /**
+   * How long a worker's claim on an attempt lasts, in `clock` milliseconds; when it runs out the
+   * attempt counts as abandoned and is made again. Raise it with a clock that runs faster than
+   * real time (a time-scaled demo or test), so that an attempt still in flight is never
+   * taken over. @default timeoutMs + 15_000
+   */
+  leaseMs?: number;
 }
 
 /** The options in effect, after defaults; `dispatcher.settings`. */
@@ -65,6 +73,7 @@ export interface DispatcherSettings {
   concurrency: number;
   manualRetryLimit: Readonly<RateLimit>;
   pollIntervalMs: number;
+  leaseMs: number;
 }
 
 const KNOWN_OPTIONS: ReadonlySet<string> = new Set<keyof DispatcherOptions>([
@@ -80,6 +89,7 @@ const KNOWN_OPTIONS: ReadonlySet<string> = new Set<keyof DispatcherOptions>([
   'logger',
   'manualRetryLimit',
   'pollIntervalMs',
+  'leaseMs',
 ]);
 
 /** Node's timers overflow above this. */
@@ -93,15 +103,17 @@ export function resolveSettings(options: DispatcherOptions): DispatcherSettings 
   checkFunctions(options);
   checkLogger(options.logger);
   checkCa(options.ca);
+  const timeoutMs = number('timeoutMs', options.timeoutMs ?? DELIVERY_TIMEOUT_MS, { min: 1, max: MAX_TIMER_MS });
   return {
     database: typeof options.database === 'string' || options.database === undefined ? (options.database ?? DEFAULT_DATABASE_FILE) : null,
-    timeoutMs: number('timeoutMs', options.timeoutMs ?? DELIVERY_TIMEOUT_MS, { min: 1, max: MAX_TIMER_MS }),
+    timeoutMs,
     schedule: checkSchedule(options.schedule ?? RETRY_SCHEDULE),
     allowInsecureUrls: boolean('allowInsecureUrls', options.allowInsecureUrls ?? false),
     allowedHosts: Object.freeze([...stringList('allowedHosts', options.allowedHosts ?? [])]),
     concurrency: number('concurrency', options.concurrency ?? DEFAULT_CONCURRENCY, { min: 1, max: 10_000, integer: true }),
     manualRetryLimit: checkRateLimit(options.manualRetryLimit ?? MANUAL_RETRY_LIMIT),
     pollIntervalMs: number('pollIntervalMs', options.pollIntervalMs ?? MAX_IDLE_MS, { min: 1, max: 60_000 }),
+    leaseMs: number('leaseMs', options.leaseMs ?? timeoutMs + DISPATCH_LEASE_MARGIN_MS, { min: timeoutMs, max: Number.MAX_SAFE_INTEGER }),
   };
 }
 

@@ -71,6 +71,7 @@ describe('options', () => {
       concurrency: 10,
       manualRetryLimit: MANUAL_RETRY_LIMIT,
       pollIntervalMs: 1_000,
+      leaseMs: 45_000,
     });
     return dispatcher.close();
   });
@@ -95,6 +96,7 @@ describe('options', () => {
     ['timeoutMs', { timeoutMs: Number.NaN }],
     ['timeoutMs', { timeoutMs: '30000' }],
     ['timeoutMs', { timeoutMs: 2 ** 31 }],
+    ['leaseMs', { timeoutMs: 1_000, leaseMs: 999 }],
     ['schedule', { schedule: [] }],
     ['schedule', { schedule: [0, -60] }],
     ['schedule', { schedule: ['60'] }],

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { createTestEvent } from '../../src/testing/index.js';
 import { Worker } from '../../src/dispatcher/worker.js';
 import { withServer } from '../helpers/server.js';
-import { Receiver, testDispatcher } from './fixtures.js';
+import { Dispatcher } from '../../src/dispatcher/index.js';
+import { clockedDispatcher, MINUTE, Receiver, testDispatcher } from './fixtures.js';
 
 /** A promise with its resolve function outside. */
 function deferred(): { promise: Promise<void>; resolve: () => void } {
@@ -90,6 +91,33 @@ describe('the worker (start/stop)', () => {
         expect(detail.attempts).toHaveLength(1);
         expect(detail.attempts[0]).toMatchObject({ response_status: 200, response_body: 'ok' });
         expect(await dispatcher.runDue()).toBe(0);
+        expect(receiver.requests).toHaveLength(1);
+      },
+    );
+  });
+
+  it('holds an attempt in flight for leaseMs of its clock, so a fast clock does not hand it to another worker', async () => {
+    const answer = deferred();
+    const receiver = new Receiver(() => 'hang');
+    await withServer(
+      (req, res) => {
+        receiver.listener(req, res);
+        void answer.promise.then(() => res.writeHead(200).end('ok'));
+      },
+      async (url) => {
+        const { dispatcher, clock } = clockedDispatcher({ leaseMs: 600 * MINUTE });
+        const other = new Dispatcher({ database: dispatcher.settings.database!, clock: clock.now, logger: false, allowInsecureUrls: true });
+        await dispatcher.webhooks.create({ url, events: ['*'] });
+        await dispatcher.emit(createTestEvent('payment.received'));
+        const running = dispatcher.runDue();
+        await receiver.received(1);
+        clock.advance(599 * MINUTE); // a clock 1000 times faster than real time would be here soon
+        expect(await other.runDue()).toBe(0);
+        const [inFlight] = await dispatcher.deliveries.list();
+        expect(Date.parse(inFlight!.next_attempt_at!)).toBe(Date.parse(inFlight!.created_at) + 600 * MINUTE);
+        answer.resolve();
+        await running;
+        await other.close();
         expect(receiver.requests).toHaveLength(1);
       },
     );
