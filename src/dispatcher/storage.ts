@@ -192,7 +192,10 @@ export interface DispatchStorage {
    * processes never lease the same delivery at the same time.
    */
   claimDue(request: ClaimRequest): Promise<DeliveryJob[]>;
-  /** The earliest `next_attempt_at` of any `retrying` delivery; `null` when none. */
+  /**
+   * The earliest `next_attempt_at` of any `retrying` delivery; `null` when none. An implementation
+   * may leave out deliveries no claim could take (those of a disabled webhook).
+   */
   nextDueAt(): Promise<number | null>;
   /** One delivery with its event and webhook, leased or not (for manual retries). */
   loadJob(deliveryId: string): Promise<DeliveryJob | undefined>;

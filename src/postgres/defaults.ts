@@ -9,3 +9,5 @@ export const POSTGRES_POOL_SIZE = 10;
  * fails. pg waits forever by default; a receiver must answer within the sender's 30 s instead.
  */
 export const POSTGRES_CONNECT_TIMEOUT_MS = 5_000;
+/** Frequent statements are prepared once per connection (named statements). */
+export const POSTGRES_PREPARED_STATEMENTS = true;

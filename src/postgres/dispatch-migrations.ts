@@ -39,6 +39,9 @@ export const DISPATCH_MIGRATIONS: MigrationSet = {
       event_type              text NOT NULL,
       correlation_id          text NOT NULL,
       status                  text NOT NULL CHECK (status IN ('retrying', 'delivered', 'finally_failed')),
+      -- The webhook's status, copied here (kept in step by updateWebhook), so that the queue needs
+      -- no join: a disabled webhook's deliveries leave the due index and cost a claim nothing.
+      webhook_active          boolean NOT NULL,
       attempt_count           integer NOT NULL DEFAULT 0,
       automatic_attempt_count integer NOT NULL DEFAULT 0,
       next_attempt_at         bigint,
@@ -50,9 +53,9 @@ export const DISPATCH_MIGRATIONS: MigrationSet = {
       UNIQUE (event_id, webhook_id)
     );
 
-    -- The queue: only deliveries still to be sent, by due time (a lease's end included). Delivered
-    -- and failed rows, the bulk of the table, are not in it.
-    CREATE INDEX dispatch_deliveries_due ON dispatch_deliveries (next_attempt_at) WHERE status = 'retrying';
+    -- The queue: only deliveries that can be sent, by due time (a lease's end included). Delivered
+    -- and failed rows, the bulk of the table, and those of disabled webhooks are not in it.
+    CREATE INDEX dispatch_deliveries_due ON dispatch_deliveries (next_attempt_at) WHERE status = 'retrying' AND webhook_active;
     CREATE INDEX dispatch_deliveries_webhook ON dispatch_deliveries (webhook_id) WHERE status = 'retrying';
     CREATE INDEX dispatch_deliveries_created ON dispatch_deliveries (created_at);
 

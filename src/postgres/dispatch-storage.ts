@@ -17,15 +17,16 @@ import type {
   StoredWebhook,
   WebhookChanges,
 } from '../dispatcher/storage.js';
+import { AttemptRecorder } from './attempt-recorder.js';
 import { attemptWhere, deliveryWhere, dispatchStatements, Parameters } from './dispatch-sql.js';
 import { DISPATCH_MIGRATIONS } from './dispatch-migrations.js';
 import { toAttempt, toDelivery, toEvent, toJob, toWebhook, type AttemptRow, type DeliveryRow, type EventRow, type JobRow, type WebhookRow } from './dispatch-rows.js';
 import { int8, nullableInt8, readInt8, readNullableInt8 } from './int8.js';
 import { migrate } from './migrations.js';
 import { onceSucceeded } from './once.js';
-import { openPool, type PostgresConnectionOptions, type PostgresPool, type PostgresQueryable } from './pool.js';
+import { openPool, type PostgresConnectionOptions, type PostgresPool } from './pool.js';
 import { resolveSchema } from './schema-name.js';
-import { encodeNullableText } from './text-codec.js';
+import { run, statementPreparer, type Statement } from './statement.js';
 import { withTransaction } from './transaction.js';
 
 export type PostgresDispatchStorageOptions = PostgresConnectionOptions;
@@ -50,13 +51,15 @@ export class PostgresDispatchStorage implements DispatchStorage {
   private readonly ownsPool: boolean;
   private readonly sql: ReturnType<typeof dispatchStatements>;
   private readonly migrated: () => Promise<void>;
+  private readonly recorder: AttemptRecorder;
   private closing: Promise<void> | null = null;
 
   constructor(poolOrUrl: PostgresPool | string, options: PostgresDispatchStorageOptions = {}) {
     const schema = resolveSchema(options.schema);
     this.schema = schema.name;
     ({ pool: this.pool, owned: this.ownsPool } = openPool(poolOrUrl, options));
-    this.sql = dispatchStatements(schema.quoted);
+    this.sql = dispatchStatements(schema.quoted, statementPreparer(options.preparedStatements));
+    this.recorder = new AttemptRecorder(this.pool, this.sql);
     this.migrated = onceSucceeded(async () => {
       await migrate(this.pool, schema, DISPATCH_MIGRATIONS);
     });
@@ -95,7 +98,7 @@ export class PostgresDispatchStorage implements DispatchStorage {
   }
 
   async updateWebhook(id: string, changes: WebhookChanges, now: number): Promise<StoredWebhook | undefined> {
-    const [row] = await this.rows<WebhookRow>(this.sql.updateWebhook, [
+    const values = [
       id,
       changes.url ?? null,
       changes.events === undefined ? null : JSON.stringify(changes.events),
@@ -103,17 +106,25 @@ export class PostgresDispatchStorage implements DispatchStorage {
       changes.status ?? null,
       changes.secret ?? null,
       int8(now, 'now'),
-    ]);
-    return row && toWebhook(row);
+    ];
+    if (changes.status === undefined) {
+      const [row] = await this.rows<WebhookRow>(this.sql.updateWebhook, values);
+      return row && toWebhook(row);
+    }
+    await this.migrated();
+    return withTransaction(this.pool, async (client) => {
+      const [row] = (await run(client, this.sql.updateWebhook, values)).rows as WebhookRow[];
+      if (row) await run(client, this.sql.syncWebhookActive, [id, row.status === 'active']);
+      return row && toWebhook(row);
+    });
   }
 
   async deleteWebhook(id: string, now: number): Promise<boolean> {
     await this.migrated();
     return withTransaction(this.pool, async (client) => {
-      if ((await client.query(this.sql.lockWebhook, [id])).rows.length === 0) return false;
-      await client.query(this.sql.deleteWebhook, [id, int8(now, 'now')]);
+      if ((await run(client, this.sql.deleteWebhook, [id, int8(now, 'now')])).rows.length === 0) return false;
       // A statement of its own, so that it sees deliveries committed while the lock was awaited.
-      await client.query(this.sql.endDeliveriesOfWebhook, [id, int8(now, 'now')]);
+      await run(client, this.sql.endDeliveriesOfWebhook, [id, int8(now, 'now')]);
       return true;
     });
   }
@@ -158,9 +169,10 @@ export class PostgresDispatchStorage implements DispatchStorage {
     return row && toJob(row);
   }
 
+  /** Resolves once committed; attempts finishing together share one transaction (see AttemptRecorder). */
   async recordAttempt(attempt: NewAttempt, transition: DeliveryTransition): Promise<RecordedAttempt> {
     await this.migrated();
-    return withTransaction(this.pool, (client) => this.recordLocked(client, attempt, transition));
+    return this.recorder.record(attempt, transition);
   }
 
   async getDelivery(id: string): Promise<StoredDelivery | undefined> {
@@ -186,54 +198,12 @@ export class PostgresDispatchStorage implements DispatchStorage {
     return rows.map((row) => ({ attempt: toAttempt(row), delivery_status: row.delivery_status, cursor: readInt8(row.seq, 'seq') }));
   }
 
-  /**
-   * Under the delivery's row lock: the transition sees the row as it is now (another worker's
-   * lease, a manual success that came first), and the attempt number cannot be taken twice.
-   */
-  private async recordLocked(client: PostgresQueryable, attempt: NewAttempt, transition: DeliveryTransition): Promise<RecordedAttempt> {
-    const [row] = (await client.query(this.sql.lockDelivery, [attempt.delivery_id])).rows as DeliveryRow[];
-    if (!row) throw new Error(`Delivery ${attempt.delivery_id} vanished while an attempt was made`);
-    const current = toDelivery(row);
-    const state = transition(current);
-    const attemptNumber = current.attempt_count + 1;
-    await client.query(this.sql.recordAttempt, [
-      attempt.id,
-      attempt.delivery_id,
-      attempt.webhook_id,
-      attempt.url,
-      attempt.event_id,
-      attempt.event_type,
-      attemptNumber,
-      int8(attempt.attempted_at, 'attempted_at'),
-      attempt.response_status,
-      attempt.response_time_ms,
-      attempt.receiver_ip,
-      attempt.correlation_id,
-      // A receiver's answer may hold bytes PostgreSQL text cannot (U+0000): stored escaped.
-      encodeNullableText(attempt.response_body),
-      attempt.response_body_truncated,
-      attempt.error_kind,
-      encodeNullableText(attempt.error_message),
-      attempt.manual,
-      attempt.test,
-      state.status,
-      state.automatic_attempt_count,
-      nullableInt8(state.next_attempt_at, 'next_attempt_at'),
-      state.lease_owner,
-      nullableInt8(state.lease_until, 'lease_until'),
-    ]);
-    return {
-      attempt: { ...attempt, attempt_number: attemptNumber },
-      delivery: { ...current, ...state, attempt_count: attemptNumber, updated_at: attempt.attempted_at },
-    };
-  }
-
-  private async query(text: string, values: unknown[]): Promise<{ rows: unknown[] }> {
+  private async query(statement: Statement | string, values: unknown[]): Promise<{ rows: unknown[] }> {
     await this.migrated();
-    return this.pool.query(text, values);
+    return run(this.pool, typeof statement === 'string' ? { text: statement } : statement, values);
   }
 
-  private async rows<Row>(text: string, values: unknown[]): Promise<Row[]> {
-    return (await this.query(text, values)).rows as Row[];
+  private async rows<Row>(statement: Statement | string, values: unknown[]): Promise<Row[]> {
+    return (await this.query(statement, values)).rows as Row[];
   }
 }

@@ -12,8 +12,16 @@ export interface PostgresQueryResult {
   rowCount: number | null;
 }
 
+/** A statement with its parameters; a `name` makes the server prepare it once per connection. */
+export interface PostgresQueryConfig {
+  text: string;
+  values?: unknown[];
+  name?: string;
+}
+
 export interface PostgresQueryable {
   query(text: string, values?: unknown[]): Promise<PostgresQueryResult>;
+  query(config: PostgresQueryConfig): Promise<PostgresQueryResult>;
 }
 
 /** A connection checked out of a pool (`pg.PoolClient`). */
@@ -36,6 +44,12 @@ export interface PostgresConnectionOptions {
   poolSize?: number;
   /** How long an operation waits for a connection before it fails; only with a URL. @default 5_000 (POSTGRES_CONNECT_TIMEOUT_MS) */
   connectTimeoutMs?: number;
+  /**
+   * Named server-side prepared statements for the frequent statements (planned once per
+   * connection, not on every call). Turn off behind a pooler that cannot keep them, such as
+   * PgBouncer before 1.21 in transaction mode. @default true (POSTGRES_PREPARED_STATEMENTS)
+   */
+  preparedStatements?: boolean;
 }
 
 export interface OpenedPool {

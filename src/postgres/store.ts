@@ -7,6 +7,7 @@ import { onceSucceeded } from './once.js';
 import { openPool, type PostgresConnectionOptions, type PostgresPool } from './pool.js';
 import { postgresQuarantine } from './quarantine.js';
 import { resolveSchema } from './schema-name.js';
+import { run, statementPreparer, type Prepare, type Statement } from './statement.js';
 import { STORE_MIGRATIONS } from './store-migrations.js';
 import { encodeText } from './text-codec.js';
 
@@ -45,16 +46,17 @@ export function postgresStore(poolOrUrl: PostgresPool | string, options: Postgre
   const retentionMs = resolveRetention(options);
   const schema = resolveSchema(options.schema);
   const { pool, owned } = openPool(poolOrUrl, options);
-  const sql = statements(schema.quoted);
+  const prepare = statementPreparer(options.preparedStatements);
+  const sql = statements(schema.quoted, prepare);
   const ready = onceSucceeded(async () => {
     await migrate(pool, schema, STORE_MIGRATIONS);
   });
   let lastPrune = Number.NEGATIVE_INFINITY;
   let closing: Promise<void> | null = null;
 
-  async function write(text: string, values: unknown[]): Promise<{ rows: unknown[]; rowCount: number | null }> {
+  async function write(statement: Statement, values: unknown[]): Promise<{ rows: unknown[]; rowCount: number | null }> {
     await ready();
-    return pool.query(text, values);
+    return run(pool, statement, values);
   }
 
   async function prune(now: number): Promise<number> {
@@ -73,7 +75,7 @@ export function postgresStore(poolOrUrl: PostgresPool | string, options: Postgre
     if (row?.token === token) return { status: 'claimed', token, takeover: row.claims > 1 };
     // Leased by another delivery or completed. A fresh statement, so it sees what the conflicting
     // transaction committed.
-    const [current] = (await pool.query(sql.state, [key])).rows as StateRow[];
+    const [current] = (await run(pool, sql.state, [key])).rows as StateRow[];
     if (current?.state === 'completed') return { status: 'completed', completedAt: readNullableInt8(current.completed_at, 'completed_at') ?? 0 };
     // (Rarely it changed hands between the two statements: "in progress" sends the sender back.)
     return { status: 'in_progress', leaseExpiresAt: current ? readInt8(current.lease_until, 'lease_until') : now };
@@ -82,7 +84,7 @@ export function postgresStore(poolOrUrl: PostgresPool | string, options: Postgre
   return {
     retentionMs,
     ready,
-    quarantine: postgresQuarantine(pool, `${schema.quoted}.acct_webhook_quarantine`, ready),
+    quarantine: postgresQuarantine(pool, `${schema.quoted}.acct_webhook_quarantine`, { ready, prepare }),
     claim,
     complete: async (eventId, token, now) => (await write(sql.complete, [encodeText(eventId), token, int8(now, 'now')])).rowCount === 1,
     release: async (eventId, token) => (await write(sql.release, [encodeText(eventId), token])).rowCount === 1,
@@ -94,23 +96,23 @@ export function postgresStore(poolOrUrl: PostgresPool | string, options: Postgre
   };
 }
 
-function statements(schema: string) {
+function statements(schema: string, prepare: Prepare) {
   const events = `${schema}.acct_webhook_events`;
   return {
     // One statement: a new id is inserted; an existing one is taken over only while it is
     // processing and its lease has run out (expired, or released: lease_until = 0). PostgreSQL
     // locks the conflicting row and re-checks the WHERE on its newest version, so of two
     // concurrent claims exactly one gets the row.
-    claim: `INSERT INTO ${events} AS e (event_id, state, token, lease_until, event_type, first_seen_at)
+    claim: prepare(`INSERT INTO ${events} AS e (event_id, state, token, lease_until, event_type, first_seen_at)
       VALUES ($1, 'processing', $2, $3, $4, $5)
       ON CONFLICT (event_id) DO UPDATE SET token = EXCLUDED.token, lease_until = EXCLUDED.lease_until, claims = e.claims + 1
         WHERE e.state = 'processing' AND e.lease_until <= $5
-      RETURNING token, claims`,
-    state: `SELECT state, lease_until, completed_at FROM ${events} WHERE event_id = $1`,
-    complete: `UPDATE ${events} SET state = 'completed', completed_at = $3, lease_until = 0
-      WHERE event_id = $1 AND token = $2 AND state = 'processing'`,
+      RETURNING token, claims`),
+    state: prepare(`SELECT state, lease_until, completed_at FROM ${events} WHERE event_id = $1`),
+    complete: prepare(`UPDATE ${events} SET state = 'completed', completed_at = $3, lease_until = 0
+      WHERE event_id = $1 AND token = $2 AND state = 'processing'`),
     // The token stays: a handler that finishes late may still complete, unless someone took over.
-    release: `UPDATE ${events} SET lease_until = 0 WHERE event_id = $1 AND token = $2 AND state = 'processing'`,
-    prune: `DELETE FROM ${events} WHERE state = 'completed' AND completed_at <= $1`,
+    release: prepare(`UPDATE ${events} SET lease_until = 0 WHERE event_id = $1 AND token = $2 AND state = 'processing'`),
+    prune: prepare(`DELETE FROM ${events} WHERE state = 'completed' AND completed_at <= $1`),
   };
 }

@@ -49,6 +49,11 @@ describe('building a PostgreSQL store or storage', () => {
     expect(new PostgresDispatchStorage(fakePool).schema).toBe('public');
   });
 
+  it('takes preparedStatements only as a boolean', () => {
+    expect(thrown(() => postgresStore(fakePool, { preparedStatements: 'yes' as never })).details).toEqual({ option: 'preparedStatements', value: 'yes' });
+    expect(() => new PostgresDispatchStorage(fakePool, { preparedStatements: false })).not.toThrow();
+  });
+
   it('keeps the retention rule of every store', () => {
     expect(postgresStore(fakePool).retentionMs).toBe(30 * 24 * 3600_000);
     expect(() => postgresStore(fakePool, { retentionMs: MIN_RETENTION_MS - 1 })).toThrow(ConfigurationError);

@@ -2,7 +2,7 @@ import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { ConfigurationError, createReceiver, Webhooks } from '../../src/index.js';
 import { createTestEvent, signedRequest } from '../../src/testing/index.js';
-import { postgresStore, PostgresValueError, type PostgresPool } from '../../src/postgres/index.js';
+import { postgresStore, PostgresValueError, type PostgresPool, type PostgresQueryConfig } from '../../src/postgres/index.js';
 import { describePostgres, POSTGRES_URL, useTestDatabase } from '../helpers/postgres.js';
 
 const T0 = Date.UTC(2026, 10, 22, 9, 0, 0);
@@ -112,7 +112,8 @@ describePostgres('postgresStore on PostgreSQL', () => {
     it('tries the migrations again on the next call once it is back; a pool that was passed in stays open on close', async () => {
       let down = true;
       const flaky: PostgresPool = {
-        query: (text, values) => (down ? Promise.reject(new Error('connection refused')) : database.pool.query(text, values)),
+        query: (text: string | PostgresQueryConfig, values?: unknown[]) =>
+          down ? Promise.reject(new Error('connection refused')) : database.pool.query(text, values),
         connect: () => (down ? Promise.reject(new Error('connection refused')) : database.pool.connect()),
         end: () => Promise.reject(new Error('a pool that was passed in must not be ended')),
       };

@@ -1,0 +1,29 @@
+import { createHash } from 'node:crypto';
+import { ConfigurationError } from '../errors.js';
+import { POSTGRES_PREPARED_STATEMENTS } from './defaults.js';
+import type { PostgresQueryable, PostgresQueryResult } from './pool.js';
+
+/** A fixed SQL text, named when it is to be prepared on the server. */
+export interface Statement {
+  readonly text: string;
+  readonly name?: string;
+}
+
+export type Prepare = (text: string) => Statement;
+
+/**
+ * How fixed statements are sent. The name derives from the text (which holds the schema), so one
+ * name always means one text on every connection, also in a pool shared with an application:
+ * pg refuses a name reused for another text. Statements that are prepared list their columns
+ * (no `*`): a later migration adding a column must not change a prepared statement's result.
+ */
+export function statementPreparer(preparedStatements: unknown): Prepare {
+  const prepared = preparedStatements ?? POSTGRES_PREPARED_STATEMENTS;
+  if (typeof prepared !== 'boolean') throw new ConfigurationError('preparedStatements must be true or false', { option: 'preparedStatements', value: prepared });
+  if (!prepared) return (text) => ({ text });
+  return (text) => ({ text, name: `acct_webhook_${createHash('sha256').update(text).digest('hex').slice(0, 24)}` });
+}
+
+export function run(queryable: PostgresQueryable, statement: Statement, values: unknown[]): Promise<PostgresQueryResult> {
+  return queryable.query({ ...statement, values });
+}
