@@ -201,6 +201,29 @@ export function describeDispatchStorage(name: string, create: () => Promise<Disp
         expect(await storage.nextDueAt()).toBeNull();
       });
 
+      it('records attempts finishing together each in turn: a manual and an automatic one of one delivery get numbers 1 and 2', async () => {
+        const storage = await (await create()).open();
+        await storage.insertWebhook(webhook('wh_1'));
+        await storage.insertEvent(storedEvent('evt_1'), [{ id: 'dlv_1', webhook_id: 'wh_1', next_attempt_at: NOW }]);
+        await storage.insertEvent(storedEvent('evt_2'), [{ id: 'dlv_2', webhook_id: 'wh_1', next_attempt_at: NOW }]);
+        const [job, other] = await storage.claimDue({ now: NOW, limit: 2, lease: { owner: 'w', until: NOW + 100 } });
+        const failed = (startedAt: number) => afterAttempt({ delivered: false, manual: false, leaseOwner: 'w', startedAt, schedule: [0, 60] });
+        const [automatic, manual, vanished, second] = await Promise.allSettled([
+          storage.recordAttempt(attemptOf(job!, { attempted_at: NOW + 10 }), failed(NOW)),
+          storage.recordAttempt(attemptOf(job!, { attempted_at: NOW + 11, manual: true }), afterAttempt({ delivered: false, manual: true, leaseOwner: 'x', startedAt: NOW + 11, schedule: [0, 60] })),
+          storage.recordAttempt(attemptOf({ ...job!, delivery: { ...job!.delivery, id: 'dlv_missing' } }), failed(NOW)),
+          storage.recordAttempt(attemptOf(other!, { attempted_at: NOW + 12 }), failed(NOW)),
+        ]);
+        expect(vanished.status).toBe('rejected');
+        expect([automatic, manual, second].map((result) => result.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled']);
+        expect((await storage.listAttempts('dlv_1')).map((a) => [a.attempt_number, a.manual, a.attempted_at])).toEqual([
+          [1, false, NOW + 10],
+          [2, true, NOW + 11],
+        ]);
+        expect(await storage.getDelivery('dlv_1')).toMatchObject({ attempt_count: 2, automatic_attempt_count: 1, next_attempt_at: NOW + 60_000, lease_owner: null });
+        expect(await storage.getDelivery('dlv_2')).toMatchObject({ attempt_count: 1, automatic_attempt_count: 1 });
+      });
+
       it('lists deliveries newest first with filters and paging, and exports attempts in order after a cursor', async () => {
         const storage = await (await create()).open();
         await storage.insertWebhook(webhook('wh_1'));

@@ -97,14 +97,10 @@ describePostgres('two dispatcher worker processes on one PostgreSQL schema', () 
   it(`drain ${DELIVERIES} deliveries: each attempt sent once, none lost, both sharing the work`, async () => {
     const schema = database.newSchema();
     const url = await receiver.start();
-    let t = Date.now();
     await queueDeliveries(database, schema, url);
-    console.log('queue', Date.now() - t); t = Date.now();
     const [a, b] = await startWorkers(schema);
-    console.log('start', Date.now() - t); t = Date.now();
     const delivered = `SELECT COUNT(*)::int AS n FROM "${schema}".dispatch_deliveries WHERE status = 'delivered'`;
     await until(async () => (await count(database, delivered)) === DELIVERIES, `${DELIVERIES} delivered`, 60_000);
-    console.log('drain', Date.now() - t);
     expect([await a!.stop(), await b!.stop()]).toEqual([0, 0]);
 
     const attempts = workers.map((worker) => worker.lines.at(-1)!.attempts as number);
