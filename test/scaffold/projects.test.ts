@@ -19,6 +19,13 @@ const EXTRA_FLAGS: Record<(typeof ADAPTERS)[number], string[]> = {
   fetch: ['--store', 'memory'],
 };
 const NPM_FLAGS = ['--prefer-offline', '--no-audit', '--no-fund'];
+/**
+ * A fourth project on the PostgreSQL store: its server needs a database, but its own tests use
+ * memoryStore(), so `npm test` checks that its store module compiles against acct-webhook/postgres
+ * (with pg installed, without @types/pg) and that the rest runs as in the others.
+ */
+const POSTGRES_PROJECT = 'postgres-receiver';
+const POSTGRES_FLAGS = ['--adapter', 'node', '--store', 'postgres'];
 
 interface Manifest {
   version: string;
@@ -37,8 +44,8 @@ const projectOf = (adapter: string): string => join(workspace.path, `${adapter}-
 
 function writeSharedManifest(tarball: string): void {
   const dependencies: Record<string, string> = {};
-  for (const adapter of ADAPTERS) {
-    const manifest = readJson<Manifest>(join(projectOf(adapter), 'package.json'));
+  for (const project of [...ADAPTERS.map(projectOf), join(workspace.path, POSTGRES_PROJECT)]) {
+    const manifest = readJson<Manifest>(join(project, 'package.json'));
     Object.assign(dependencies, manifest.dependencies, manifest.devDependencies);
   }
   dependencies['acct-webhook'] = `file:${tarball}`;
@@ -70,6 +77,8 @@ beforeAll(async () => {
     const run = await runGenerator([`${adapter}-receiver`, '--adapter', adapter, ...EXTRA_FLAGS[adapter], '--yes', '--no-install', '--no-git'], workspace.path);
     expect(run.exitCode, run.stderr).toBe(0);
   }
+  const postgres = await runGenerator([POSTGRES_PROJECT, ...POSTGRES_FLAGS, '--yes', '--no-install', '--no-git'], workspace.path);
+  expect(postgres.exitCode, postgres.stderr).toBe(0);
   writeSharedManifest(inject('tarball'));
   // Install scripts are skipped: esbuild works without its optional check, better-sqlite3 is provided below.
   const install = await runProcess('npm', ['install', '--ignore-scripts', ...NPM_FLAGS], workspace.path);
@@ -84,6 +93,15 @@ describe('a generated project', () => {
     const run = await runProcess('npm', ['test'], projectOf(adapter));
     expect(run.exitCode, `${run.stdout}\n${run.stderr}`).toBe(0);
     // Its four tests ran: signed event handled, bad signature 401, duplicate once, stale timestamp 401.
+    expect(run.stdout).toMatch(/Tests\s+4 passed \(4\)/);
+  }, 60_000);
+
+  it('(node:http, PostgreSQL store) type-checks against acct-webhook/postgres and passes its own npm test', async () => {
+    const project = join(workspace.path, POSTGRES_PROJECT);
+    expect(readFileSync(join(project, 'src', 'store.ts'), 'utf8')).toContain("from 'acct-webhook/postgres'");
+    expect(readJson<Manifest>(join(project, 'package.json')).dependencies).toHaveProperty('pg');
+    const run = await runProcess('npm', ['test'], project);
+    expect(run.exitCode, `${run.stdout}\n${run.stderr}`).toBe(0);
     expect(run.stdout).toMatch(/Tests\s+4 passed \(4\)/);
   }, 60_000);
 });
