@@ -7,10 +7,10 @@ import { positiveNumber } from './options.js';
 /** One minute of the retry schedule takes one second. */
 export const DEFAULT_TIME_SCALE = 60;
 /**
- * Faster than this, the leases (the receiver's 30 s claim, the dispatcher's 45 s) shrink below
- * what a loaded machine needs for one local request, and attempts would overlap.
+ * Faster than this, the receiver's 300 s signature window (on the compressed clock) becomes
+ * shorter than a request may take on a loaded machine: 2.5 s of real time at 120×.
  */
-export const MAX_TIME_SCALE = 600;
+export const MAX_TIME_SCALE = 120;
 
 /** `acct-webhook demo`: the round trip, receiver and dispatcher, on this machine. */
 export function demoCommand(context: CommandContext): Command {
@@ -24,7 +24,7 @@ export function demoCommand(context: CommandContext): Command {
     )
     .option('--time-scale <factor>', `how much faster the retry schedule runs than real time (default: ${DEFAULT_TIME_SCALE}, a minute takes a second)`, positiveNumber('--time-scale', MAX_TIME_SCALE), DEFAULT_TIME_SCALE)
     .addOption(jsonOption('print the delivery log and the summary as JSON'))
-    .addHelpText('after', examples(['acct-webhook demo', 'the whole round trip in a few seconds'], ['acct-webhook demo --time-scale 600', 'even faster']))
+    .addHelpText('after', examples(['acct-webhook demo', 'the whole round trip in a few seconds'], [`acct-webhook demo --time-scale ${MAX_TIME_SCALE}`, 'even faster']))
     .action(async (options: { timeScale: number; json?: boolean }) => {
       const { runDemo } = await import('./demo/run.js');
       context.setExitCode(await runDemo(context, { timeScale: options.timeScale, json: options.json === true }));

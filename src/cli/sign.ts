@@ -22,8 +22,8 @@ export function signCommand(context: CommandContext): Command {
   return new Command('sign')
     .summary('print the signature headers the platform would send with a body')
     .description(
-      'Signs a body the way the platform does: x-svc-signature is the hex HMAC-SHA256 of\n' +
-        '"<timestamp>.<body>" keyed with the whole whsec_… secret; x-svc-timestamp is Unix seconds.',
+      'Signs a body the way the platform does: x-svc-signature is the hex HMAC-SHA256 of "<timestamp>.<body>" keyed ' +
+        'with the whole whsec_… secret; x-svc-timestamp is Unix seconds. Prints the two headers (or a curl command).',
     )
     .addOption(secretOption())
     .option('--timestamp <seconds>', 'Unix seconds to sign with (default: now)', unixSeconds('--timestamp'))

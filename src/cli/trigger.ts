@@ -22,9 +22,9 @@ export function triggerCommand(context: CommandContext): Command {
   return new Command('trigger')
     .summary('send a signed sample event (or your own body) to a receiver')
     .description(
-      'Sends a realistic sample of any event type from the event catalog — Austrian sample data,\n' +
-        'a fresh evt_test_… id and timestamp each time — signed like the platform, and prints the\n' +
-        "receiver's status, the time it took and its answer. Exit 1 unless every answer is 2xx.",
+      'Sends a realistic sample of any event type from the event catalog — Austrian sample data, a fresh evt_test_… id ' +
+        "and timestamp each time — signed like the platform, and prints the receiver's status, the time it took and its " +
+        'answer. Exit 1 unless every answer is 2xx.',
     )
     .argument('[type]', 'the event type to send (omit it with --file)')
     .requiredOption('--url <url>', 'where the receiver listens, e.g. http://127.0.0.1:3000/webhooks', httpUrl('--url'))

@@ -26,8 +26,8 @@ export function verifyCommand(context: CommandContext): Command {
   return new Command('verify')
     .summary('check a signature the way the receiver does')
     .description(
-      'Verifies x-svc-signature and x-svc-timestamp against a body with the receiver\'s own check:\n' +
-        'prints "valid", or the code and reason of the check that failed (exit 1).',
+      "Verifies x-svc-signature and x-svc-timestamp against a body with the receiver's own check: prints \"valid\", " +
+        'or the code and reason of the check that failed (exit 1).',
     )
     .addOption(secretOption())
     .requiredOption('--signature <hex>', 'the x-svc-signature header value')
@@ -41,7 +41,7 @@ export function verifyCommand(context: CommandContext): Command {
         ['acct-webhook verify --secret whsec_… --signature 5f2b… --timestamp 1763802000 --file body.json', 'is this request authentic?'],
         ['acct-webhook verify --signature "$SIG" --timestamp "$TS" --tolerance 86400 < body.json', 'a captured request from yesterday (WEBHOOK_SECRET set)'],
       ),
-      )
+    )
     .action(async (options: VerifyOptions) => {
       const secret = requireSecret(options.secret);
       const body = await readBody(context.io, options.file);

@@ -2,11 +2,13 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
+import { DELIVERY_TIMEOUT_MS } from '../../dispatcher/defaults.js';
 import { Dispatcher } from '../../dispatcher/dispatcher.js';
 import type { ExportedAttempt } from '../../dispatcher/records.js';
 import { RETRY_SCHEDULE } from '../../dispatcher/schedule.js';
 import { EVENT_CATALOG, EVENT_TYPES, type EventType } from '../../events/catalog.js';
 import { SAMPLE_BUSINESS_ID } from '../../events/samples.js';
+import { DEFAULT_HANDLER_TIMEOUT_MS } from '../../receiver/options.js';
 import { sqliteStore } from '../../store/sqlite.js';
 import type { CommandContext } from '../context.js';
 import { CliError } from '../errors.js';
@@ -58,10 +60,19 @@ async function demonstrate(context: CommandContext, options: DemoOptions, workdi
   const clock = scaledClock(options.timeScale);
   const server = await listenOn(undefined, 0, DEMO_HOST);
   cleanup.push(() => server.close());
-  const dispatcher = new Dispatcher({ database: join(workdir, 'dispatch.db'), clock, allowInsecureUrls: true, logger: false, pollIntervalMs: DEMO_POLL_INTERVAL_MS });
+  const dispatcher = new Dispatcher({
+    database: join(workdir, 'dispatch.db'),
+    clock,
+    // The development switch, explicitly: plain http to 127.0.0.1 is refused without it.
+    allowInsecureUrls: true,
+    // Leases are measured on the compressed clock: a lease of timeoutMs (+ margin) must last as
+    // long in real time as an attempt may take, or a slow attempt would be sent twice.
+    timeoutMs: DELIVERY_TIMEOUT_MS * options.timeScale,
+    logger: false,
+    pollIntervalMs: DEMO_POLL_INTERVAL_MS,
+  });
   cleanup.push(() => dispatcher.close());
   const url = serverUrl(DEMO_HOST, server.port, DEMO_PATH);
-  // The development switch, explicitly: plain http to 127.0.0.1 is refused without it.
   const webhook = await dispatcher.webhooks.create({ url, events: ['*'] });
 
   const flaky = flakyTypes();
@@ -71,6 +82,8 @@ async function demonstrate(context: CommandContext, options: DemoOptions, workdi
     store: sqliteStore(join(workdir, 'events.db')),
     path: DEMO_PATH,
     clock,
+    // As for the dispatcher: the claim's lease, on the compressed clock, lasts the real budget.
+    handlerTimeoutMs: DEFAULT_HANDLER_TIMEOUT_MS * options.timeScale,
     onEvent: flakyHandler(flaky),
     onDelivery: (delivery) => {
       if (delivery.outcome === 'handled') tally.handled += 1;

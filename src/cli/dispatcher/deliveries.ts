@@ -26,7 +26,9 @@ const DEFAULT_LIST_LIMIT = 50;
 
 /** `dispatcher deliveries list|show|retry|export` */
 export function deliveriesCommand(context: CommandContext): Command {
-  const command = new Command('deliveries').summary('the delivery log: list, show, retry, export');
+  const command = new Command('deliveries')
+    .summary('the delivery log: list, show, retry, export')
+    .addHelpText('after', examples(['acct-webhook dispatcher deliveries list --status finally_failed', 'what never arrived'], ['acct-webhook dispatcher deliveries export -o deliveries.jsonl', 'the whole log, for replay']));
   command.addCommand(listCommand(context));
   command.addCommand(showCommand(context));
   command.addCommand(retryCommand(context));
@@ -94,6 +96,7 @@ function showCommand(context: CommandContext): Command {
     .summary('one delivery with all its attempts')
     .argument('<id>', 'the delivery (dlv_…)')
     .addOption(jsonOption('print it with every attempt, payloads included, as JSON'))
+    .addHelpText('after', examples(['acct-webhook dispatcher deliveries show dlv_…', 'every attempt: time, status, answer']))
     .action(async function (this: Command, id: string, options: { json?: boolean }) {
       const delivery = await withDispatcher(this, {}, (dispatcher) => dispatcher.deliveries.get(id));
       if (options.json) return context.output.json(delivery);
@@ -111,6 +114,7 @@ function retryCommand(context: CommandContext): Command {
     .description('Makes one attempt now, in any state. Success marks the delivery delivered; a failure leaves its schedule as it was. At most 50 per 15 minutes.')
     .argument('<id>', 'the delivery (dlv_…)')
     .addOption(jsonOption())
+    .addHelpText('after', examples(['acct-webhook dispatcher deliveries retry dlv_… --allow-insecure-urls', 'once more, now, to a local receiver']))
     .action(async function (this: Command, id: string, options: { json?: boolean }) {
       const { delivery, attempt } = await withDispatcher(this, {}, (dispatcher) => dispatcher.deliveries.retry(id));
       if (options.json) context.output.json({ delivery, attempt });

@@ -25,7 +25,9 @@ interface WebhookFields {
 
 /** `dispatcher webhooks add|list|update|rm|rotate-secret` */
 export function webhooksCommand(context: CommandContext): Command {
-  const command = new Command('webhooks').summary('register, list, change and remove webhooks');
+  const command = new Command('webhooks')
+    .summary('register, list, change and remove webhooks')
+    .addHelpText('after', examples(['acct-webhook dispatcher webhooks add --url https://erp.example.at/webhooks --events \'invoice.*\'', 'register one'], ['acct-webhook dispatcher webhooks list', 'see them all']));
   command.addCommand(addCommand(context));
   command.addCommand(listCommand(context));
   command.addCommand(updateCommand(context));
@@ -64,6 +66,7 @@ function listCommand(context: CommandContext): Command {
   return new Command('list')
     .summary('list the registered webhooks (never their secrets)')
     .addOption(jsonOption())
+    .addHelpText('after', examples(['acct-webhook dispatcher webhooks list --db ./webhook-dispatch.db', 'a table on a terminal, aligned columns in a pipe'], ['acct-webhook dispatcher webhooks list --json', 'for scripts']))
     .action(async function (this: Command, options: { json?: boolean }) {
       const webhooks = await withDispatcher(this, {}, (dispatcher) => dispatcher.webhooks.list());
       if (options.json) return context.output.json(webhooks.map(publicView));
@@ -108,6 +111,7 @@ function removeCommand(context: CommandContext): Command {
   return new Command('rm')
     .summary('delete a webhook (its delivery log stays)')
     .argument('<id>', 'the webhook (wh_…)')
+    .addHelpText('after', examples(['acct-webhook dispatcher webhooks rm wh_…', 'stop sending to it for good']))
     .action(async function (this: Command, id: string) {
       await withDispatcher(this, {}, (dispatcher) => dispatcher.webhooks.delete(id));
       context.output.line(`Deleted ${id}. Its delivery log stays; its pending deliveries end as finally_failed.`);
@@ -119,6 +123,7 @@ function rotateCommand(context: CommandContext): Command {
     .summary('issue a new secret; the old one stops working at once')
     .argument('<id>', 'the webhook (wh_…)')
     .addOption(jsonOption())
+    .addHelpText('after', examples(['acct-webhook dispatcher webhooks rotate-secret wh_…', 'prints the new whsec_… secret']))
     .action(async function (this: Command, id: string, options: { json?: boolean }) {
       const secret = await withDispatcher(this, {}, (dispatcher) => dispatcher.webhooks.rotateSecret(id));
       if (options.json) return context.output.json({ id, secret });

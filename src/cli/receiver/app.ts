@@ -16,6 +16,8 @@ export interface CliReceiverOptions {
   path?: string;
   /** ms since the epoch; the demo compresses time. @default Date.now */
   clock?: () => number;
+  /** The handlers' budget (real time); the claim's lease, on `clock`, is this plus a margin. @default the receiver's 25 s */
+  handlerTimeoutMs?: number;
   /**
    * Runs for every verified, new event with its exact bytes, as the user's handler would. What
    * it returns is shown with the delivery; if it throws, the answer is 500 and the sender retries.
@@ -71,6 +73,7 @@ export function createCliReceiver(options: CliReceiverOptions): CliReceiver {
     logger: deliveryLogger({ delivery: deliver, ...(options.onNotice ? { notice: options.onNotice } : {}) }),
     ...(options.path === undefined ? {} : { path: options.path }),
     ...(options.clock === undefined ? {} : { clock: options.clock }),
+    ...(options.handlerTimeoutMs === undefined ? {} : { handlerTimeoutMs: options.handlerTimeoutMs }),
   });
   const path = middleware.receiver.options.path;
   const app = express();

@@ -1,0 +1,237 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Delivery, WebhookRegistration } from '../../src/dispatcher/records.js';
+import { verifySignature } from '../../src/signature.js';
+import {
+  CliProcess,
+  closedPort,
+  closeServer,
+  expectOneLineError,
+  listenOnLoopback,
+  runCli,
+  startRecorder,
+  temporaryDirectory,
+  waitFor,
+  type Recorder,
+  type RecordedRequest,
+} from './helpers.js';
+
+const workspace = temporaryDirectory('cli-dispatcher');
+const db = join(workspace.path, 'dispatch.db');
+let receiver: Recorder;
+beforeAll(async () => {
+  receiver = await startRecorder();
+});
+afterAll(async () => {
+  await receiver.close();
+  workspace.remove();
+});
+
+/** `acct-webhook dispatcher --db <the test's file> …args` */
+function dispatcher(args: readonly string[], dbFile = db): ReturnType<typeof runCli> {
+  return runCli(['dispatcher', '--db', dbFile, ...args]);
+}
+
+function json<T>(run: { exitCode: number | null; stdout: string; stderr: string }): T {
+  expect(run.exitCode, run.stderr).toBe(0);
+  return JSON.parse(run.stdout) as T;
+}
+
+function signedWith(request: RecordedRequest, secret: string): boolean {
+  try {
+    verifySignature({ payload: request.body, signature: String(request.headers['x-svc-signature']), timestamp: String(request.headers['x-svc-timestamp']), secret });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+// One database through its life, in order: each step builds on the one before.
+describe.sequential('acct-webhook dispatcher on a SQLite file', () => {
+  let webhook: WebhookRegistration & { secret: string };
+  let delivery: Delivery;
+
+  it('refuses to read a database that does not exist (and does not create one)', async () => {
+    expectOneLineError(await dispatcher(['webhooks', 'list']), 'UNREADABLE_FILE', 2);
+  });
+
+  it('refuses a plain http receiver without --allow-insecure-urls', async () => {
+    expectOneLineError(await dispatcher(['webhooks', 'add', '--url', receiver.url]), 'INVALID_URL', 2);
+  });
+
+  it('webhooks add: registers the receiver and prints its secret', async () => {
+    webhook = json(await dispatcher(['webhooks', 'add', '--url', receiver.url, '--events', 'invoice.*,payment.failed', '--header', 'x-api-key: k-123', '--allow-insecure-urls', '--json']));
+    expect(webhook).toMatchObject({ url: receiver.url, events: ['invoice.*', 'payment.failed'], status: 'active', headers: ['x-api-key'] });
+    expect(webhook.secret).toMatch(/^whsec_/);
+  });
+
+  it('webhooks list: shows it, with header names but never the secret or header values', async () => {
+    const run = await dispatcher(['webhooks', 'list']);
+    expect(run.exitCode).toBe(0);
+    expect(run.stdout).toMatch(new RegExp(`^id +url +events +status +headers +created \\(UTC\\)\\n${webhook.id} +${receiver.url} +invoice\\.\\*,payment\\.failed +active +x-api-key `));
+    const listed = json<WebhookRegistration[]>(await dispatcher(['webhooks', 'list', '--json']));
+    expect(listed.map((entry) => entry.id)).toEqual([webhook.id]);
+    for (const output of [run.stdout, JSON.stringify(listed)]) {
+      expect(output).not.toContain(webhook.secret);
+      expect(output).not.toContain('k-123');
+    }
+  });
+
+  it('emit: queues the sample for the subscribed webhook only', async () => {
+    const paid = json<{ event: { id: string; type: string }; queuedFor: string[] }>(await dispatcher(['emit', 'invoice.paid', '--set', 'data.object.amount=5000', '--json']));
+    expect(paid.event.type).toBe('invoice.paid');
+    expect(paid.queuedFor).toEqual([webhook.id]);
+    const customer = json<{ queuedFor: string[] }>(await dispatcher(['emit', 'customer.created', '--json']));
+    expect(customer.queuedFor).toEqual([]);
+  });
+
+  it('run: delivers, signed with the secret, with the custom header; Ctrl-C stops it gracefully', async () => {
+    const run = new CliProcess(['dispatcher', '--db', db, 'run', '--allow-insecure-urls']);
+    try {
+      await run.waitForOutput(/200 delivered +invoice\.paid +evt_\S+ +→ wh_\S+ +attempt 1/);
+      expect(await run.stop('SIGINT')).toBe(0);
+    } finally {
+      run.kill();
+    }
+    expect(run.stderr).toContain('Stopped.');
+    expect(receiver.requests).toHaveLength(1);
+    const [request] = receiver.requests;
+    expect(signedWith(request!, webhook.secret)).toBe(true);
+    expect(request!.headers['x-api-key']).toBe('k-123');
+    expect(JSON.parse(request!.body.toString('utf8'))).toMatchObject({ type: 'invoice.paid', data: { object: { amount: 5000 } } });
+  });
+
+  it('deliveries list and show: the delivery and its attempt', async () => {
+    const deliveries = json<Delivery[]>(await dispatcher(['deliveries', 'list', '--json']));
+    expect(deliveries).toHaveLength(1);
+    delivery = deliveries[0]!;
+    expect(delivery).toMatchObject({ event_type: 'invoice.paid', webhook_id: webhook.id, status: 'delivered', attempt_count: 1 });
+    const table = await dispatcher(['deliveries', 'list', '--status', 'delivered']);
+    expect(table.stdout).toMatch(new RegExp(`\\n${delivery.id} +invoice\\.paid +${delivery.event_id} +${webhook.id} +delivered +1 `));
+    const shown = await dispatcher(['deliveries', 'show', delivery.id]);
+    expect(shown.exitCode).toBe(0);
+    expect(shown.stdout).toMatch(/\n1 +\d{4}-\d\d-\d\d \d\d:\d\d:\d\d +200 +\d+ +delivered /);
+  });
+
+  it('webhooks rotate-secret: the next attempt is signed with the new secret', async () => {
+    const rotated = json<{ id: string; secret: string }>(await dispatcher(['webhooks', 'rotate-secret', webhook.id, '--json']));
+    expect(rotated.secret).toMatch(/^whsec_/);
+    expect(rotated.secret).not.toBe(webhook.secret);
+    const retried = await dispatcher(['deliveries', 'retry', delivery.id, '--allow-insecure-urls']);
+    expect(retried.exitCode).toBe(0);
+    expect(retried.stdout).toMatch(/^Attempt 2 \(manual\): 200 in \d+ ms → delivered\n/);
+    const last = receiver.requests.at(-1)!;
+    expect(signedWith(last, rotated.secret)).toBe(true);
+    expect(signedWith(last, webhook.secret)).toBe(false);
+  });
+
+  it('deliveries export: JSON Lines, one attempt a line, to a file or stdout', async () => {
+    const file = join(workspace.path, 'export.jsonl');
+    const run = await dispatcher(['deliveries', 'export', '--out', file]);
+    expect(run.exitCode).toBe(0);
+    const lines = readFileSync(file, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { delivery_id: string; attempt_number: number });
+    expect(lines.map((line) => [line.delivery_id, line.attempt_number])).toEqual([
+      [delivery.id, 1],
+      [delivery.id, 2],
+    ]);
+    expect((await dispatcher(['deliveries', 'export', '--type', 'invoice.paid'])).stdout).toBe(readFileSync(file, 'utf8'));
+  });
+
+  it('webhooks update: disables it', async () => {
+    const updated = json<WebhookRegistration>(await dispatcher(['webhooks', 'update', webhook.id, '--status', 'disabled', '--json']));
+    expect(updated.status).toBe('disabled');
+    expectOneLineError(await dispatcher(['webhooks', 'update', webhook.id]), 'INVALID_OPTION', 2);
+    expectOneLineError(await dispatcher(['webhooks', 'update', webhook.id, '--url', 'http://169.254.169.254/latest']), 'INVALID_URL', 2);
+  });
+
+  it('deliveries retry: exit 1 when the receiver does not answer', async () => {
+    const port = await closedPort();
+    const unreachable = json<WebhookRegistration>(await dispatcher(['webhooks', 'add', '--url', `http://127.0.0.1:${port}/webhooks`, '--events', 'payment.refunded', '--allow-insecure-urls', '--json']));
+    await dispatcher(['emit', 'payment.refunded']);
+    const [pending] = json<Delivery[]>(await dispatcher(['deliveries', 'list', '--webhook', unreachable.id, '--json']));
+    const retried = await dispatcher(['deliveries', 'retry', pending!.id, '--allow-insecure-urls']);
+    expect(retried.exitCode).toBe(1);
+    expect(retried.stdout).toMatch(/^Attempt 1 \(manual\): no answer/);
+  });
+
+  it('webhooks rm: removes it', async () => {
+    const run = await dispatcher(['webhooks', 'rm', webhook.id]);
+    expect(run.exitCode).toBe(0);
+    const listed = json<WebhookRegistration[]>(await dispatcher(['webhooks', 'list', '--json']));
+    expect(listed.map((entry) => entry.id)).not.toContain(webhook.id);
+    expectOneLineError(await dispatcher(['webhooks', 'rm', webhook.id]), 'NOT_FOUND', 2);
+  });
+});
+
+describe('acct-webhook dispatcher with bad input', () => {
+  const other = join(workspace.path, 'other.db');
+
+  beforeAll(async () => {
+    expect((await dispatcher(['webhooks', 'add', '--url', 'http://127.0.0.1:9/webhooks', '--allow-insecure-urls'], other)).exitCode).toBe(0);
+  });
+
+  it('refuses an unknown event type', async () => {
+    expectOneLineError(await dispatcher(['emit', 'invoice.payed'], other), 'UNKNOWN_EVENT_TYPE', 2);
+    expectOneLineError(await dispatcher(['webhooks', 'add', '--url', 'http://127.0.0.1:9/webhooks', '--events', 'invoices.*', '--allow-insecure-urls'], other), 'UNKNOWN_EVENT_TYPE', 2);
+    expectOneLineError(await dispatcher(['deliveries', 'list', '--type', 'invoice.*'], other), 'UNKNOWN_EVENT_TYPE', 2);
+  });
+
+  it('refuses an event that --set made invalid', async () => {
+    expectOneLineError(await dispatcher(['emit', 'invoice.paid', '--set', 'data.object.amount="many"'], other), 'VALIDATION_ERROR', 2);
+  });
+
+  it('refuses an unknown delivery id', async () => {
+    expectOneLineError(await dispatcher(['deliveries', 'show', 'dlv_nope'], other), 'NOT_FOUND', 2);
+  });
+
+  it('refuses a --db that is not a dispatch database', async () => {
+    const text = join(workspace.path, 'notes.txt');
+    writeFileSync(text, 'not a database');
+    expectOneLineError(await dispatcher(['webhooks', 'list'], text), 'MALFORMED_INPUT', 2);
+    expect(readFileSync(text, 'utf8')).toBe('not a database');
+  });
+
+  it('refuses an export to a directory that does not exist', async () => {
+    expectOneLineError(await dispatcher(['deliveries', 'export', '--out', join(workspace.path, 'missing', 'x.jsonl')], other), 'INVALID_OPTION', 2);
+  });
+
+  it('keeps header values out of errors', async () => {
+    const run = await dispatcher(['webhooks', 'add', '--url', 'http://127.0.0.1:9/webhooks', '--header', 'content-type: secret-value-1', '--allow-insecure-urls'], other);
+    expectOneLineError(run, 'FORBIDDEN_HEADER', 2);
+    expect(run.stderr).not.toContain('secret-value-1');
+  });
+});
+
+describe('acct-webhook dispatcher run', () => {
+  it('waits for the attempt in flight when stopped', async () => {
+    const file = join(workspace.path, 'slow.db');
+    // A receiver that holds its answer until the test releases it.
+    const held: (() => void)[] = [];
+    const slow = createServer((req, res) => {
+      req.resume();
+      held.push(() => res.writeHead(200, { 'content-type': 'application/json' }).end('{}'));
+    });
+    const url = `${await listenOnLoopback(slow)}/webhooks`;
+    try {
+      expect((await dispatcher(['webhooks', 'add', '--url', url, '--allow-insecure-urls'], file)).exitCode).toBe(0);
+      expect((await dispatcher(['emit', 'uva.submitted'], file)).exitCode).toBe(0);
+      const run = new CliProcess(['dispatcher', '--db', file, 'run', '--allow-insecure-urls']);
+      try {
+        await waitFor(() => held.length === 1, 'the attempt to arrive');
+        const stopped = run.stop('SIGTERM');
+        await waitFor(() => run.stderr.includes('finishing the attempts in flight'), 'the stop to begin');
+        for (const answer of held) answer();
+        expect(await stopped).toBe(0);
+      } finally {
+        run.kill();
+      }
+      expect(run.stdout).toMatch(/200 delivered +uva\.submitted/);
+      const [delivery] = json<Delivery[]>(await dispatcher(['deliveries', 'list', '--json'], file));
+      expect(delivery?.status).toBe('delivered');
+    } finally {
+      await closeServer(slow);
+    }
+  });
+});
