@@ -55,10 +55,12 @@ export class PostgresDispatchStorage implements DispatchStorage {
   private closing: Promise<void> | null = null;
 
   constructor(poolOrUrl: PostgresPool | string, options: PostgresDispatchStorageOptions = {}) {
+    // Every option is checked before a pool is opened.
     const schema = resolveSchema(options.schema);
+    const prepare = statementPreparer(options.preparedStatements);
     this.schema = schema.name;
     ({ pool: this.pool, owned: this.ownsPool } = openPool(poolOrUrl, options));
-    this.sql = dispatchStatements(schema.quoted, statementPreparer(options.preparedStatements));
+    this.sql = dispatchStatements(schema.quoted, prepare);
     this.recorder = new AttemptRecorder(this.pool, this.sql);
     this.migrated = onceSucceeded(async () => {
       await migrate(this.pool, schema, DISPATCH_MIGRATIONS);

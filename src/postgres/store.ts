@@ -9,7 +9,7 @@ import { postgresQuarantine } from './quarantine.js';
 import { resolveSchema } from './schema-name.js';
 import { run, statementPreparer, type Prepare, type Statement } from './statement.js';
 import { STORE_MIGRATIONS } from './store-migrations.js';
-import { encodeText } from './text-codec.js';
+import { encodeNullableText, encodeText } from './text-codec.js';
 
 export interface PostgresStoreOptions extends StoreOptions, PostgresConnectionOptions {}
 
@@ -32,7 +32,8 @@ interface StateRow {
  * was handled. The same contract as `sqliteStore`: a claim is one atomic upsert that takes a
  * new id or an expired/released lease and nothing else, so two deliveries of one event never
  * both run the handlers while a lease holds. Completed records are kept for `retentionMs`
- * (30 days by default, never less than 35 h) and pruned as claims come in.
+ * (30 days by default, never less than 35 h) and pruned as claims come in (at most hourly, in
+ * the background).
  *
  * Returns at once; the tables are created (migrated) on first use or by `ready()`.
  *
@@ -43,10 +44,11 @@ interface StateRow {
  * app.use(webhookHandler({ secret, store: postgresStore(process.env.DATABASE_URL!) }));
  */
 export function postgresStore(poolOrUrl: PostgresPool | string, options: PostgresStoreOptions = {}): PostgresIdempotencyStore {
+  // Every option is checked before a pool is opened.
   const retentionMs = resolveRetention(options);
   const schema = resolveSchema(options.schema);
-  const { pool, owned } = openPool(poolOrUrl, options);
   const prepare = statementPreparer(options.preparedStatements);
+  const { pool, owned } = openPool(poolOrUrl, options);
   const sql = statements(schema.quoted, prepare);
   const ready = onceSucceeded(async () => {
     await migrate(pool, schema, STORE_MIGRATIONS);
@@ -66,11 +68,14 @@ export function postgresStore(poolOrUrl: PostgresPool | string, options: Postgre
   async function claim(eventId: string, { now, leaseMs, type }: ClaimOptions): Promise<ClaimResult> {
     if (now - lastPrune >= PRUNE_INTERVAL_MS) {
       lastPrune = now;
-      await prune(now);
+      // In the background: an hour of records may be a large delete, and the delivery that
+      // happens to trigger it must not wait for it. A failure is tried again an hour later.
+      void prune(now).catch(() => undefined);
     }
     const key = encodeText(eventId);
     const token = randomUUID();
-    const claimed = await write(sql.claim, [key, token, int8(now + leaseMs, 'now + leaseMs'), type ?? null, int8(now, 'now')]);
+    const values = [key, token, int8(now + leaseMs, 'now + leaseMs'), encodeNullableText(type ?? null), int8(now, 'now')];
+    const claimed = await write(sql.claim, values);
     const [row] = claimed.rows as { token: string; claims: number }[];
     if (row?.token === token) return { status: 'claimed', token, takeover: row.claims > 1 };
     // Leased by another delivery or completed. A fresh statement, so it sees what the conflicting

@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { ConfigurationError, createReceiver, Webhooks } from '../../src/index.js';
+import { ConfigurationError, createReceiver, MIN_RETENTION_MS, Webhooks } from '../../src/index.js';
+import { PRUNE_INTERVAL_MS } from '../../src/store/types.js';
 import { createTestEvent, signedRequest } from '../../src/testing/index.js';
 import { postgresStore, PostgresValueError, type PostgresPool, type PostgresQueryConfig } from '../../src/postgres/index.js';
 import { describePostgres, POSTGRES_URL, useTestDatabase } from '../helpers/postgres.js';
@@ -69,6 +70,33 @@ describePostgres('postgresStore on PostgreSQL', () => {
       await store.claim('evt_far', { now: far, leaseMs: LEASE });
       expect(await store.claim('evt_far', { now: far + 1, leaseMs: LEASE })).toEqual({ status: 'in_progress', leaseExpiresAt: far + LEASE });
       await expect(store.claim('evt_fraction', { now: T0 + 0.5, leaseMs: LEASE })).rejects.toBeInstanceOf(PostgresValueError);
+    });
+  });
+
+  describe('retention', () => {
+    it('prunes expired records as claims come in, at most hourly, without the claim waiting for it', async () => {
+      const schema = database.newSchema();
+      const store = postgresStore(database.pool, { schema, retentionMs: MIN_RETENTION_MS });
+      for (const [id, at] of [['evt_a', T0], ['evt_b', T0 + 1]] as const) {
+        const claim = await store.claim(id, { now: at, leaseMs: LEASE });
+        if (claim.status !== 'claimed') throw new Error('not claimed');
+        await store.complete(id, claim.token, at);
+      }
+      const ids = async (): Promise<string[]> =>
+        (await database.pool.query<{ event_id: string }>(`SELECT event_id FROM "${schema}".acct_webhook_events ORDER BY event_id`)).rows.map((row) => row.event_id);
+      const eventually = async (expected: string[]): Promise<void> => {
+        const deadline = Date.now() + 5_000;
+        while (JSON.stringify(await ids()) !== JSON.stringify(expected) && Date.now() < deadline) await new Promise((done) => setTimeout(done, 20));
+        expect(await ids()).toEqual(expected);
+      };
+
+      const pruneAt = T0 + MIN_RETENTION_MS; // evt_a has expired, evt_b not yet
+      await store.claim('evt_c', { now: pruneAt, leaseMs: LEASE });
+      await eventually(['evt_b', 'evt_c']);
+      await store.claim('evt_d', { now: pruneAt + 10, leaseMs: LEASE }); // evt_b has expired, but the last prune was 10 ms ago
+      expect(await ids()).toEqual(['evt_b', 'evt_c', 'evt_d']);
+      await store.claim('evt_e', { now: pruneAt + PRUNE_INTERVAL_MS, leaseMs: LEASE });
+      await eventually(['evt_c', 'evt_d', 'evt_e']);
     });
   });
 
