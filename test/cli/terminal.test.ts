@@ -30,6 +30,12 @@ function onTerminal(args: readonly string[]): Promise<{ exitCode: number | null;
 }
 
 describe('acct-webhook on a terminal', () => {
+  it('does not wait for a body typed on a terminal: MISSING_INPUT', async () => {
+    const terminal = await onTerminal(['sign', '--secret', 'whsec_x']);
+    expect(terminal.exitCode).toBe(2);
+    expect(terminal.screen).toMatch(/^acct-webhook sign: .+ \[MISSING_INPUT\]\r?\n$/);
+  });
+
   it('draws tables with borders (and plain aligned columns in a pipe)', async () => {
     const db = join(workspace.path, 'dispatch.db');
     expect((await runCli(['dispatcher', '--db', db, 'webhooks', 'add', '--url', 'http://127.0.0.1:3000/webhooks', '--events', 'invoice.*', '--allow-insecure-urls'])).exitCode).toBe(0);

@@ -31,7 +31,7 @@ export interface ReplayPlan {
 export async function runReplay(context: CommandContext, plan: ReplayPlan, commandName: string): Promise<ExitCode> {
   const reportMalformed = (line: MalformedLine): void => {
     const problem = new CliError('MALFORMED_INPUT', `${plan.file} line ${line.line}: ${line.reason}; skipped`, { file: plan.file, line: line.line });
-    context.io.stderr.write(errorLine(commandName, problem));
+    context.output.note(errorLine(commandName, problem).trimEnd());
   };
   const selection = await selectForReplay(readDeliveryLog(plan.file), plan.filter, reportMalformed);
   const results = plan.dryRun || plan.target === undefined ? undefined : await send(context, plan, plan.target, selection);
