@@ -181,7 +181,11 @@ export class Dispatcher {
 
   private async ready(): Promise<DispatchStorage> {
     if (this.closed) throw new DispatcherError('DISPATCHER_CLOSED', 'The dispatcher was closed', {});
-    this.initialized ??= this.storage.init();
+    // A failed init (the database was away) is tried again by the next call, not remembered.
+    this.initialized ??= this.storage.init().catch((error: unknown) => {
+      this.initialized = null;
+      throw error;
+    });
     await this.initialized;
     return this.storage;
   }

@@ -7,6 +7,7 @@ import {
   Dispatcher,
   MANUAL_RETRY_LIMIT,
   RETRY_SCHEDULE,
+  SqliteDispatchStorage,
   type DispatcherOptions,
 } from '../../src/dispatcher/index.js';
 import { createTestEvent } from '../../src/testing/index.js';
@@ -130,6 +131,21 @@ describe('options', () => {
     }
     expect(error).toBeInstanceOf(ConfigurationError);
     expect(error).toMatchObject({ code: 'INVALID_CONFIGURATION', details: { option } });
+  });
+});
+
+describe('storage that is not ready', () => {
+  it('tries to initialise again on the next call after a failure (the database was away)', async () => {
+    const storage = new SqliteDispatchStorage(join(tempDir(), 'dispatch.db'));
+    const init = storage.init.bind(storage);
+    let attempts = 0;
+    storage.init = () => (++attempts === 1 ? Promise.reject(new Error('connection refused')) : init());
+    const dispatcher = new Dispatcher({ database: storage, logger: false });
+    await expect(dispatcher.webhooks.list()).rejects.toThrow('connection refused');
+    expect(await dispatcher.webhooks.list()).toEqual([]);
+    expect(attempts).toBe(2);
+    await dispatcher.close();
+    await storage.close();
   });
 });
 
