@@ -40,6 +40,7 @@ function dispatch(line: string, listener: AttemptLogListener): void {
   } catch {
     return;
   }
+  // The dispatcher's own line per attempt (logAttempt): recognised by its fields, read as written.
   if (typeof record.delivery_id === 'string' && typeof record.attempt === 'number') listener.attempt(record as unknown as LoggedAttempt);
   else if (typeof record.level === 'number' && record.level >= ERROR_LEVEL) listener.notice(typeof record.msg === 'string' ? record.msg : 'dispatcher error');
 }
