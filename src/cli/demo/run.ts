@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import { DELIVERY_TIMEOUT_MS } from '../../dispatcher/defaults.js';
+import { DELIVERY_TIMEOUT_MS, DISPATCH_LEASE_MARGIN_MS } from '../../dispatcher/defaults.js';
 import { Dispatcher } from '../../dispatcher/dispatcher.js';
 import type { ExportedAttempt } from '../../dispatcher/records.js';
 import { RETRY_SCHEDULE } from '../../dispatcher/schedule.js';
@@ -65,9 +65,10 @@ async function demonstrate(context: CommandContext, options: DemoOptions, workdi
     clock,
     // The development switch, explicitly: plain http to 127.0.0.1 is refused without it.
     allowInsecureUrls: true,
-    // Leases are measured on the compressed clock: a lease of timeoutMs (+ margin) must last as
-    // long in real time as an attempt may take, or a slow attempt would be sent twice.
-    timeoutMs: DELIVERY_TIMEOUT_MS * options.timeScale,
+    // The claim on an attempt in flight is measured on the compressed clock: it must last as
+    // long in real time as an attempt may take (the 30 s timeout and the margin), or a slow
+    // attempt would be handed to the worker again and sent twice.
+    leaseMs: (DELIVERY_TIMEOUT_MS + DISPATCH_LEASE_MARGIN_MS) * options.timeScale,
     logger: false,
     pollIntervalMs: DEMO_POLL_INTERVAL_MS,
   });
