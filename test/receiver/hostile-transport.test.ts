@@ -1,4 +1,4 @@
-import { request, type RequestListener } from 'node:http';
+import { Agent, request, type RequestListener } from 'node:http';
 import express from 'express';
 import { describe, expect, it } from 'vitest';
 import { memoryStore, nodeHandler, webhookHandler, Webhooks, type WebhookHandlerOptions } from '../../src/index.js';
@@ -26,12 +26,16 @@ function stream(
     let sent = 0;
     let sentBeforeAnswer = -1;
     let answer: RawResponse | undefined;
-    const req = request(`${url}/webhooks`, { method: 'POST', headers, agent: false }, (res) => {
+    // A keep-alive connection, as senders use: with `connection: close` Node's server closes the
+    // socket right after the answer, and a client still writing gets a reset before reading it.
+    const agent = new Agent({ keepAlive: true });
+    const req = request(`${url}/webhooks`, { method: 'POST', headers, agent }, (res) => {
       sentBeforeAnswer = sent;
       let text = '';
       res.on('data', (chunk: Buffer) => (text += chunk.toString()));
       res.on('end', () => {
         answer = { status: res.statusCode ?? 0, body: JSON.parse(text) as RawResponse['body'], headers: res.headers };
+        agent.destroy();
         resolve({ ...answer, sentBeforeAnswer });
       });
     });
