@@ -12,29 +12,26 @@ export interface BodyLimits {
  * reading; a chunked body stops being read at the limit; a body that trickles in slower than the
  * timeout is cut off. Either way no handler runs on a partial body.
  */
-export async function readRawBody(req: IncomingMessage, limits: BodyLimits): Promise<Buffer> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => {
+export function readRawBody(req: IncomingMessage, limits: BodyLimits): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
       req.pause();
       reject(new ReceiverError('BODY_TIMEOUT', `The body did not arrive within ${limits.bodyTimeoutMs} ms`, { bodyTimeoutMs: limits.bodyTimeoutMs }));
     }, limits.bodyTimeoutMs);
-  });
-  try {
     const length = req.headers['content-length'];
-    return await Promise.race([getRawBody(req, { limit: limits.maxBodyBytes, ...(length ? { length } : {}) }), timeout]);
-  } catch (error) {
-    throw asBodyError(error, limits);
-  } finally {
-    clearTimeout(timer);
-  }
+    getRawBody(req, { limit: limits.maxBodyBytes, ...(length ? { length } : {}) }, (error, body) => {
+      clearTimeout(timer);
+      if (error) reject(asBodyError(error, limits));
+      else resolve(body);
+    });
+  });
 }
 
-function asBodyError(error: unknown, limits: BodyLimits): unknown {
+function asBodyError(error: unknown, limits: BodyLimits): Error {
   if (error instanceof ReceiverError) return error;
   const type = (error as { type?: string }).type;
   if (type === 'entity.too.large') {
     return new ReceiverError('PAYLOAD_TOO_LARGE', `The body is larger than ${limits.maxBodyBytes} bytes`, { maxBodyBytes: limits.maxBodyBytes });
   }
-  return error;
+  return error instanceof Error ? error : new Error(String(error));
 }
