@@ -1,4 +1,3 @@
-import { isUtf8 } from 'node:buffer';
 import type { z } from 'zod';
 import { WebhookValidationError, type ValidationIssue } from '../errors.js';
 import { isEventType } from './catalog.js';
@@ -63,14 +62,15 @@ function parseJson(input: string | Uint8Array | ArrayBuffer): unknown {
   return value;
 }
 
+// Validates and decodes in one pass; keeps a byte order mark, which JSON.parse then refuses.
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
 function decodeUtf8(input: Uint8Array | ArrayBuffer): string {
-  const bytes = input instanceof Uint8Array ? input : new Uint8Array(input);
-  if (!isUtf8(bytes)) {
-    throw new WebhookValidationError('INVALID_ENCODING', 'The body is not valid UTF-8', [
-      { path: '', message: 'invalid UTF-8' },
-    ]);
+  try {
+    return utf8.decode(input);
+  } catch {
+    throw new WebhookValidationError('INVALID_ENCODING', 'The body is not valid UTF-8', [{ path: '', message: 'invalid UTF-8' }]);
   }
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
 }
 
 /**
