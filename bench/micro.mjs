@@ -67,22 +67,28 @@ function parserConfigs() {
 function storeConfigs(dir) {
   const file = join(dir, 'store.db');
   const store = sqliteStore(file);
+  const durable = sqliteStore(join(dir, 'durable.db'), { synchronous: 'FULL' });
   const db = new Database(file);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
   db.exec('CREATE TABLE IF NOT EXISTS plain_insert (id TEXT PRIMARY KEY) WITHOUT ROWID');
   const insert = db.prepare('INSERT OR IGNORE INTO plain_insert (id) VALUES (?)');
   let seq = 0;
-  const claimAndComplete = async () => {
+  const claimAndComplete = async (_i, target = store) => {
     const id = `evt_${seq++}`;
-    const claim = await store.claim(id, { now: Date.now(), leaseMs: 30_000 });
-    await store.complete(id, claim.token, Date.now());
+    const claim = await target.claim(id, { now: Date.now(), leaseMs: 30_000 });
+    await target.complete(id, claim.token, Date.now());
   };
   return {
     'sqliteStore claim + complete (one event at a time)': { async: true, op: claimAndComplete },
     'sqliteStore claim + complete (50 events in flight)': {
       async: true,
-      op: () => Promise.all(Array.from({ length: 50 }, claimAndComplete)),
+      op: () => Promise.all(Array.from({ length: 50 }, () => claimAndComplete(0))),
+      perOp: 50,
+    },
+    'sqliteStore claim + complete (50 events in flight, synchronous=FULL)': {
+      async: true,
+      op: () => Promise.all(Array.from({ length: 50 }, () => claimAndComplete(0, durable))),
       perOp: 50,
     },
     'INSERT OR IGNORE, autocommit': { op: () => insert.run(`ins_${seq++}`) },
