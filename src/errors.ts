@@ -76,9 +76,28 @@ export class WebhookValidationError extends AcctWebhookError<ValidationErrorCode
   }
 }
 
-/** Options that cannot work; thrown when a factory runs, never on the first request. */
+/**
+ * The one shape of a configuration error's `details`: which option (a dotted path inside the
+ * options object, or the argument's name) and what is wrong with it. Never the value itself: an
+ * option may be a secret.
+ */
+export type ConfigurationErrorDetails = {
+  option: string;
+  reason: string;
+};
+
+/**
+ * Options that cannot work; thrown when a factory runs, never on the first request.
+ *
+ * @example
+ * try { new Dispatcher({ timeoutMs: -1 }); } catch (error) {
+ *   if (error instanceof ConfigurationError) console.error(error.details.option); // 'timeoutMs'
+ * }
+ */
 export class ConfigurationError extends AcctWebhookError<'INVALID_CONFIGURATION'> {
-  constructor(message: string, details: ErrorDetails = {}) {
-    super('INVALID_CONFIGURATION', message, details);
+  declare readonly details: ConfigurationErrorDetails;
+
+  constructor(details: ConfigurationErrorDetails, message = `${details.option} ${details.reason}`, options?: ErrorOptions) {
+    super('INVALID_CONFIGURATION', message, { option: details.option, reason: details.reason }, options);
   }
 }

@@ -67,7 +67,7 @@ export function signPayload({ payload, secret, timestamp }: SignPayloadOptions):
   const [key] = normalizeSecrets(secret);
   const seconds = timestamp ?? Math.floor(Date.now() / 1000);
   if (!Number.isSafeInteger(seconds) || seconds < 0) {
-    throw new ConfigurationError('timestamp must be a non-negative integer number of seconds', { timestamp });
+    throw new ConfigurationError({ option: 'timestamp', reason: 'must be a non-negative integer number of seconds' });
   }
   const signature = hmac(key!, `${seconds}.`, bytes).toString('hex');
   return {
@@ -95,7 +95,7 @@ export function verifySignature(options: VerifySignatureOptions): VerifiedSignat
   const secrets = normalizeSecrets(options.secret);
   const tolerance = options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
   if (!Number.isFinite(tolerance) || tolerance < 0) {
-    throw new ConfigurationError('toleranceSeconds must be a non-negative number', { toleranceSeconds: tolerance });
+    throw new ConfigurationError({ option: 'toleranceSeconds', reason: 'must be a non-negative number' });
   }
   const signature = requireHeader(options.signature, 'MISSING_SIGNATURE', SIGNATURE_HEADER);
   const timestamp = parseTimestamp(options.timestamp);

@@ -213,5 +213,6 @@ function stringList(option: string, value: unknown): string[] {
 }
 
 function invalid(option: string, problem: string, value: unknown): ConfigurationError {
-  return new ConfigurationError(`Dispatcher option ${option} ${problem}`, { option, value });
+  void value;
+  return new ConfigurationError({ option, reason: problem }, `Dispatcher option ${option} ${problem}`);
 }

@@ -98,8 +98,8 @@ export function migrate(db: Database): void {
     const current = row?.version ?? 0;
     if (current > SCHEMA_VERSION) {
       throw new ConfigurationError(
+        { option: 'database', reason: `has schema version ${current}; this version of acct-webhook knows up to ${SCHEMA_VERSION}` },
         `The dispatch database has schema version ${current}; this version of acct-webhook knows up to ${SCHEMA_VERSION}. Upgrade acct-webhook.`,
-        { schemaVersion: current, supported: SCHEMA_VERSION },
       );
     }
     const record = db.prepare<[number, string]>('INSERT INTO dispatch_schema_migrations (version, applied_at) VALUES (?, ?)');

@@ -312,7 +312,7 @@ function openFile(path: string): Database {
   try {
     return new BetterSqlite3(path);
   } catch (error) {
-    throw new ConfigurationError(`Cannot open the dispatch database "${path}": ${(error as Error).message}`, { database: path });
+    throw new ConfigurationError({ option: 'database', reason: `cannot be opened: ${(error as Error).message}` }, `Cannot open the dispatch database "${path}": ${(error as Error).message}`);
   }
 }
 

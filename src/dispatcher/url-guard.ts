@@ -177,10 +177,10 @@ export class UrlGuard {
 
   private allow(entry: string): void {
     const invalid = () =>
-      new ConfigurationError(`allowedHosts: "${entry}" is not a host name, an IP address or a CIDR range (10.0.0.0/8)`, {
-        option: 'allowedHosts',
-        entry,
-      });
+      new ConfigurationError(
+        { option: 'allowedHosts', reason: `"${entry}" is not a host name, an IP address or a CIDR range (10.0.0.0/8)` },
+        `allowedHosts: "${entry}" is not a host name, an IP address or a CIDR range (10.0.0.0/8)`,
+      );
     if (typeof entry !== 'string' || entry.trim() === '') throw invalid();
     const [network = '', prefixText, ...rest] = entry.trim().toLowerCase().split('/');
     const host = bareHost(network);

@@ -34,8 +34,8 @@ export function migrate(pool: PostgresPool, schema: { name: string; quoted: stri
     const latest = set.migrations.length;
     if (current > latest) {
       throw new ConfigurationError(
+        { option: 'schema', reason: `has ${set.component} migrations up to version ${current}; this version of acct-webhook knows up to ${latest}` },
         `PostgreSQL schema "${schema.name}" has ${set.component} migrations up to version ${current}; this version of acct-webhook knows up to ${latest}. Upgrade acct-webhook.`,
-        { schema: schema.name, component: set.component, schemaVersion: current, supported: latest },
       );
     }
     for (const [index, sql] of set.migrations.entries()) {

@@ -69,11 +69,11 @@ const URL_EXAMPLE = 'postgres://user:password@host:5432/database';
 export function openPool(poolOrUrl: PostgresPool | string, options: PostgresConnectionOptions): OpenedPool {
   if (typeof poolOrUrl === 'string') return { pool: poolFromUrl(poolOrUrl, options), owned: true };
   if (!isPool(poolOrUrl)) {
-    throw new ConfigurationError(`Expected a PostgreSQL URL (${URL_EXAMPLE}) or a pg.Pool`, { option: 'poolOrUrl', received: describe(poolOrUrl) });
+    throw new ConfigurationError({ option: 'poolOrUrl', reason: `must be a PostgreSQL URL or a pg.Pool, not ${describe(poolOrUrl)}` }, `Expected a PostgreSQL URL (${URL_EXAMPLE}) or a pg.Pool`);
   }
   for (const option of ['poolSize', 'connectTimeoutMs'] as const) {
     if (options[option] !== undefined) {
-      throw new ConfigurationError(`${option} applies only when a URL is given; configure the pool you pass instead`, { option });
+      throw new ConfigurationError({ option, reason: 'applies only when a URL is given' }, `${option} applies only when a URL is given; configure the pool you pass instead`);
     }
   }
   return { pool: poolOrUrl, owned: false };
@@ -116,10 +116,10 @@ function checkUrl(url: string): void {
     protocol = new URL(url).protocol;
   } catch {
     // The text is not repeated: it may hold a password.
-    throw new ConfigurationError(`The PostgreSQL URL cannot be parsed; expected ${URL_EXAMPLE}`, { option: 'poolOrUrl' });
+    throw new ConfigurationError({ option: 'poolOrUrl', reason: 'cannot be parsed as a URL' }, `The PostgreSQL URL cannot be parsed; expected ${URL_EXAMPLE}`);
   }
   if (!PROTOCOLS.has(protocol)) {
-    throw new ConfigurationError(`A PostgreSQL URL starts with postgres:// or postgresql://; expected ${URL_EXAMPLE}`, { option: 'poolOrUrl' });
+    throw new ConfigurationError({ option: 'poolOrUrl', reason: 'must start with postgres:// or postgresql://' }, `A PostgreSQL URL starts with postgres:// or postgresql://; expected ${URL_EXAMPLE}`);
   }
 }
 
@@ -130,7 +130,7 @@ function isPool(value: unknown): value is PostgresPool {
 
 function positiveInteger(option: string, value: unknown): number {
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) {
-    throw new ConfigurationError(`${option} must be a positive integer`, { option, value });
+    throw new ConfigurationError({ option, reason: `must be a positive integer, not ${String(value)}` });
   }
   return value;
 }

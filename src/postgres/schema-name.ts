@@ -11,10 +11,7 @@ const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 export function resolveSchema(schema: string | undefined): { name: string; quoted: string } {
   const name = schema ?? DEFAULT_POSTGRES_SCHEMA;
   if (typeof name !== 'string' || !IDENTIFIER.test(name)) {
-    throw new ConfigurationError('schema must be a PostgreSQL identifier: a letter or _, then letters, digits or _, at most 63', {
-      option: 'schema',
-      value: schema,
-    });
+    throw new ConfigurationError({ option: 'schema', reason: 'must be a PostgreSQL identifier: a letter or _, then letters, digits or _, at most 63' });
   }
   return { name, quoted: `"${name}"` };
 }

@@ -19,7 +19,7 @@ export type Prepare = (text: string) => Statement;
  */
 export function statementPreparer(preparedStatements: unknown): Prepare {
   const prepared = preparedStatements ?? POSTGRES_PREPARED_STATEMENTS;
-  if (typeof prepared !== 'boolean') throw new ConfigurationError('preparedStatements must be true or false', { option: 'preparedStatements', value: prepared });
+  if (typeof prepared !== 'boolean') throw new ConfigurationError({ option: 'preparedStatements', reason: 'must be true or false' });
   if (!prepared) return (text) => ({ text });
   return (text) => ({ text, name: `acct_webhook_${createHash('sha256').update(text).digest('hex').slice(0, 24)}` });
 }

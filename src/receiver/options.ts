@@ -88,7 +88,7 @@ const silentLogger = pino({ enabled: false });
 export function resolveOptions(input: WebhookSecret | WebhookHandlerOptions): ResolvedOptions {
   const options: WebhookHandlerOptions = typeof input === 'string' || Array.isArray(input) ? { secret: input as WebhookSecret } : (input as WebhookHandlerOptions);
   if (typeof options !== 'object' || options === null) {
-    throw new ConfigurationError('Give the webhook secret, a list of secrets, or an options object with `secret`');
+    throw new ConfigurationError({ option: 'secret', reason: 'is required' }, 'Give the webhook secret, a list of secrets, or an options object with `secret`');
   }
   const resolved: Omit<ResolvedOptions, 'store'> = {
     secret: checkSecret(options.secret),
@@ -112,8 +112,8 @@ function checkSecret(secret: unknown): WebhookSecret {
   const list: unknown[] = Array.isArray(secret) ? secret : [secret];
   if (list.length === 0 || !list.every((s) => typeof s === 'string' && s.length > 0)) {
     throw new ConfigurationError(
+      { option: 'secret', reason: 'must be a non-empty string or a non-empty list of them' },
       'The webhook secret is missing or empty: pass the whsec_… secret of the webhook (or a non-empty list of them)',
-      { secretsGiven: list.length },
     );
   }
   return secret as WebhookSecret;
@@ -121,40 +121,40 @@ function checkSecret(secret: unknown): WebhookSecret {
 
 function checkHandlers(handlers: unknown): Webhooks {
   if (handlers === undefined) return new Webhooks();
-  if (!(handlers instanceof Webhooks)) throw new ConfigurationError('handlers must be a Webhooks instance: new Webhooks().on(…)');
+  if (!(handlers instanceof Webhooks)) throw new ConfigurationError({ option: 'handlers', reason: 'must be a Webhooks instance: new Webhooks().on(…)' });
   return handlers;
 }
 
 function checkClock(clock: unknown): () => number {
   if (clock === undefined) return Date.now;
-  if (typeof clock !== 'function') throw new ConfigurationError('clock must be a function returning milliseconds since the epoch');
+  if (typeof clock !== 'function') throw new ConfigurationError({ option: 'clock', reason: 'must be a function returning milliseconds since the epoch' });
   return clock as () => number;
 }
 
 function checkPath(path: string): string {
   if (typeof path !== 'string' || !path.startsWith('/')) {
-    throw new ConfigurationError('path must start with "/"', { path });
+    throw new ConfigurationError({ option: 'path', reason: 'must start with "/"' });
   }
   return path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
 }
 
 function positive(name: string, value: number): number {
   if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
-    throw new ConfigurationError(`${name} must be a positive number`, { [name]: value });
+    throw new ConfigurationError({ option: name, reason: 'must be a positive number' });
   }
   return value;
 }
 
 function nonNegative(name: string, value: number): number {
   if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
-    throw new ConfigurationError(`${name} must be a non-negative number`, { [name]: value });
+    throw new ConfigurationError({ option: name, reason: 'must be a non-negative number' });
   }
   return value;
 }
 
 function oneOf<T extends string>(name: string, value: string, allowed: readonly T[]): T {
   if (!(allowed as readonly string[]).includes(value)) {
-    throw new ConfigurationError(`${name} must be one of ${allowed.join(', ')}`, { [name]: value });
+    throw new ConfigurationError({ option: name, reason: `must be one of ${allowed.join(', ')}` });
   }
   return value as T;
 }

@@ -27,12 +27,12 @@ export async function quarantine(
   const { eventId, type } = identify(bytes, error);
   const input: QuarantineInput = {
     reason: unknownType ? 'unknown_event_type' : 'invalid_payload',
-    eventId,
-    type,
-    errorCode: error.code,
-    errorMessage: error.message,
-    rawBody: bytes,
-    receivedAt,
+    event_id: eventId,
+    event_type: type,
+    error_code: error.code,
+    error_message: error.message,
+    raw_body: bytes,
+    received_at: receivedAt,
   };
   const about = { ...(eventId ? { eventId } : {}), ...(type ? { type } : {}), code: error.code };
   try {

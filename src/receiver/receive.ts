@@ -177,7 +177,7 @@ export function createReceiver(input: WebhookSecret | WebhookHandlerOptions): Re
     const effects: AtomicEffect[] = [];
     const context = handlerContext(logger, event, delivery, abort, (effect) => {
       if (!store.completeAtomically) {
-        throw new ConfigurationError('atomic() needs a store that commits effects with the completion mark, such as sqliteStore');
+        throw new ConfigurationError({ option: 'store', reason: 'does not support atomic effects' }, 'atomic() needs a store that commits effects with the completion mark, such as sqliteStore');
       }
       effects.push(effect);
     });
@@ -246,7 +246,7 @@ export function createReceiver(input: WebhookSecret | WebhookHandlerOptions): Re
   async function reprocess(quarantineId: string): Promise<WebhookResponse> {
     const entry = await store.quarantine.get(quarantineId);
     if (!entry) throw new ReceiverError('NOT_FOUND', `No quarantined event ${quarantineId}`, { quarantineId });
-    const event = parseEvent(entry.rawBody);
+    const event = parseEvent(entry.raw_body);
     const response = await handle(event, { started: performance.now(), receivedAt: clock(), secretIndex: -1, signatureScheme: 'v1' });
     if (response.status === 200) await store.quarantine.delete(quarantineId);
     return response;

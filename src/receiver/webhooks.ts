@@ -43,12 +43,12 @@ export class Webhooks {
 
   on<P extends EventPattern>(patterns: P | readonly P[], handler: WebhookEventHandler<EventForPattern<P>>): this {
     const list: readonly string[] = Array.isArray(patterns) ? patterns : [patterns as P];
-    if (typeof handler !== 'function') throw new ConfigurationError('on() needs a handler function');
-    if (list.length === 0) throw new ConfigurationError('on() needs at least one event type');
+    if (typeof handler !== 'function') throw new ConfigurationError({ option: 'handler', reason: 'must be a function' }, 'on() needs a handler function');
+    if (list.length === 0) throw new ConfigurationError({ option: 'patterns', reason: 'must name at least one event type' }, 'on() needs at least one event type');
     for (const pattern of list) {
       const types = expandEventPattern(pattern);
       if (types.length === 0) {
-        throw new ConfigurationError(`Unknown event type or pattern "${pattern}"`, { pattern });
+        throw new ConfigurationError({ option: 'patterns', reason: `"${pattern}" is not an event type or pattern` }, `Unknown event type or pattern "${pattern}"`);
       }
       for (const type of types) this.add(type, handler);
     }
@@ -62,7 +62,7 @@ export class Webhooks {
 
   /** Called with all failures of an event's handlers together. Errors thrown here are only logged. */
   onError(handler: WebhookErrorHandler): this {
-    if (typeof handler !== 'function') throw new ConfigurationError('onError() needs a handler function');
+    if (typeof handler !== 'function') throw new ConfigurationError({ option: 'handler', reason: 'must be a function' }, 'onError() needs a handler function');
     this.errorHandlers.push(handler);
     return this;
   }

@@ -33,6 +33,7 @@ export function memoryStore(options: StoreOptions = {}): IdempotencyStore {
 
   return {
     retentionMs,
+    ready: () => Promise.resolve(),
     quarantine: memoryQuarantine(),
     claim(eventId: string, { now, leaseMs }: ClaimOptions): Promise<ClaimResult> {
       const entry = entries.get(eventId);
@@ -76,8 +77,8 @@ function memoryQuarantine(): QuarantineStore {
       const key = quarantineKey(input);
       const existing = byKey.get(key);
       const entry: QuarantinedEvent = existing
-        ? { ...existing, ...fields(input), lastReceivedAt: input.receivedAt, deliveries: existing.deliveries + 1 }
-        : { id: newId('qev'), ...fields(input), firstReceivedAt: input.receivedAt, lastReceivedAt: input.receivedAt, deliveries: 1 };
+        ? { ...existing, ...fields(input), last_received_at: iso(input.received_at), deliveries: existing.deliveries + 1 }
+        : { id: newId('qev'), ...fields(input), first_received_at: iso(input.received_at), last_received_at: iso(input.received_at), deliveries: 1 };
       byKey.set(key, entry);
       return Promise.resolve(entry);
     },
@@ -88,7 +89,7 @@ function memoryQuarantine(): QuarantineStore {
     delete(id: string): Promise<boolean> {
       const entry = find(id);
       if (!entry) return Promise.resolve(false);
-      byKey.delete(quarantineKey({ eventId: entry.eventId, rawBody: entry.rawBody }));
+      byKey.delete(quarantineKey(entry));
       return Promise.resolve(true);
     },
   };
@@ -97,10 +98,14 @@ function memoryQuarantine(): QuarantineStore {
 function fields(input: QuarantineInput) {
   return {
     reason: input.reason,
-    eventId: input.eventId,
-    type: input.type,
-    errorCode: input.errorCode,
-    errorMessage: input.errorMessage,
-    rawBody: input.rawBody,
+    event_id: input.event_id,
+    event_type: input.event_type,
+    error_code: input.error_code,
+    error_message: input.error_message,
+    raw_body: input.raw_body,
   };
+}
+
+function iso(ms: number): string {
+  return new Date(ms).toISOString();
 }

@@ -75,7 +75,7 @@ export function sqliteStore(database: string | Database.Database, options: Sqlit
   const retentionMs = resolveRetention(options);
   const synchronous = options.synchronous ?? 'NORMAL';
   if (synchronous !== 'NORMAL' && synchronous !== 'FULL') {
-    throw new ConfigurationError("synchronous must be 'NORMAL' or 'FULL'", { synchronous });
+    throw new ConfigurationError({ option: 'synchronous', reason: "must be 'NORMAL' or 'FULL'" });
   }
   const ownsDatabase = typeof database === 'string';
   const db = typeof database === 'string' ? openDatabase(database) : database;
@@ -127,6 +127,7 @@ export function sqliteStore(database: string | Database.Database, options: Sqlit
 
   return {
     retentionMs,
+    ready: () => Promise.resolve(),
     quarantine: sqliteQuarantine(db),
     claim: (eventId, claimOptions) => writes.write(() => claim(eventId, claimOptions)),
     complete: (eventId, token, now) => writes.write(() => statements.complete.run(now, eventId, token).changes === 1),
@@ -150,16 +151,16 @@ export function sqliteStore(database: string | Database.Database, options: Sqlit
 
 function busyTimeout(value: number | undefined): number {
   const ms = value ?? SQLITE_BUSY_TIMEOUT_MS;
-  if (!Number.isInteger(ms) || ms < 0) throw new ConfigurationError('busyTimeoutMs must be a non-negative integer', { busyTimeoutMs: value });
+  if (!Number.isInteger(ms) || ms < 0) throw new ConfigurationError({ option: 'busyTimeoutMs', reason: 'must be a non-negative integer' });
   return ms;
 }
 
 function openDatabase(filename: string): Database.Database {
-  if (filename.trim() === '') throw new ConfigurationError('sqliteStore needs a file name', { filename });
+  if (filename.trim() === '') throw new ConfigurationError({ option: 'database', reason: 'must be a file name' }, 'sqliteStore needs a file name');
   try {
     return new Database(filename);
   } catch (error) {
-    throw new ConfigurationError(`Cannot open the SQLite file ${filename}: ${(error as Error).message}`, { filename });
+    throw new ConfigurationError({ option: 'database', reason: `cannot be opened: ${(error as Error).message}` }, `Cannot open the SQLite file ${filename}: ${(error as Error).message}`);
   }
 }
 
@@ -189,7 +190,7 @@ function sqliteQuarantine(db: Database.Database): QuarantineStore {
   const upsert = db.prepare<Record<string, unknown>, QuarantineRow>(`
     INSERT INTO acct_webhook_quarantine
       (id, key, reason, event_id, event_type, error_code, error_message, raw_body, first_received_at, last_received_at)
-    VALUES (@id, @key, @reason, @eventId, @type, @errorCode, @errorMessage, @rawBody, @receivedAt, @receivedAt)
+    VALUES (@id, @key, @reason, @event_id, @event_type, @error_code, @error_message, @raw_body, @received_at, @received_at)
     ON CONFLICT (key) DO UPDATE SET
       reason = excluded.reason, event_type = excluded.event_type, error_code = excluded.error_code,
       error_message = excluded.error_message, raw_body = excluded.raw_body,
@@ -216,13 +217,13 @@ function toEntry(row: QuarantineRow): QuarantinedEvent {
   return {
     id: row.id,
     reason: row.reason,
-    eventId: row.event_id,
-    type: row.event_type,
-    errorCode: row.error_code,
-    errorMessage: row.error_message,
-    rawBody: row.raw_body,
-    firstReceivedAt: row.first_received_at,
-    lastReceivedAt: row.last_received_at,
+    event_id: row.event_id,
+    event_type: row.event_type,
+    error_code: row.error_code,
+    error_message: row.error_message,
+    raw_body: row.raw_body,
+    first_received_at: new Date(row.first_received_at).toISOString(),
+    last_received_at: new Date(row.last_received_at).toISOString(),
     deliveries: row.deliveries,
   };
 }

@@ -1,4 +1,4 @@
-import type Database from 'better-sqlite3';
+import type { SqliteDatabase } from '../sqlite/database.js';
 
 /**
  * The idempotency store: what makes a redelivered event run its handlers once. Not a set of
@@ -28,30 +28,38 @@ export interface ClaimOptions {
 
 export type QuarantineReason = 'invalid_payload' | 'unknown_event_type';
 
-/** An authentic payload the receiver could not process, kept with its raw bytes for later. */
+/**
+ * An authentic payload the receiver could not process, kept with its raw bytes for later. A
+ * record, so its fields are spelled like the platform's records (snake_case, ISO 8601 times).
+ */
 export interface QuarantinedEvent {
+  /** `qev_…` */
   id: string;
   reason: QuarantineReason;
   /** The event id from the payload, when it had one. */
-  eventId: string | null;
-  type: string | null;
-  errorCode: string;
-  errorMessage: string;
-  rawBody: Buffer;
-  firstReceivedAt: number;
-  lastReceivedAt: number;
+  event_id: string | null;
+  /** The event type from the payload, when it had one. */
+  event_type: string | null;
+  /** Why it could not be processed: `VALIDATION_ERROR`, `UNKNOWN_EVENT_TYPE`, `INVALID_JSON`, … */
+  error_code: string;
+  error_message: string;
+  /** The bytes exactly as received (the signature covered them). */
+  raw_body: Buffer;
+  first_received_at: string;
+  last_received_at: string;
   /** How many deliveries brought this payload (the sender retries a 422). */
   deliveries: number;
 }
 
+/** What the receiver hands to `quarantine.put`; `received_at` in ms since the epoch. */
 export interface QuarantineInput {
   reason: QuarantineReason;
-  eventId: string | null;
-  type: string | null;
-  errorCode: string;
-  errorMessage: string;
-  rawBody: Buffer;
-  receivedAt: number;
+  event_id: string | null;
+  event_type: string | null;
+  error_code: string;
+  error_message: string;
+  raw_body: Buffer;
+  received_at: number;
 }
 
 export interface QuarantineStore {
@@ -66,9 +74,14 @@ export interface QuarantineStore {
  * A handler's own database write that must commit together with the completion mark. It runs
  * synchronously inside the store's transaction with the store's database handle.
  */
-export type AtomicEffect = (db: Database.Database) => void;
+export type AtomicEffect = (db: SqliteDatabase) => void;
 
 export interface IdempotencyStore {
+  /**
+   * Resolves when the store is usable (tables created or migrated, connection made); every other
+   * method waits for it by itself. Call it at start-up to fail fast. Idempotent.
+   */
+  ready(): Promise<void>;
   claim(eventId: string, options: ClaimOptions): Promise<ClaimResult>;
   /** Marks the event handled. False when the claim was lost (expired and taken over). */
   complete(eventId: string, token: string, now: number): Promise<boolean>;

@@ -17,7 +17,7 @@ import { signPayload, type RawPayload } from '../signature.js';
  */
 export function createTestEvent<T extends EventType>(type: T, overrides?: DeepPartial<EventMap[T]>): EventMap[T] {
   if (!isEventType(type)) {
-    throw new ConfigurationError(`Unknown event type "${String(type)}"`, { type });
+    throw new ConfigurationError({ option: 'type', reason: `is not an event type: "${String(type)}"` }, `Unknown event type "${String(type)}"`);
   }
   const entry = EVENT_CATALOG[type];
   const event = buildEvent(type, structuredClone(entry.sample) as never, {

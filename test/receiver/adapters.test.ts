@@ -220,8 +220,8 @@ describe.each(adapters)('$name', (adapter) => {
       expect(response.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { field: 'data.object.currency' } });
     });
     const [kept] = await receiver.store.quarantine.list();
-    expect(kept).toMatchObject({ reason: 'invalid_payload', eventId: event.id, type: 'invoice.paid' });
-    expect(kept!.rawBody.toString()).toBe(sent);
+    expect(kept).toMatchObject({ reason: 'invalid_payload', event_id: event.id, event_type: 'invoice.paid' });
+    expect(kept!.raw_body.toString()).toBe(sent);
     expect(runs.size).toBe(0);
   });
 

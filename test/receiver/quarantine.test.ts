@@ -32,12 +32,12 @@ describe('quarantine and reprocessing', () => {
     // As an older version without uva.confirmed would have kept it.
     const entry = await receiver.store.quarantine.put({
       reason: 'unknown_event_type',
-      eventId: event.id,
-      type: event.type,
-      errorCode: 'UNKNOWN_EVENT_TYPE',
-      errorMessage: 'Unknown event type "uva.confirmed"',
-      rawBody: Buffer.from(JSON.stringify(event)),
-      receivedAt: Date.now(),
+      event_id: event.id,
+      event_type: event.type,
+      error_code: 'UNKNOWN_EVENT_TYPE',
+      error_message: 'Unknown event type "uva.confirmed"',
+      raw_body: Buffer.from(JSON.stringify(event)),
+      received_at: Date.now(),
     });
     const response = await receiver.reprocess(entry.id);
     expect(response).toMatchObject({ status: 200, body: { id: event.id, duplicate: false } });
@@ -54,12 +54,12 @@ describe('quarantine and reprocessing', () => {
     await receiver.receive({ rawBody: body, headers, method: 'POST' });
     const entry = await receiver.store.quarantine.put({
       reason: 'invalid_payload',
-      eventId: event.id,
-      type: event.type,
-      errorCode: 'VALIDATION_ERROR',
-      errorMessage: 'was invalid once',
-      rawBody: Buffer.from(body),
-      receivedAt: Date.now(),
+      event_id: event.id,
+      event_type: event.type,
+      error_code: 'VALIDATION_ERROR',
+      error_message: 'was invalid once',
+      raw_body: Buffer.from(body),
+      received_at: Date.now(),
     });
     expect((await receiver.reprocess(entry.id)).body).toMatchObject({ duplicate: true });
     expect(handled).toEqual([event.id]);

@@ -99,31 +99,36 @@ export function describeIdempotencyStore(
 
     const bad: QuarantineInput = {
       reason: 'invalid_payload',
-      eventId: 'evt_bad',
-      type: 'invoice.paid',
-      errorCode: 'VALIDATION_ERROR',
-      errorMessage: 'data.object.currency: must be an ISO 4217 code',
-      rawBody: Buffer.from('{"id":"evt_bad","currency":"€"}'),
-      receivedAt: T0,
+      event_id: 'evt_bad',
+      event_type: 'invoice.paid',
+      error_code: 'VALIDATION_ERROR',
+      error_message: 'data.object.currency: must be an ISO 4217 code',
+      raw_body: Buffer.from('{"id":"evt_bad","currency":"€"}'),
+      received_at: T0,
     };
 
     it('quarantines a payload with its raw bytes, and counts redeliveries instead of duplicating it', async () => {
       const first = await store.quarantine.put(bad);
-      const again = await store.quarantine.put({ ...bad, receivedAt: T0 + 60_000 });
+      const again = await store.quarantine.put({ ...bad, received_at: T0 + 60_000 });
       expect(again.id).toBe(first.id);
-      expect(again).toMatchObject({ deliveries: 2, firstReceivedAt: T0, lastReceivedAt: T0 + 60_000, eventId: 'evt_bad' });
+      expect(again).toMatchObject({
+        deliveries: 2,
+        first_received_at: new Date(T0).toISOString(),
+        last_received_at: new Date(T0 + 60_000).toISOString(),
+        event_id: 'evt_bad',
+      });
       const [listed, ...rest] = await store.quarantine.list();
       expect(rest).toHaveLength(0);
-      expect(Buffer.compare(listed!.rawBody, bad.rawBody)).toBe(0);
-      expect(await store.quarantine.get(first.id)).toMatchObject({ errorCode: 'VALIDATION_ERROR', reason: 'invalid_payload' });
+      expect(Buffer.compare(listed!.raw_body, bad.raw_body)).toBe(0);
+      expect(await store.quarantine.get(first.id)).toMatchObject({ error_code: 'VALIDATION_ERROR', reason: 'invalid_payload' });
     });
 
     it('keys a quarantined payload without an event id by its bytes, keeps any bytes, lists by reason, deletes', async () => {
       const invalidUtf8 = Buffer.from([0x7b, 0xc3, 0x28, 0x7d]);
-      const noId = await store.quarantine.put({ ...bad, eventId: null, type: null, rawBody: invalidUtf8 });
-      await store.quarantine.put({ ...bad, reason: 'unknown_event_type', eventId: 'evt_future', type: 'invoice.archived' });
-      expect(Buffer.compare((await store.quarantine.get(noId.id))!.rawBody, invalidUtf8)).toBe(0);
-      expect((await store.quarantine.list({ reason: 'unknown_event_type' })).map((entry) => entry.eventId)).toEqual(['evt_future']);
+      const noId = await store.quarantine.put({ ...bad, event_id: null, event_type: null, raw_body: invalidUtf8 });
+      await store.quarantine.put({ ...bad, reason: 'unknown_event_type', event_id: 'evt_future', event_type: 'invoice.archived' });
+      expect(Buffer.compare((await store.quarantine.get(noId.id))!.raw_body, invalidUtf8)).toBe(0);
+      expect((await store.quarantine.list({ reason: 'unknown_event_type' })).map((entry) => entry.event_id)).toEqual(['evt_future']);
       expect(await store.quarantine.delete(noId.id)).toBe(true);
       expect(await store.quarantine.delete(noId.id)).toBe(false);
       expect(await store.quarantine.get(noId.id)).toBeUndefined();

@@ -1,0 +1,77 @@
+import { pino } from 'pino';
+
+/** One logging method: a message, or fields and a message (pino's argument order). */
+export interface LogFn {
+  (fields: object, message?: string): void;
+  (message: string): void;
+}
+
+/**
+ * What the receiver and the dispatcher log through: the subset of pino's API they call. A pino
+ * logger fits as it is; so does any logger with these four levels and `child`.
+ */
+export interface Logger {
+  debug: LogFn;
+  info: LogFn;
+  warn: LogFn;
+  error: LogFn;
+  /** A logger that adds `bindings` to every line. */
+  child(bindings: Record<string, unknown>): Logger;
+}
+
+/** The `logger` option of the receiver and the dispatcher: a logger, or `false` for silence. */
+export type LoggerOption = Logger | false;
+
+/**
+ * Paths blanked by the default logger. Neither side ever passes a secret, a signature or a custom
+ * header value to its logger; this is the second line of defence, one list for both sides.
+ */
+export const REDACTED_PATHS: readonly string[] = [
+  'secret',
+  '*.secret',
+  'signature',
+  '*.signature',
+  'headers',
+  '*.headers',
+  '"x-svc-signature"',
+  '*["x-svc-signature"]',
+  '"x-service-signature"',
+  '*["x-service-signature"]',
+];
+
+/**
+ * The one logging default of the package: JSON lines from pino at `info`, to **stderr**, named
+ * `acct-webhook`, with `component` saying which side wrote the line. Standard error, because a
+ * library's diagnostics must never mix with a program's output (a JSON Lines export to stdout, a
+ * CLI's table).
+ */
+export function defaultLogger(component: 'receiver' | 'dispatcher'): Logger {
+  return pino(
+    { name: 'acct-webhook', level: 'info', base: { component }, redact: { paths: [...REDACTED_PATHS], censor: '[redacted]' } },
+    pino.destination(2),
+  );
+}
+
+const NOOP: LogFn = () => undefined;
+
+/** A logger that writes nothing; `child` returns itself. */
+export const silentLogger: Logger = Object.freeze({
+  debug: NOOP,
+  info: NOOP,
+  warn: NOOP,
+  error: NOOP,
+  child: () => silentLogger,
+});
+
+/** Resolves the `logger` option: `false` → silent, a logger → itself, nothing → the default. */
+export function resolveLogger(option: LoggerOption | undefined, component: 'receiver' | 'dispatcher'): Logger {
+  if (option === false) return silentLogger;
+  return option ?? defaultLogger(component);
+}
+
+/** Is `value` usable as a {@link Logger}? (Checked when a factory runs.) */
+export function isLogger(value: unknown): value is Logger {
+  if (typeof value !== 'object' || value === null) return false;
+  const candidate = value as Record<string, unknown>;
+  return ['debug', 'info', 'warn', 'error', 'child'].every((method) => typeof candidate[method] === 'function');
+}
