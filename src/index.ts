@@ -1,30 +1,35 @@
 /**
- * acct-webhook: receive, verify, dedupe and route the platform's webhooks.
- * This file only re-exports; every concept lives in its own module.
+ * acct-webhook: receive, verify, dedupe and route the platform's webhooks. This file only
+ * re-exports; every concept lives in its own module. The list is the 1.0 surface (docs/api.md):
+ * what is not here is internal.
  */
+
+// Receiving: the framework-free core, its three adapters, the handler router.
+export { createReceiver, type Receiver, type ReceiveRequest } from './receiver/receive.js';
+export { webhookHandler, type ExpressLikeRequest, type ExpressWebhookHandler } from './receiver/express.js';
+export { nodeHandler, type NodeWebhookHandler } from './receiver/node.js';
+export { fetchHandler, type FetchWebhookHandler } from './receiver/fetch.js';
+export { Webhooks, type EventForPattern, type WebhookErrorHandler, type WebhookEventHandler } from './receiver/webhooks.js';
+export type { HandlerContext } from './receiver/context.js';
+export type { AcknowledgedBody, WebhookResponse } from './receiver/answers.js';
+export type { OutcomeKind, ReceiveOutcome } from './receiver/outcome.js';
+export type { HeadersInput } from './receiver/headers.js';
 export {
-  AcctWebhookError,
-  ConfigurationError,
-  WebhookValidationError,
-  WebhookVerificationError,
-  VALIDATION_ERROR_CODES,
-  VERIFICATION_ERROR_CODES,
-  type ErrorBody,
-  type ErrorDetails,
-  type ValidationErrorCode,
-  type ValidationIssue,
-  type VerificationErrorCode,
-} from './errors.js';
+  DEFAULT_HANDLER_TIMEOUT_MS,
+  DEFAULT_MAX_BODY_BYTES,
+  type ReceiverOptions,
+  type WebhookHandlerOptions,
+} from './receiver/options.js';
+
+// Verifying and signing, without the receiver.
+export { constructEvent, type ConstructEventOptions } from './construct-event.js';
 export {
   DEFAULT_TOLERANCE_SECONDS,
-  LEGACY_SIGNATURE_HEADER,
-  SECRET_PREFIX,
   SIGNATURE_HEADER,
   TIMESTAMP_HEADER,
-  signLegacyPayload,
   signPayload,
-  verifyLegacySignature,
   verifySignature,
+  type HeaderValue,
   type RawPayload,
   type SignPayloadOptions,
   type SignedPayload,
@@ -32,6 +37,42 @@ export {
   type VerifySignatureOptions,
   type WebhookSecret,
 } from './signature.js';
-export * from './events/index.js';
-export * from './receiver/index.js';
-export * from './store/index.js';
+
+// The events: the catalog's types and the parser.
+export { EVENT_TYPES, isEventType, type EventGroup, type EventPattern, type EventType } from './events/catalog.js';
+export type { EventMap, EventObject, PreviousAttributes, WebhookEvent } from './events/schemas.js';
+export { parseEvent } from './events/parse.js';
+
+// The embedded stores (PostgreSQL: acct-webhook/postgres).
+export { memoryStore } from './store/memory.js';
+export { sqliteStore, type SqliteStoreOptions } from './store/sqlite.js';
+export type { SqliteDatabase, SqliteStatement } from './sqlite/database.js';
+export type {
+  AtomicEffect,
+  ClaimOptions,
+  ClaimResult,
+  IdempotencyStore,
+  QuarantinedEvent,
+  QuarantineInput,
+  QuarantineReason,
+  QuarantineStore,
+  StoreOptions,
+} from './store/types.js';
+
+// Logging.
+export type { LogFn, Logger } from './logger.js';
+
+// Errors: one base class, a stable code each.
+export {
+  AcctWebhookError,
+  ConfigurationError,
+  WebhookValidationError,
+  WebhookVerificationError,
+  type ConfigurationErrorDetails,
+  type ErrorBody,
+  type ErrorDetails,
+  type ValidationErrorCode,
+  type ValidationIssue,
+  type VerificationErrorCode,
+} from './errors.js';
+export { ReceiverError, WebhookHandlerError, type ReceiverErrorCode } from './receiver/errors.js';

@@ -15,8 +15,11 @@ export interface Logger {
   info: LogFn;
   warn: LogFn;
   error: LogFn;
-  /** A logger that adds `bindings` to every line. */
-  child(bindings: Record<string, unknown>): Logger;
+  /**
+   * A logger that adds `bindings` to every line. `options.redact` lists paths to blank in that
+   * logger's lines; pino honours it, other loggers may ignore it.
+   */
+  child(bindings: Record<string, unknown>, options?: { redact?: string[] }): Logger;
 }
 
 /** The `logger` option of the receiver and the dispatcher: a logger, or `false` for silence. */

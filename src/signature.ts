@@ -17,6 +17,12 @@ export const SECRET_PREFIX = 'whsec_';
 export type RawPayload = string | Uint8Array | ArrayBuffer;
 /** One secret, or several while rotating (any one of them may match). */
 export type WebhookSecret = string | readonly string[];
+/**
+ * A header's value as frameworks hand it over: node:http and Express give
+ * `string | string[] | undefined`, Fetch's `Headers.get` gives `string | null`. A header sent
+ * more than once (an array of several values) is refused as malformed.
+ */
+export type HeaderValue = string | readonly string[] | null | undefined;
 
 export interface SignPayloadOptions {
   payload: RawPayload;
@@ -33,10 +39,10 @@ export interface SignedPayload {
 
 export interface VerifySignatureOptions {
   payload: RawPayload;
-  /** The `x-svc-signature` header value. */
-  signature: string | null | undefined;
-  /** The `x-svc-timestamp` header value (Unix seconds). */
-  timestamp: string | number | null | undefined;
+  /** The `x-svc-signature` header value, as the framework gives it. */
+  signature: HeaderValue;
+  /** The `x-svc-timestamp` header value (Unix seconds), as the framework gives it. */
+  timestamp: HeaderValue | number;
   secret: WebhookSecret;
   /** @default 300 */
   toleranceSeconds?: number;
@@ -125,7 +131,7 @@ export function signLegacyPayload({ payload, secret }: SignLegacyPayloadOptions)
 export interface VerifyLegacySignatureOptions {
   payload: RawPayload;
   /** The `x-service-signature` header value, `sha256=<hex>`. */
-  signature: string | null | undefined;
+  signature: HeaderValue;
   secret: WebhookSecret;
 }
 
@@ -159,7 +165,7 @@ function rawBytes(payload: unknown): Uint8Array | string {
     `The signature covers the raw request bytes, but the payload is ${describe(payload)}. ` +
       'A body parser (e.g. express.json()) ran first: mount the webhook handler before it, ' +
       'or pass the unparsed Buffer/string.',
-    { receivedType: describe(payload) },
+    { received_type: describe(payload) },
   );
 }
 
@@ -175,19 +181,29 @@ function normalizeSecrets(secret: unknown): string[] {
   const usable = list.filter((s): s is string => typeof s === 'string' && s.length > 0);
   if (usable.length === 0 || usable.length !== list.length) {
     throw new WebhookVerificationError('NO_SECRET', 'No usable webhook secret: give a non-empty string or a list of them', {
-      secretsGiven: list.length,
+      secrets_given: list.length,
     });
   }
   return usable;
 }
 
-function requireHeader(value: string | null | undefined, code: 'MISSING_SIGNATURE', header: string): string {
-  const trimmed = typeof value === 'string' ? value.trim() : '';
+function requireHeader(value: HeaderValue, code: 'MISSING_SIGNATURE', header: string): string {
+  const single = singleValue(value, 'MALFORMED_SIGNATURE', header);
+  const trimmed = typeof single === 'string' ? single.trim() : '';
   if (trimmed === '') throw new WebhookVerificationError(code, `The ${header} header is missing`, { header });
   return trimmed;
 }
 
-function parseTimestamp(value: string | number | null | undefined): { seconds: number; text: string } {
+/** A header sent once; one sent several times is ambiguous, so it is refused. */
+function singleValue<T>(value: T | readonly string[], code: 'MALFORMED_SIGNATURE' | 'MALFORMED_TIMESTAMP', header: string): T | string | undefined {
+  if (!Array.isArray(value)) return value as T;
+  const values = value as readonly string[];
+  if (values.length > 1) throw new WebhookVerificationError(code, `The ${header} header was sent more than once`, { header });
+  return values[0];
+}
+
+function parseTimestamp(header: HeaderValue | number): { seconds: number; text: string } {
+  const value = singleValue(header, 'MALFORMED_TIMESTAMP', TIMESTAMP_HEADER);
   if (value === undefined || value === null || (typeof value === 'string' && value.trim() === '')) {
     throw new WebhookVerificationError('MISSING_TIMESTAMP', `The ${TIMESTAMP_HEADER} header is missing`, {
       header: TIMESTAMP_HEADER,
@@ -210,7 +226,7 @@ function checkFreshness(timestamp: number, toleranceSeconds: number, nowMs: numb
     throw new WebhookVerificationError(
       'TIMESTAMP_TOO_OLD',
       `The timestamp is ${skew} s old; at most ${toleranceSeconds} s are accepted (a replayed request, or a clock that is off)`,
-      { skewSeconds: skew, toleranceSeconds },
+      { skew_seconds: skew, tolerance_seconds: toleranceSeconds },
     );
   }
   if (-skew > toleranceSeconds) {
@@ -218,7 +234,7 @@ function checkFreshness(timestamp: number, toleranceSeconds: number, nowMs: numb
     throw new WebhookVerificationError(
       'TIMESTAMP_IN_FUTURE',
       `The timestamp is ${-skew} s in the future; at most ${toleranceSeconds} s are accepted.${hint}`,
-      { skewSeconds: skew, toleranceSeconds },
+      { skew_seconds: skew, tolerance_seconds: toleranceSeconds },
     );
   }
 }
@@ -284,5 +300,5 @@ function mismatch(secrets: readonly string[], signatureHex: string): WebhookVeri
     `The signature does not match the body (tried ${tried}). ` +
     'Check the secret and that the body is the raw, unchanged request body.' +
     (hints.length > 0 ? ` Note: ${hints.join('; ')}.` : '');
-  return new WebhookVerificationError('SIGNATURE_MISMATCH', message, { secretsTried: secrets.length, hints });
+  return new WebhookVerificationError('SIGNATURE_MISMATCH', message, { secrets_tried: secrets.length, hints });
 }

@@ -86,7 +86,7 @@ describe('verifySignature under random input', () => {
       for (const candidate of [real.repeat(3).slice(0, length), 'f'.repeat(length)]) {
         const result = outcome(() => verifySignature({ payload: body, signature: candidate, timestamp: NOW_S, secret: ['whsec_a', 'whsec_len'], now: NOW_S * 1000 }));
         if (length === 64 && candidate === real) expect(result).toBe('accepted');
-        else expect(result).toMatchObject({ code: 'SIGNATURE_MISMATCH', details: { secretsTried: 2 } });
+        else expect(result).toMatchObject({ code: 'SIGNATURE_MISMATCH', details: { secrets_tried: 2 } });
       }
     }
   });

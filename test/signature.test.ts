@@ -1,14 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import {
-  ConfigurationError,
-  signLegacyPayload,
-  signPayload,
-  verifyLegacySignature,
-  verifySignature,
-  WebhookVerificationError,
-  type VerifySignatureOptions,
-} from '../src/index.js';
+import { ConfigurationError, signPayload, verifySignature, WebhookVerificationError, type VerifySignatureOptions } from '../src/index.js';
+import { signLegacyPayload, verifyLegacySignature } from '../src/signature.js';
 
 const SECRET = 'whsec_Wm4rT9qLx2VbN7kP3sJd8HfY6cZa1QeR';
 const OLD_SECRET = 'whsec_previousSecretBeforeRotation0000';
@@ -166,7 +159,7 @@ describe('verifySignature', () => {
     } catch (error) {
       const e = error as WebhookVerificationError;
       expect(e.code).toBe('SIGNATURE_MISMATCH');
-      expect(e.details.secretsTried).toBe(2);
+      expect(e.details.secrets_tried).toBe(2);
       const everything = `${e.message} ${JSON.stringify(e.details)}`;
       expect(everything).not.toContain(signature);
       expect(everything).not.toContain(SECRET);
@@ -197,7 +190,7 @@ describe('verifySignature', () => {
       verify({ now: NOW_MS + 450_000 });
       expect.unreachable();
     } catch (error) {
-      expect((error as WebhookVerificationError).details).toMatchObject({ skewSeconds: 450, toleranceSeconds: 300 });
+      expect((error as WebhookVerificationError).details).toMatchObject({ skew_seconds: 450, tolerance_seconds: 300 });
     }
   });
 

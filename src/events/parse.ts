@@ -28,7 +28,7 @@ export function parseEvent(input: unknown): WebhookEvent {
       'UNKNOWN_EVENT_TYPE',
       `Unknown event type "${type}": this version of acct-webhook does not know it`,
       [{ path: 'type', message: `unknown event type "${type}"` }],
-      { type, ...(typeof eventId === 'string' ? { eventId } : {}) },
+      { type, ...(typeof eventId === 'string' ? { event_id: eventId } : {}) },
     );
   }
   const result = EVENT_SCHEMAS[type].safeParse(value);

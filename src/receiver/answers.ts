@@ -69,7 +69,7 @@ export function failed(error: AcctWebhookError, headers: Record<string, string> 
 function publicBody({ error }: ErrorBody): ErrorBody {
   switch (error.code) {
     case 'SIGNATURE_MISMATCH':
-      return envelope(error.code, 'The signature does not match the body', { secretsTried: error.details.secretsTried });
+      return envelope(error.code, 'The signature does not match the body', { secrets_tried: error.details.secrets_tried });
     case 'HANDLER_FAILED':
       return envelope(error.code, 'The event handler failed; retry later', { failures: error.details.failures });
     case 'NO_SECRET':

@@ -16,7 +16,7 @@ export function readRawBody(req: IncomingMessage, limits: BodyLimits): Promise<B
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       req.pause();
-      reject(new ReceiverError('BODY_TIMEOUT', `The body did not arrive within ${limits.bodyTimeoutMs} ms`, { bodyTimeoutMs: limits.bodyTimeoutMs }));
+      reject(new ReceiverError('BODY_TIMEOUT', `The body did not arrive within ${limits.bodyTimeoutMs} ms`, { body_timeout_ms: limits.bodyTimeoutMs }));
     }, limits.bodyTimeoutMs);
     const length = req.headers['content-length'];
     getRawBody(req, { limit: limits.maxBodyBytes, ...(length ? { length } : {}) }, (error, body) => {
@@ -31,7 +31,7 @@ function asBodyError(error: unknown, limits: BodyLimits): Error {
   if (error instanceof ReceiverError) return error;
   const type = (error as { type?: string }).type;
   if (type === 'entity.too.large') {
-    return new ReceiverError('PAYLOAD_TOO_LARGE', `The body is larger than ${limits.maxBodyBytes} bytes`, { maxBodyBytes: limits.maxBodyBytes });
+    return new ReceiverError('PAYLOAD_TOO_LARGE', `The body is larger than ${limits.maxBodyBytes} bytes`, { max_body_bytes: limits.maxBodyBytes });
   }
   return error instanceof Error ? error : new Error(String(error));
 }

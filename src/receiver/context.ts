@@ -1,9 +1,14 @@
-import type { Logger } from 'pino';
+import type { WebhookEvent } from '../events/schemas.js';
+import { REDACTED_PATHS, type Logger } from '../logger.js';
+import type { RawPayload } from '../signature.js';
 import type { AtomicEffect } from '../store/types.js';
+import { ConfigurationError } from '../errors.js';
+import type { ResolvedReceiverOptions } from './options.js';
+import type { Inbound } from './receive.js';
 
 /** What a handler gets besides the event. */
 export interface HandlerContext {
-  /** A pino child logger bound to `eventId`, `type` and `correlationId`. */
+  /** The receiver's logger, bound to `eventId`, `type` and `correlationId`. */
   readonly log: Logger;
   /**
    * Fires when the handler budget (`handlerTimeoutMs`, 25 s by default) runs out; the receiver
@@ -18,6 +23,11 @@ export interface HandlerContext {
   /** When this delivery attempt arrived (from the receiver's clock). */
   readonly receivedAt: Date;
   /**
+   * The exact bytes the signature covered, e.g. to archive the original or to forward it.
+   * Made when first read.
+   */
+  readonly rawBody: Buffer;
+  /**
    * Registers a write to the store's own SQLite database that commits in the same transaction
    * as "this event is handled", after every handler succeeded: both happen, or neither. A process
    * killed between a side effect and its completion record can then never cause the effect to be
@@ -29,4 +39,81 @@ export interface HandlerContext {
    * });
    */
   readonly atomic: (effect: AtomicEffect) => void;
+}
+
+/** An AbortController made only if a handler asks for the signal: most never do. */
+export interface LazyAbort {
+  readonly signal: AbortSignal;
+  abort(reason: unknown): void;
+}
+
+/** A handler context, and what the receiver keeps of it: the abort switch and the atomic effects. */
+export interface HandlerRun {
+  context: HandlerContext;
+  abort: LazyAbort;
+  effects: AtomicEffect[];
+}
+
+/** Builds the context of one event's handlers; the logger child and the signal are made only when read. */
+export function handlerContext(options: ResolvedReceiverOptions, event: WebhookEvent, inbound: Inbound): HandlerRun {
+  const abort = lazyAbort();
+  const effects: AtomicEffect[] = [];
+  const rawBody = lazyBuffer(inbound.rawBody);
+  let log: Logger | undefined;
+  const context: HandlerContext = {
+    get log() {
+      // A handler's careless log line (`log.info({ secret })`) is blanked even by a logger the user passed in.
+      log ??= options.logger.child({ eventId: event.id, type: event.type, correlationId: event.correlation_id }, { redact: [...REDACTED_PATHS] });
+      return log;
+    },
+    get signal() {
+      return abort.signal;
+    },
+    secretIndex: inbound.verified?.secretIndex ?? -1,
+    signatureScheme: inbound.verified?.signatureScheme ?? 'v1',
+    receivedAt: new Date(inbound.receivedAt),
+    get rawBody() {
+      return rawBody();
+    },
+    atomic(effect) {
+      if (!options.store.completeAtomically) {
+        throw new ConfigurationError(
+          { option: 'store', reason: 'does not support atomic effects' },
+          'atomic() needs a store that commits effects with the completion mark, such as sqliteStore',
+        );
+      }
+      effects.push(effect);
+    },
+  };
+  return { context, abort, effects };
+}
+
+function lazyAbort(): LazyAbort {
+  let controller: AbortController | undefined;
+  let abortedWith: { reason: unknown } | undefined;
+  return {
+    get signal() {
+      controller ??= new AbortController();
+      if (abortedWith && !controller.signal.aborted) controller.abort(abortedWith.reason);
+      return controller.signal;
+    },
+    abort(reason: unknown) {
+      abortedWith = { reason };
+      controller?.abort(reason);
+    },
+  };
+}
+
+/** A Buffer view of the raw body, made once and only when asked for. */
+export function lazyBuffer(body: RawPayload | undefined): () => Buffer {
+  let buffer: Buffer | undefined;
+  return () => (buffer ??= toBuffer(body));
+}
+
+/** The raw body as a Buffer, without copying bytes that are already a Buffer or a Uint8Array. */
+export function toBuffer(body: RawPayload | undefined): Buffer {
+  if (body === undefined) return Buffer.alloc(0);
+  if (typeof body === 'string') return Buffer.from(body, 'utf8');
+  if (body instanceof Uint8Array) return Buffer.isBuffer(body) ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+  return Buffer.from(body);
 }

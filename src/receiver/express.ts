@@ -1,11 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { WebhookSecret } from '../signature.js';
-import { ReceiverError } from './errors.js';
 import { readRawBody } from './body.js';
-import { handleNodeRequest } from './node.js';
-import { requestPath } from './node-response.js';
-import type { WebhookHandlerOptions } from './options.js';
-import { createReceiver, type Receiver } from './receive.js';
+import { ReceiverError } from './errors.js';
+import { answerNodeRequest, requestPath } from './node-response.js';
+import { resolveHandlerOptions, type BodyOptions, type WebhookHandlerOptions } from './options.js';
+import { buildReceiver, type Receiver } from './receive.js';
 
 /** The parts of Express's request this adapter reads; any Express `Request` fits. */
 export interface ExpressLikeRequest extends IncomingMessage {
@@ -16,14 +15,16 @@ export interface ExpressLikeRequest extends IncomingMessage {
   rawBody?: unknown;
 }
 
+/** The middleware `webhookHandler` returns: an Express request handler with its receiver attached. */
 export type ExpressWebhookHandler = ((req: ExpressLikeRequest, res: ServerResponse, next: (error?: unknown) => void) => void) & {
-  /** The receiver behind the middleware: its store, `reprocess`, `close`. */
+  /** The receiver behind the middleware: its store, `reprocess`, `ready`, `close`. */
   readonly receiver: Receiver;
 };
 
 /**
  * Express middleware for the platform's webhooks. Reads the raw body itself, verifies, parses,
- * dedupes and routes to your handlers.
+ * dedupes and routes to your handlers. Express is not imported: the middleware is typed on
+ * node:http, which every Express request and response extends.
  *
  * - `app.use(webhookHandler(secret))` answers on `options.path` (default `/webhooks`) and passes
  *   every other path on with `next()`.
@@ -39,30 +40,30 @@ export type ExpressWebhookHandler = ((req: ExpressLikeRequest, res: ServerRespon
  * app.use(express.json()); // the rest of the app
  */
 export function webhookHandler(options: WebhookSecret | WebhookHandlerOptions): ExpressWebhookHandler {
-  const receiver = createReceiver(options);
-  const { path } = receiver.options;
+  const { receiver: resolved, body } = resolveHandlerOptions(options, 'webhookHandler');
+  const receiver = buildReceiver(resolved);
   const middleware = (req: ExpressLikeRequest, res: ServerResponse, next: (error?: unknown) => void): void => {
     // On a route (app.post('/x', …)) Express has matched the path already; under app.use it has not.
-    if (req.route === undefined && requestPath(req.path ?? req.url) !== path) return next();
-    void handleNodeRequest(receiver, req, res, () => bodyOf(req, receiver));
+    if (req.route === undefined && requestPath(req.path ?? req.url) !== body.path) return next();
+    answerNodeRequest(receiver, req, res, req.method === 'POST' ? bodyOf(req, body) : '');
   };
   return Object.assign(middleware, { receiver });
 }
 
-function bodyOf(req: ExpressLikeRequest, receiver: Receiver): Promise<Buffer | string> {
+function bodyOf(req: ExpressLikeRequest, limits: BodyOptions): Buffer | string | Promise<Buffer> {
   const raw = req.rawBody ?? req.body;
-  if (Buffer.isBuffer(raw) || typeof raw === 'string') return Promise.resolve(raw);
+  if (Buffer.isBuffer(raw) || typeof raw === 'string') return raw;
   if (bodyConsumed(req)) {
     return Promise.reject(
       new ReceiverError(
         'BODY_ALREADY_PARSED',
         'A body parser (such as express.json()) consumed the request before the webhook handler, so the raw bytes ' +
           'the signature covers are gone. Mount webhookHandler before the parser, or keep a raw copy in req.rawBody.',
-        { parsedBodyType: typeof req.body },
+        { parsed_body_type: typeof req.body },
       ),
     );
   }
-  return readRawBody(req, receiver.options);
+  return readRawBody(req, limits);
 }
 
 function bodyConsumed(req: ExpressLikeRequest): boolean {

@@ -1,17 +1,19 @@
 import type { WebhookSecret } from '../signature.js';
-import { failed, type WebhookResponse } from './answers.js';
 import { ReceiverError } from './errors.js';
-import type { WebhookHandlerOptions } from './options.js';
-import { createReceiver, type Receiver } from './receive.js';
+import { resolveHandlerOptions, type WebhookHandlerOptions } from './options.js';
+import { buildReceiver, type Receiver } from './receive.js';
+import type { WebhookResponse } from './answers.js';
 
+/** The handler `fetchHandler` returns, with its receiver attached. */
 export type FetchWebhookHandler = ((request: Request) => Promise<Response>) & {
-  /** The receiver behind the handler: its store, `reprocess`, `close`. */
+  /** The receiver behind the handler: its store, `reprocess`, `ready`, `close`. */
   readonly receiver: Receiver;
 };
 
 /**
  * A web-standard handler, `(Request) => Promise<Response>`: Next.js route handlers, Hono, Bun,
  * Deno, or anything with the Fetch API. The framework routes; this answers whatever reaches it.
+ * Build it once, at module level, never per request.
  *
  * @example
  * // app/api/webhooks/route.ts (Next.js)
@@ -19,16 +21,11 @@ export type FetchWebhookHandler = ((request: Request) => Promise<Response>) & {
  * export const POST = handler;
  */
 export function fetchHandler(options: WebhookSecret | WebhookHandlerOptions): FetchWebhookHandler {
-  const receiver = createReceiver(options);
+  const { receiver: resolved, body } = resolveHandlerOptions(options, 'fetchHandler');
+  const receiver = buildReceiver(resolved);
   const handler = async (request: Request): Promise<Response> => {
-    try {
-      const rawBody = request.method === 'POST' ? await readLimited(request, receiver.options.maxBodyBytes) : '';
-      return toResponse(await receiver.receive({ rawBody, headers: request.headers, method: request.method }));
-    } catch (error) {
-      const answer = error instanceof ReceiverError ? error : new ReceiverError('INTERNAL_ERROR', 'Unexpected receiver failure', {}, { cause: error });
-      receiver.options.logger[answer.code === 'INTERNAL_ERROR' ? 'error' : 'warn']({ err: error, code: answer.code, outcome: 'rejected' }, 'webhook delivery');
-      return toResponse(failed(answer));
-    }
+    const rawBody = request.method === 'POST' ? readLimited(request, body.maxBodyBytes) : '';
+    return toResponse(await receiver.receive({ rawBody, headers: request.headers, method: request.method }));
   };
   return Object.assign(handler, { receiver });
 }
@@ -40,10 +37,8 @@ function toResponse({ status, headers, body }: WebhookResponse): Response {
 /** Reads the body up to the limit, stopping (not buffering on) as soon as it is exceeded. */
 async function readLimited(request: Request, limit: number): Promise<Uint8Array> {
   const declared = Number(request.headers.get('content-length') ?? Number.NaN);
-  if (declared > limit || !request.body) {
-    if (declared > limit) throw tooLarge(limit);
-    return new Uint8Array(0);
-  }
+  if (declared > limit) throw tooLarge(limit);
+  if (!request.body) return new Uint8Array(0);
   const reader = (request.body as ReadableStream<Uint8Array>).getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -61,5 +56,5 @@ async function readLimited(request: Request, limit: number): Promise<Uint8Array>
 }
 
 function tooLarge(limit: number): ReceiverError {
-  return new ReceiverError('PAYLOAD_TOO_LARGE', `The body is larger than ${limit} bytes`, { maxBodyBytes: limit });
+  return new ReceiverError('PAYLOAD_TOO_LARGE', `The body is larger than ${limit} bytes`, { max_body_bytes: limit });
 }

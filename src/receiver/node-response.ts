@@ -1,8 +1,20 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { RawPayload } from '../signature.js';
 import type { WebhookResponse } from './answers.js';
+import type { Receiver } from './receive.js';
 
 /** How long a refused body may keep streaming in (discarded) before the connection is cut. */
 export const UNREAD_BODY_GRACE_MS = 2_000;
+
+/**
+ * Shared by the node:http and Express adapters: receive (the core reads a body still arriving,
+ * and answers and reports a read that fails), then write the answer.
+ */
+export function answerNodeRequest(receiver: Receiver, req: IncomingMessage, res: ServerResponse, rawBody: RawPayload | Promise<RawPayload>): void {
+  void receiver.receive({ rawBody, headers: req.headers, method: req.method }).then((response) => {
+    if (!res.headersSent) writeResponse(req, res, response);
+  });
+}
 
 /**
  * Writes the receiver's answer. When the request body was not read to the end (refused as too

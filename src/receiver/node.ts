@@ -1,54 +1,35 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { WebhookSecret } from '../signature.js';
 import { failed } from './answers.js';
-import { ReceiverError } from './errors.js';
 import { readRawBody } from './body.js';
-import { writeResponse, requestPath } from './node-response.js';
-import type { WebhookHandlerOptions } from './options.js';
-import { createReceiver, type Receiver } from './receive.js';
+import { ReceiverError } from './errors.js';
+import { answerNodeRequest, requestPath, writeResponse } from './node-response.js';
+import { resolveHandlerOptions, type WebhookHandlerOptions } from './options.js';
+import { buildReceiver, type Receiver } from './receive.js';
 
+/** The listener `nodeHandler` returns, with its receiver attached. */
 export type NodeWebhookHandler = ((req: IncomingMessage, res: ServerResponse, next?: (error?: unknown) => void) => void) & {
-  /** The receiver behind the handler: its store, `reprocess`, `close`. */
+  /** The receiver behind the handler: its store, `reprocess`, `ready`, `close`. */
   readonly receiver: Receiver;
 };
 
 /**
  * A node:http request listener. It answers on `options.path` (default `/webhooks`); other paths
- * go to `next` when given (Connect-style), or get 404.
+ * go to `next` when given (Connect-style), or get 404 `NOT_FOUND`.
  *
  * @example
- * http.createServer(nodeHandler({ secret, handlers })).listen(3000);
+ * http.createServer(nodeHandler({ secret: process.env.WEBHOOK_SECRET!, handlers })).listen(3000);
  */
 export function nodeHandler(options: WebhookSecret | WebhookHandlerOptions): NodeWebhookHandler {
-  const receiver = createReceiver(options);
-  const { path } = receiver.options;
+  const { receiver: resolved, body } = resolveHandlerOptions(options, 'nodeHandler');
+  const receiver = buildReceiver(resolved);
   const handler = (req: IncomingMessage, res: ServerResponse, next?: (error?: unknown) => void): void => {
-    if (requestPath(req.url) !== path) {
+    if (requestPath(req.url) !== body.path) {
       if (next) return next();
-      const error = new ReceiverError('NOT_FOUND', `Nothing here; webhooks are received at ${path}`, { path });
+      const error = new ReceiverError('NOT_FOUND', `Nothing here; webhooks are received at ${body.path}`, { path: body.path });
       return writeResponse(req, res, failed(error));
     }
-    void handleNodeRequest(receiver, req, res, () => readRawBody(req, receiver.options));
+    answerNodeRequest(receiver, req, res, req.method === 'POST' ? readRawBody(req, body) : '');
   };
   return Object.assign(handler, { receiver });
-}
-
-/** Shared by the node:http and Express adapters: read the body, receive, write the answer. */
-export async function handleNodeRequest(
-  receiver: Receiver,
-  req: IncomingMessage,
-  res: ServerResponse,
-  body: () => Promise<Buffer | string>,
-): Promise<void> {
-  try {
-    if (req.method !== 'POST') {
-      return writeResponse(req, res, await receiver.receive({ rawBody: '', headers: req.headers, method: req.method }));
-    }
-    const rawBody = await body();
-    writeResponse(req, res, await receiver.receive({ rawBody, headers: req.headers, method: req.method }));
-  } catch (error) {
-    const answer = error instanceof ReceiverError ? error : new ReceiverError('INTERNAL_ERROR', 'Unexpected receiver failure', {}, { cause: error });
-    receiver.options.logger[answer.code === 'INTERNAL_ERROR' ? 'error' : 'warn']({ err: error, code: answer.code, outcome: 'rejected' }, 'webhook delivery');
-    if (!res.headersSent) writeResponse(req, res, failed(answer));
-  }
 }

@@ -1,160 +1,192 @@
-import pino, { type Logger } from 'pino';
-import { ConfigurationError } from '../errors.js';
+import { z } from 'zod';
+import { callable, instanceOf, numberIn, parseOptions } from '../configuration.js';
+import { isLogger, resolveLogger, type Logger, type LoggerOption } from '../logger.js';
 import { DEFAULT_TOLERANCE_SECONDS, type WebhookSecret } from '../signature.js';
 import { DEFAULT_STORE_FILE, sqliteStore } from '../store/sqlite.js';
 import type { IdempotencyStore } from '../store/types.js';
+import type { ReceiveOutcome } from './outcome.js';
 import { Webhooks } from './webhooks.js';
 
-/** Where `app.use(webhookHandler(…))` answers. */
+/** The path `webhookHandler` and `nodeHandler` answer on when mounted with `app.use`. */
 export const DEFAULT_PATH = '/webhooks';
-/** Bodies above this get 413 without being read into memory. */
+/** Bodies over 1 MiB are refused with 413 before they are read to the end. */
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
-/** The handler budget: under the sender's 30 s, so a slow handler is answered before the sender gives up. */
+/**
+ * The handlers' budget: under the platform's 30 s acknowledge limit, so the receiver answers
+ * (503, retry) before the sender gives up.
+ */
 export const DEFAULT_HANDLER_TIMEOUT_MS = 25_000;
 /** A body that has not fully arrived after this long is cut off with 408 (a slow-trickling client). */
 export const DEFAULT_BODY_TIMEOUT_MS = 10_000;
 /** A claim outlives the handler budget by this much before another delivery may take it over. */
 export const LEASE_MARGIN_MS = 5_000;
+/** Node's timers overflow above this. */
+const MAX_TIMER_MS = 2_147_483_647;
 
+/** The options of the framework-free receiver, {@link createReceiver}. */
 export interface ReceiverOptions {
   /** The webhook secret (`whsec_…`), or a list while rotating: any one of them verifies. */
   secret: WebhookSecret;
   /** The handlers to run. Without them every valid event is acknowledged and logged. */
-  handlers?: Webhooks;
-  /** @default sqliteStore('./webhook-events.db') */
-  store?: IdempotencyStore;
-  /** @default 300 */
-  toleranceSeconds?: number;
-  /** @default 25_000 */
-  handlerTimeoutMs?: number;
-  /** A pino logger, or `false` for silence. @default pino() at level info */
-  logger?: Logger | false;
+  handlers?: Webhooks | undefined;
+  /**
+   * Where handled event ids are remembered: a store from `sqliteStore`, `memoryStore` or
+   * `postgresStore`. A store you pass is yours to close; `close()` closes only a store the
+   * receiver opened itself. Give `store` or `database`, not both.
+   * @default sqliteStore('./webhook-events.db')
+   */
+  store?: IdempotencyStore | undefined;
+  /**
+   * A SQLite file for the default store: shorthand for `store: sqliteStore(database)`.
+   * @default './webhook-events.db'
+   */
+  database?: string | undefined;
+  /** How far `x-svc-timestamp` may be from now, either way, in seconds. @default 300 */
+  toleranceSeconds?: number | undefined;
+  /** The handlers' budget per delivery; past it the answer is 503 and the sender retries. @default 25_000 */
+  handlerTimeoutMs?: number | undefined;
+  /** A logger (pino or anything with the same four levels and `child`), or `false` for silence. @default pino JSON at info to stderr */
+  logger?: LoggerOption | undefined;
+  /**
+   * Called once for every delivery, after its answer is decided, with what happened: the
+   * outcome, the status, the error code, the event, the handlers' results, the duration, and
+   * the raw body. The one log line per delivery is written from the same report. What the hook
+   * throws is logged and changes nothing.
+   *
+   * @example
+   * onOutcome: (o) => metrics.increment(`webhooks.${o.outcome}`)
+   */
+  onOutcome?: ((outcome: ReceiveOutcome) => void) | undefined;
   /**
    * Also accept `x-service-signature: sha256=<hex>` (the body alone, no timestamp) when
    * `x-svc-signature` is absent. It has no replay protection: a captured request stays valid
    * forever. @default false
    */
-  legacySignature?: boolean;
+  legacySignature?: boolean | undefined;
   /**
    * A valid signature on an event type this version does not know: `'acknowledge'` answers 200
    * (and keeps it in quarantine), `'reject'` answers 422 so the sender retries.
    * @default 'acknowledge'
    */
-  onUnknownEvent?: 'acknowledge' | 'reject';
+  onUnknownEvent?: 'acknowledge' | 'reject' | undefined;
   /** Milliseconds since the epoch. @default Date.now */
-  clock?: () => number;
+  clock?: (() => number) | undefined;
 }
 
+/** The options of the adapters (`webhookHandler`, `nodeHandler`, `fetchHandler`): the receiver's, and how the body is read. */
 export interface WebhookHandlerOptions extends ReceiverOptions {
   /** The path answered when mounted with `app.use` (or as a node:http handler). @default '/webhooks' */
-  path?: string;
-  /** @default 1 MiB */
-  maxBodyBytes?: number;
+  path?: string | undefined;
+  /** @default 1_048_576 (1 MiB) */
+  maxBodyBytes?: number | undefined;
   /** @default 10_000 */
-  bodyTimeoutMs?: number;
+  bodyTimeoutMs?: number | undefined;
 }
 
-export interface ResolvedOptions {
+/** The receiver's options after defaults; internal. */
+export interface ResolvedReceiverOptions {
   secret: WebhookSecret;
   handlers: Webhooks;
   store: IdempotencyStore;
+  /** The receiver opened the store itself, so `close()` closes it. */
+  ownsStore: boolean;
   toleranceSeconds: number;
   handlerTimeoutMs: number;
   logger: Logger;
   logging: boolean;
+  onOutcome: ((outcome: ReceiveOutcome) => void) | undefined;
   legacySignature: boolean;
   onUnknownEvent: 'acknowledge' | 'reject';
   clock: () => number;
+}
+
+/** How an adapter reads the body; internal. */
+export interface BodyOptions {
   path: string;
   maxBodyBytes: number;
   bodyTimeoutMs: number;
 }
 
-/** Secrets and signatures never reach a log line, whatever a caller passes in. */
-export const REDACTED_PATHS = [
-  'secret',
-  '*.secret',
-  'signature',
-  '*.signature',
-  'headers["x-svc-signature"]',
-  'headers["x-service-signature"]',
-  '*.headers["x-svc-signature"]',
-  '*.headers["x-service-signature"]',
-];
+const nonEmptySecret = z.string({ error: 'must be the whsec_… secret (a non-empty string)' }).min(1, { error: 'must not be empty' });
 
-const silentLogger = pino({ enabled: false });
+const receiverShape = {
+  secret: z.union([nonEmptySecret, z.array(nonEmptySecret).min(1, { error: 'must not be an empty list' }).readonly()], {
+    error: 'must be the whsec_… secret or a non-empty list of them',
+  }),
+  handlers: instanceOf(Webhooks, 'a Webhooks instance: new Webhooks().on(…)').optional(),
+  store: z.custom<IdempotencyStore>(isStore, { error: 'must be a store from sqliteStore(), memoryStore() or postgresStore()' }).optional(),
+  database: z.string({ error: 'must be a SQLite file path' }).trim().min(1, { error: 'must be a SQLite file path' }).optional(),
+  toleranceSeconds: numberIn(0, Number.MAX_SAFE_INTEGER).optional(),
+  handlerTimeoutMs: numberIn(1, MAX_TIMER_MS).optional(),
+  logger: z.union([z.literal(false), z.custom<Logger>(isLogger)], { error: 'must be a logger (pino, or debug/info/warn/error/child) or false' }).optional(),
+  onOutcome: callable<(outcome: ReceiveOutcome) => void>('(outcome) => void').optional(),
+  legacySignature: z.boolean({ error: 'must be true or false' }).optional(),
+  onUnknownEvent: z.enum(['acknowledge', 'reject'], { error: "must be 'acknowledge' or 'reject'" }).optional(),
+  clock: callable<() => number>('returning milliseconds since the epoch').optional(),
+};
 
-/** Accepts `secret`, `[secret, previous]` or the full options; validates when the factory runs. */
-export function resolveOptions(input: WebhookSecret | WebhookHandlerOptions): ResolvedOptions {
-  const options: WebhookHandlerOptions = typeof input === 'string' || Array.isArray(input) ? { secret: input as WebhookSecret } : (input as WebhookHandlerOptions);
-  if (typeof options !== 'object' || options === null) {
-    throw new ConfigurationError({ option: 'secret', reason: 'is required' }, 'Give the webhook secret, a list of secrets, or an options object with `secret`');
-  }
-  const resolved: Omit<ResolvedOptions, 'store'> = {
-    secret: checkSecret(options.secret),
-    handlers: checkHandlers(options.handlers),
-    toleranceSeconds: nonNegative('toleranceSeconds', options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS),
-    handlerTimeoutMs: positive('handlerTimeoutMs', options.handlerTimeoutMs ?? DEFAULT_HANDLER_TIMEOUT_MS),
-    logger: options.logger === false ? silentLogger : (options.logger ?? pino({ name: 'acct-webhook', redact: REDACTED_PATHS })),
-    logging: options.logger !== false,
-    legacySignature: options.legacySignature ?? false,
-    onUnknownEvent: oneOf('onUnknownEvent', options.onUnknownEvent ?? 'acknowledge', ['acknowledge', 'reject'] as const),
-    clock: checkClock(options.clock),
-    path: checkPath(options.path ?? DEFAULT_PATH),
-    maxBodyBytes: positive('maxBodyBytes', options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES),
-    bodyTimeoutMs: positive('bodyTimeoutMs', options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS),
+const bodyShape = {
+  path: z.string({ error: 'must be a path starting with "/"' }).startsWith('/', { error: 'must start with "/"' }).optional(),
+  maxBodyBytes: numberIn(1, Number.MAX_SAFE_INTEGER, { integer: true }).optional(),
+  bodyTimeoutMs: numberIn(1, MAX_TIMER_MS).optional(),
+};
+
+const oneStore = (options: { store?: unknown; database?: unknown }) => options.store === undefined || options.database === undefined;
+const ONE_STORE = { error: 'give store or database, not both', path: ['database'] };
+
+const receiverSchema = z.strictObject(receiverShape).refine(oneStore, ONE_STORE);
+const handlerSchema = z.strictObject({ ...receiverShape, ...bodyShape }).refine(oneStore, ONE_STORE);
+
+type ParsedReceiverOptions = z.output<typeof receiverSchema>;
+
+/** Accepts `secret`, `[secret, previous]` or the options; checks them all when the factory runs. */
+export function resolveReceiverOptions(input: WebhookSecret | ReceiverOptions, subject: string): ResolvedReceiverOptions {
+  return withDefaults(parseOptions(receiverSchema, asOptions(input), subject));
+}
+
+/** The adapters' options: the receiver's, and how to read the body. */
+export function resolveHandlerOptions(
+  input: WebhookSecret | WebhookHandlerOptions,
+  subject: string,
+): { receiver: ResolvedReceiverOptions; body: BodyOptions } {
+  const { path, maxBodyBytes, bodyTimeoutMs, ...receiver } = parseOptions(handlerSchema, asOptions(input), subject);
+  const body = {
+    path: normalizePath(path ?? DEFAULT_PATH),
+    maxBodyBytes: maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+    bodyTimeoutMs: bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS,
   };
-  // Opened last, so that a bad option does not leave a file behind.
-  return { ...resolved, store: options.store ?? sqliteStore(DEFAULT_STORE_FILE) };
+  return { receiver: withDefaults(receiver), body };
 }
 
-function checkSecret(secret: unknown): WebhookSecret {
-  const list: unknown[] = Array.isArray(secret) ? secret : [secret];
-  if (list.length === 0 || !list.every((s) => typeof s === 'string' && s.length > 0)) {
-    throw new ConfigurationError(
-      { option: 'secret', reason: 'must be a non-empty string or a non-empty list of them' },
-      'The webhook secret is missing or empty: pass the whsec_… secret of the webhook (or a non-empty list of them)',
-    );
-  }
-  return secret as WebhookSecret;
+function asOptions(input: unknown): unknown {
+  return typeof input === 'string' || Array.isArray(input) ? { secret: input } : input;
 }
 
-function checkHandlers(handlers: unknown): Webhooks {
-  if (handlers === undefined) return new Webhooks();
-  if (!(handlers instanceof Webhooks)) throw new ConfigurationError({ option: 'handlers', reason: 'must be a Webhooks instance: new Webhooks().on(…)' });
-  return handlers;
+function withDefaults(options: ParsedReceiverOptions): ResolvedReceiverOptions {
+  const logger = resolveLogger(options.logger, 'receiver');
+  return {
+    secret: options.secret,
+    handlers: options.handlers ?? new Webhooks(),
+    toleranceSeconds: options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS,
+    handlerTimeoutMs: options.handlerTimeoutMs ?? DEFAULT_HANDLER_TIMEOUT_MS,
+    logger,
+    logging: options.logger !== false,
+    onOutcome: options.onOutcome,
+    legacySignature: options.legacySignature ?? false,
+    onUnknownEvent: options.onUnknownEvent ?? 'acknowledge',
+    clock: options.clock ?? Date.now,
+    // Opened last, so that a bad option does not leave a file behind.
+    ownsStore: options.store === undefined,
+    store: options.store ?? sqliteStore(options.database ?? DEFAULT_STORE_FILE),
+  };
 }
 
-function checkClock(clock: unknown): () => number {
-  if (clock === undefined) return Date.now;
-  if (typeof clock !== 'function') throw new ConfigurationError({ option: 'clock', reason: 'must be a function returning milliseconds since the epoch' });
-  return clock as () => number;
-}
-
-function checkPath(path: string): string {
-  if (typeof path !== 'string' || !path.startsWith('/')) {
-    throw new ConfigurationError({ option: 'path', reason: 'must start with "/"' });
-  }
+function normalizePath(path: string): string {
   return path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
 }
 
-function positive(name: string, value: number): number {
-  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
-    throw new ConfigurationError({ option: name, reason: 'must be a positive number' });
-  }
-  return value;
-}
-
-function nonNegative(name: string, value: number): number {
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
-    throw new ConfigurationError({ option: name, reason: 'must be a non-negative number' });
-  }
-  return value;
-}
-
-function oneOf<T extends string>(name: string, value: string, allowed: readonly T[]): T {
-  if (!(allowed as readonly string[]).includes(value)) {
-    throw new ConfigurationError({ option: name, reason: `must be one of ${allowed.join(', ')}` });
-  }
-  return value as T;
+function isStore(value: unknown): value is IdempotencyStore {
+  if (typeof value !== 'object' || value === null) return false;
+  const candidate = value as Record<string, unknown>;
+  return ['claim', 'complete', 'release', 'close'].every((method) => typeof candidate[method] === 'function');
 }

@@ -3,11 +3,13 @@ import type { RawPayload } from '../signature.js';
 import type { QuarantineInput } from '../store/types.js';
 import { acknowledged, failed, type WebhookResponse } from './answers.js';
 import { ReceiverError } from './errors.js';
-import type { ResolvedOptions } from './options.js';
+import { toBuffer } from './context.js';
+import type { ResolvedReceiverOptions } from './options.js';
+import type { OutcomeFields } from './outcome.js';
 
 interface QuarantineResult {
   response: WebhookResponse;
-  outcome: { outcome: string; eventId?: string; type?: string; code: string; level: 'info' | 'warn' | 'error'; reason?: string; err?: unknown };
+  fields: OutcomeFields;
 }
 
 /**
@@ -17,7 +19,7 @@ interface QuarantineResult {
  * answer is 503 and the sender retries.
  */
 export async function quarantine(
-  options: ResolvedOptions,
+  options: ResolvedReceiverOptions,
   rawBody: RawPayload,
   error: WebhookValidationError,
   receivedAt: number,
@@ -34,20 +36,20 @@ export async function quarantine(
     raw_body: bytes,
     received_at: receivedAt,
   };
-  const about = { ...(eventId ? { eventId } : {}), ...(type ? { type } : {}), code: error.code };
+  const about = { ...(eventId ? { eventId } : {}), ...(type ? { type } : {}) };
   try {
     await options.store.quarantine.put(input);
   } catch (storeError) {
     const unavailable = new ReceiverError('STORE_UNAVAILABLE', 'Could not keep the payload for later; retry later', {}, { cause: storeError });
-    return { response: failed(unavailable), outcome: { ...about, outcome: 'error', level: 'error', err: storeError } };
+    return { response: failed(unavailable), fields: { ...about, outcome: 'error', code: unavailable.code, error: storeError } };
   }
   if (unknownType && options.onUnknownEvent === 'acknowledge') {
     return {
       response: acknowledged({ id: eventId ?? '', type: type ?? '', duplicate: false, acknowledged: 'unknown_event_type' }),
-      outcome: { ...about, outcome: 'unknown_event_type', level: 'warn' },
+      fields: { ...about, outcome: 'unknown_event_type', code: error.code },
     };
   }
-  return { response: failed(asValidationError(error)), outcome: { ...about, outcome: 'quarantined', level: 'warn', reason: error.message } };
+  return { response: failed(asValidationError(error)), fields: { ...about, outcome: 'quarantined', code: error.code, reason: error.message } };
 }
 
 /** On the wire every unusable payload is the platform's VALIDATION_ERROR with `field` and `reason`. */
@@ -57,7 +59,7 @@ function asValidationError(error: WebhookValidationError): WebhookValidationErro
 }
 
 function identify(bytes: Buffer, error: WebhookValidationError): { eventId: string | null; type: string | null } {
-  const fromError = { eventId: stringOrNull(error.details.eventId), type: stringOrNull(error.details.type) };
+  const fromError = { eventId: stringOrNull(error.details.event_id), type: stringOrNull(error.details.type) };
   if (fromError.eventId) return fromError;
   try {
     const value = JSON.parse(bytes.toString('utf8')) as { id?: unknown; type?: unknown } | null;
@@ -69,10 +71,4 @@ function identify(bytes: Buffer, error: WebhookValidationError): { eventId: stri
 
 function stringOrNull(value: unknown): string | null {
   return typeof value === 'string' && value.length > 0 && value.length <= 255 ? value : null;
-}
-
-function toBuffer(body: RawPayload): Buffer {
-  if (typeof body === 'string') return Buffer.from(body, 'utf8');
-  if (body instanceof Uint8Array) return Buffer.from(body.buffer, body.byteOffset, body.byteLength);
-  return Buffer.from(body);
 }

@@ -13,12 +13,19 @@ export type EventForPattern<P extends EventPattern> = P extends '*'
       ? EventMap[P]
       : never;
 
-export type WebhookEventHandler<E = WebhookEvent> = (event: E, context: HandlerContext) => void | Promise<void>;
+/**
+ * A handler of one event type (or several). It may return anything (`unknown`, which includes a
+ * promise of anything):
+ * `(e) => e.data.object.paid_at` and `async (e) => fetch(…)` are both handlers. What it returns
+ * is reported in the delivery's outcome (`results`); a throw or a rejection fails the delivery.
+ */
+export type WebhookEventHandler<E = WebhookEvent> = (event: E, context: HandlerContext) => unknown;
+/** Called with every failure of an event's handlers; may return anything. */
 export type WebhookErrorHandler = (
   error: WebhookHandlerError,
   event: WebhookEvent,
   context: HandlerContext,
-) => void | Promise<void>;
+) => unknown;
 
 type AnyHandler = WebhookEventHandler<never>;
 
@@ -67,31 +74,33 @@ export class Webhooks {
     return this;
   }
 
-  /** How many handlers an event of this type runs. */
-  countHandlers(type: EventType): number {
-    return this.byType.get(type)?.length ?? 0;
-  }
-
-  /** Runs the event's handlers; throws one {@link WebhookHandlerError} holding every failure. */
-  async run(event: WebhookEvent, context: HandlerContext): Promise<void> {
+  /**
+   * Runs the event's handlers and resolves with what they returned, in registration order;
+   * rejects with one {@link WebhookHandlerError} holding every failure.
+   * @internal the receiver calls it
+   */
+  async run(event: WebhookEvent, context: HandlerContext): Promise<unknown[]> {
     const handlers = this.byType.get(event.type);
-    if (!handlers) return;
+    if (!handlers) return [];
     if (handlers.length === 1) {
       try {
-        await handlers[0]!(event as never, context);
+        return [await handlers[0]!(event as never, context)];
       } catch (error) {
-        throw new WebhookHandlerError([error], { eventId: event.id, type: event.type });
+        throw new WebhookHandlerError([error], { event_id: event.id, type: event.type });
       }
-      return;
     }
-    const results = await Promise.allSettled(handlers.map(async (handler) => handler(event as never, context)));
-    const errors = results.flatMap((result) => (result.status === 'rejected' ? [result.reason as unknown] : []));
-    if (errors.length > 0) throw new WebhookHandlerError(errors, { eventId: event.id, type: event.type });
+    const settled = await Promise.allSettled(handlers.map((handler) => called(() => handler(event as never, context))));
+    const errors = settled.flatMap((result) => (result.status === 'rejected' ? [result.reason as unknown] : []));
+    if (errors.length > 0) throw new WebhookHandlerError(errors, { event_id: event.id, type: event.type });
+    return settled.map((result) => (result as PromiseFulfilledResult<unknown>).value);
   }
 
-  /** Tells every `onError` handler; returns what they threw in turn. */
+  /**
+   * Tells every `onError` handler; returns what they threw in turn.
+   * @internal the receiver calls it
+   */
   async reportError(error: WebhookHandlerError, event: WebhookEvent, context: HandlerContext): Promise<unknown[]> {
-    const results = await Promise.allSettled(this.errorHandlers.map(async (handler) => handler(error, event, context)));
+    const results = await Promise.allSettled(this.errorHandlers.map((handler) => called(() => handler(error, event, context))));
     return results.flatMap((result) => (result.status === 'rejected' ? [result.reason as unknown] : []));
   }
 
@@ -100,4 +109,9 @@ export class Webhooks {
     if (handlers) handlers.push(handler);
     else this.byType.set(type, [handler]);
   }
+}
+
+/** Calls a handler and settles with what it returned: a value, a promise's value, or a throw as a rejection. */
+function called(handler: () => unknown): Promise<unknown> {
+  return new Promise((resolve) => resolve(handler()));
 }

@@ -215,8 +215,8 @@ describe('webhooks.rotateSecret', () => {
         return () =>
           verifySignature({
             payload: request.body,
-            signature: request.headers['x-svc-signature'] as string,
-            timestamp: request.headers['x-svc-timestamp'] as string,
+            signature: request.headers['x-svc-signature'],
+            timestamp: request.headers['x-svc-timestamp'],
             secret,
             now: clock.now(),
           });

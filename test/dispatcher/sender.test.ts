@@ -44,8 +44,8 @@ describe('an attempt', () => {
         });
         const verified = verifySignature({
           payload: request.body,
-          signature: request.headers['x-svc-signature'] as string,
-          timestamp: request.headers['x-svc-timestamp'] as string,
+          signature: request.headers['x-svc-signature'],
+          timestamp: request.headers['x-svc-timestamp'],
           secret,
           now: Date.parse(attempt.attempted_at),
         });
@@ -210,7 +210,7 @@ describe('https', () => {
       expect(detail.attempts[0]).toMatchObject({ response_status: 200, receiver_ip: '127.0.0.1' });
       const [request] = receiver.requests;
       expect(() =>
-        verifySignature({ payload: request!.body, signature: request!.headers['x-svc-signature'] as string, timestamp: request!.headers['x-svc-timestamp'] as string, secret }),
+        verifySignature({ payload: request!.body, signature: request!.headers['x-svc-signature'], timestamp: request!.headers['x-svc-timestamp'], secret }),
       ).not.toThrow();
     });
   });
@@ -241,7 +241,7 @@ describe('signature verification by a receiver', () => {
       await dispatcher.runDue();
       const [request] = receiver.requests;
       expect(() =>
-        verifySignature({ payload: request!.body, signature: request!.headers['x-svc-signature'] as string, timestamp: request!.headers['x-svc-timestamp'] as string, secret: 'whsec_wrong' }),
+        verifySignature({ payload: request!.body, signature: request!.headers['x-svc-signature'], timestamp: request!.headers['x-svc-timestamp'], secret: 'whsec_wrong' }),
       ).toThrow(WebhookVerificationError);
     });
   });

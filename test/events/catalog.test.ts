@@ -1,13 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import {
-  EVENT_CATALOG,
-  EVENT_GROUPS,
-  EVENT_TYPES,
-  expandEventPattern,
-  parseEvent,
-  webhookEventSchema,
-  WebhookValidationError,
-} from '../../src/index.js';
+import { EVENT_TYPES, parseEvent, WebhookValidationError } from '../../src/index.js';
+import { EVENT_CATALOG, EVENT_GROUPS, expandEventPattern } from '../../src/events/catalog.js';
+import { webhookEventSchema } from '../../src/events/schemas.js';
 import { createTestEvent } from '../../src/testing/index.js';
 
 function failure(input: unknown): WebhookValidationError {
@@ -111,7 +105,7 @@ describe('parseEvent refuses what does not match, naming the field', () => {
   it('gives an unknown type its own code and keeps the id', () => {
     const error = failure(JSON.stringify({ ...paid, type: 'invoice.archived' }));
     expect(error.code).toBe('UNKNOWN_EVENT_TYPE');
-    expect(error.details).toMatchObject({ type: 'invoice.archived', eventId: paid.id });
+    expect(error.details).toMatchObject({ type: 'invoice.archived', event_id: paid.id });
   });
 
   const malformed: [string, unknown, string][] = [

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigurationError, MIN_RETENTION_MS } from '../../src/index.js';
+import { ConfigurationError } from '../../src/index.js';
+import { MIN_RETENTION_MS } from '../../src/store/types.js';
 import { Dispatcher } from '../../src/dispatcher/index.js';
 import { PostgresDispatchStorage, postgresStore, redactUrl, type PostgresPool } from '../../src/postgres/index.js';
 

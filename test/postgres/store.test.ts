@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { ConfigurationError, createReceiver, MIN_RETENTION_MS, Webhooks } from '../../src/index.js';
+import { ConfigurationError, createReceiver, Webhooks } from '../../src/index.js';
+import { MIN_RETENTION_MS } from '../../src/store/types.js';
 import { PRUNE_INTERVAL_MS } from '../../src/store/types.js';
 import { createTestEvent, signedRequest } from '../../src/testing/index.js';
 import { postgresStore, PostgresValueError, type PostgresPool, type PostgresQueryConfig } from '../../src/postgres/index.js';

@@ -7,11 +7,11 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   ConfigurationError,
   memoryStore,
-  signLegacyPayload,
   sqliteStore,
   webhookHandler,
   Webhooks,
 } from '../../src/index.js';
+import { signLegacyPayload } from '../../src/signature.js';
 import { createTestEvent, signedHeaders, signedRequest } from '../../src/testing/index.js';
 
 const SECRET = 'whsec_expressAdapterSecret000000000000';

@@ -13,9 +13,9 @@ import { sqliteStore } from '../../store/sqlite.js';
 import type { CommandContext } from '../context.js';
 import { CliError } from '../errors.js';
 import { EXIT_CODES, type ExitCode } from '../exit-codes.js';
-import { createCliReceiver } from '../receiver/app.js';
-import { renderDelivery, type DeliveryView } from '../receiver/render.js';
-import { listenOn, serverUrl } from '../receiver/server.js';
+import { createLocalReceiver } from '../local-receiver/receiver.js';
+import { renderDelivery, type DeliveryView } from '../local-receiver/render.js';
+import { listenOn, serverUrl } from '../local-receiver/server.js';
 import { onStopSignal } from '../signals.js';
 import { flakyHandler, flakyTypes } from './flaky-handler.js';
 import { attemptsTable, closingLines, introLines, summarize, summaryLines, tableTitle } from './report.js';
@@ -78,7 +78,7 @@ async function demonstrate(context: CommandContext, options: DemoOptions, workdi
 
   const flaky = flakyTypes();
   const tally = { handled: 0, duplicates: 0 };
-  const receiver = createCliReceiver({
+  const receiver = createLocalReceiver({
     secret: webhook.secret,
     store: sqliteStore(join(workdir, 'events.db')),
     path: DEMO_PATH,
@@ -97,7 +97,7 @@ async function demonstrate(context: CommandContext, options: DemoOptions, workdi
     await dispatcher.stop();
     await receiver.close();
   });
-  server.server.on('request', receiver.app);
+  server.server.on('request', receiver.listener);
 
   if (!options.json) for (const line of introLines(output, url, [...flaky], options.timeScale)) output.line(line);
   await dispatcher.start();

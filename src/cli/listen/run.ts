@@ -2,9 +2,9 @@ import { memoryStore } from '../../store/memory.js';
 import { sqliteStore } from '../../store/sqlite.js';
 import type { CommandContext } from '../context.js';
 import type { ListenOptions } from '../listen.js';
-import { createCliReceiver } from '../receiver/app.js';
-import { renderDelivery, type DeliveryView } from '../receiver/render.js';
-import { listenOn, serverUrl } from '../receiver/server.js';
+import { createLocalReceiver } from '../local-receiver/receiver.js';
+import { renderDelivery, type DeliveryView } from '../local-receiver/render.js';
+import { listenOn, serverUrl } from '../local-receiver/server.js';
 import { waitForStopSignal } from '../signals.js';
 import { forwardEvent } from './forward.js';
 
@@ -12,7 +12,7 @@ import { forwardEvent } from './forward.js';
 export async function runListen(context: CommandContext, options: ListenOptions & { secret: string }): Promise<void> {
   const { output } = context;
   const forwardTo = options.forwardTo;
-  const receiver = createCliReceiver({
+  const receiver = createLocalReceiver({
     secret: options.secret,
     store: options.db === undefined ? memoryStore() : sqliteStore(options.db),
     ...(options.path === undefined ? {} : { path: options.path }),
@@ -22,7 +22,7 @@ export async function runListen(context: CommandContext, options: ListenOptions 
       ? {}
       : { onEvent: (event, rawBody) => forwardEvent({ url: forwardTo, secret: options.secret, userAgent: context.userAgent }, event, rawBody) }),
   });
-  const server = await listenOn(receiver.app, options.port, options.host).catch(async (error: unknown) => {
+  const server = await listenOn(receiver.listener, options.port, options.host).catch(async (error: unknown) => {
     await receiver.close();
     throw error;
   });

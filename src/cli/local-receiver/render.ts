@@ -1,10 +1,19 @@
 import type { Output, Style } from '../output.js';
 import { clockTime } from '../time-format.js';
-import type { ReceivedDelivery } from './delivery-log.js';
-
-/** A delivery as `listen` and `demo` show it: the receiver's record plus what the CLI knows. */
-export interface DeliveryView extends ReceivedDelivery {
-  /** Key fields of the event's object, for handled events. */
+/** A delivery as `listen` and `demo` show it: the receiver's outcome plus what the CLI knows. */
+export interface DeliveryView {
+  /** ms since the epoch, when the delivery arrived */
+  time: number;
+  /** `handled`, `duplicate`, `rejected`, `quarantined`, `handler_failed`, `in_progress`, … */
+  outcome: string;
+  /** The HTTP status answered. */
+  status?: number;
+  code?: string;
+  eventId?: string;
+  type?: string;
+  reason?: string;
+  durationMs?: number;
+  /** Key fields of the event's object, for events whose handler ran. */
   fields?: Record<string, string>;
   /** What else happened, e.g. the result of forwarding. */
   note?: string;

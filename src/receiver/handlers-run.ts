@@ -1,0 +1,111 @@
+import type { WebhookEvent } from '../events/schemas.js';
+import type { AtomicEffect } from '../store/types.js';
+import { acknowledged, failed, type WebhookResponse } from './answers.js';
+import type { HandlerRun } from './context.js';
+import { ReceiverError, WebhookHandlerError } from './errors.js';
+import type { Inbound, ReceiverRuntime } from './receive.js';
+
+type BudgetResult = { results: unknown[] } | { error: WebhookHandlerError } | 'timeout';
+
+/**
+ * Runs a claimed event's handlers within the budget, then records the event as handled (with
+ * its atomic effects) or gives the claim back, and answers: 200, 500 (a handler failed; the
+ * sender retries) or 503 (out of time; the sender retries).
+ */
+export async function runHandlers(
+  runtime: ReceiverRuntime,
+  event: WebhookEvent,
+  token: string,
+  inbound: Inbound,
+  run: HandlerRun,
+): Promise<WebhookResponse> {
+  const { options, finish } = runtime;
+  const about = { eventId: event.id, type: event.type, correlationId: event.correlation_id };
+  const work = options.handlers.run(event, run.context);
+  const result = await withinBudget(work, options.handlerTimeoutMs);
+
+  if (result === 'timeout') {
+    const error = new ReceiverError('HANDLER_TIMEOUT', `The handlers did not finish within ${options.handlerTimeoutMs} ms; retry later`, {
+      event_id: event.id,
+      handler_timeout_ms: options.handlerTimeoutMs,
+    });
+    run.abort.abort(error);
+    await options.store.release(event.id, token).catch(() => false);
+    finishLate(runtime, work, event, token, run.effects);
+    return finish(failed(error), inbound, { ...about, outcome: 'handler_timeout', code: error.code, error });
+  }
+  const failure = 'error' in result ? result.error : await complete(runtime, event, token, run.effects);
+  if (failure) {
+    await options.store.release(event.id, token).catch(() => false);
+    await reportFailure(runtime, failure, event, run);
+    return finish(failed(failure), inbound, { ...about, outcome: 'handler_failed', code: failure.code, error: failure });
+  }
+  const results = (result as { results: unknown[] }).results;
+  return finish(acknowledged({ id: event.id, type: event.type, duplicate: false }), inbound, { ...about, outcome: 'handled', results });
+}
+
+/**
+ * Records the event as handled. Without atomic effects a failing store is only logged: the
+ * handlers' effects happened, and acknowledging keeps a retry from repeating them. With atomic
+ * effects a failure means nothing was applied, so it is a failure of the delivery.
+ */
+async function complete(
+  { options }: ReceiverRuntime,
+  event: WebhookEvent,
+  token: string,
+  effects: readonly AtomicEffect[],
+): Promise<WebhookHandlerError | undefined> {
+  const { store, clock, logger } = options;
+  const about = { eventId: event.id, type: event.type, correlationId: event.correlation_id };
+  if (effects.length > 0) {
+    try {
+      const completed = await store.completeAtomically!(event.id, token, clock(), effects);
+      if (!completed) logger.warn(about, 'The claim expired while the handlers ran; their atomic effects were not applied');
+      return undefined;
+    } catch (error) {
+      return new WebhookHandlerError([error], { event_id: event.id, type: event.type });
+    }
+  }
+  const completed = await store.complete(event.id, token, clock()).catch((error: unknown) => {
+    logger.error({ ...about, err: error }, 'Could not record the event as handled');
+    return true;
+  });
+  if (!completed) logger.warn(about, 'The claim expired while the handlers ran; another delivery may have run them too');
+  return undefined;
+}
+
+/** A handler that outlives its budget may still finish: record it so the retry sees a duplicate. */
+function finishLate(runtime: ReceiverRuntime, work: Promise<unknown>, event: WebhookEvent, token: string, effects: readonly AtomicEffect[]): void {
+  const { logger } = runtime.options;
+  const about = { eventId: event.id, type: event.type, correlationId: event.correlation_id };
+  work
+    .then(
+      async () => {
+        const failure = await complete(runtime, event, token, effects);
+        logger.warn({ ...about, completed: !failure }, 'A timed-out handler finished late');
+      },
+      (error: unknown) => logger.error({ ...about, err: error }, 'A timed-out handler failed late'),
+    )
+    .catch(() => undefined);
+}
+
+async function reportFailure({ options }: ReceiverRuntime, error: WebhookHandlerError, event: WebhookEvent, run: HandlerRun): Promise<void> {
+  const thrown = await options.handlers.reportError(error, event, run.context);
+  for (const failure of thrown) options.logger.error({ eventId: event.id, err: failure }, 'An onError handler threw');
+}
+
+function withinBudget(work: Promise<unknown[]>, budgetMs: number): Promise<BudgetResult> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve('timeout'), budgetMs);
+    void work.then(
+      (results) => {
+        clearTimeout(timer);
+        resolve({ results });
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        resolve({ error: error instanceof WebhookHandlerError ? error : new WebhookHandlerError([error]) });
+      },
+    );
+  });
+}
