@@ -8,5 +8,7 @@ export default defineConfig({
     pool: 'forks',
     globalSetup: ['test/global-setup.ts'],
     setupFiles: ['test/setup.ts'],
+    // Type tests (*.test-d.ts) are compiled by tsc and counted by vitest, case by case.
+    typecheck: { enabled: true, include: ['test/**/*.test-d.ts'], tsconfig: './tsconfig.json' },
   },
 });
