@@ -1,9 +1,10 @@
 import type { LookupAddress } from 'node:dns';
 import { lookup as dnsLookup } from 'node:dns/promises';
-import { BlockList, isIP, isIPv4, type LookupFunction } from 'node:net';
-import { ConfigurationError } from '../errors.js';
-import { classifyAddress, embeddedIPv4 } from './address-ranges.js';
+import { isIP, isIPv4, type LookupFunction } from 'node:net';
+import { classifyAddress } from './address-ranges.js';
+import { AllowedHosts } from './allowed-hosts.js';
 import { InvalidUrlError, type UrlRefusalReason } from './errors.js';
+import { bareHost } from './ip-literal.js';
 
 /**
  * Resolves a host name to its IP addresses. The dispatcher resolves through this function both
@@ -49,12 +50,11 @@ export class RefusedAddressError extends Error {
  * no credentials; no address outside the public internet unless `allowedHosts` names it.
  */
 export class UrlGuard {
-  private readonly allowedNames = new Set<string>();
-  private readonly allowedRanges = new BlockList();
+  private readonly allowedHosts: AllowedHosts;
 
   /** @throws ConfigurationError for an `allowedHosts` entry that is neither a host name, an IP nor a CIDR range. */
   constructor(private readonly options: UrlGuardOptions) {
-    for (const entry of options.allowedHosts) this.allow(entry);
+    this.allowedHosts = new AllowedHosts(options.allowedHosts);
   }
 
   /**
@@ -134,7 +134,7 @@ export class UrlGuard {
   private async addressRefusal(url: URL): Promise<UrlRefusal | null> {
     const host = bareHost(url.hostname);
     if (isIP(host)) return this.addressRefusalFor(url.hostname, host);
-    if (this.allowedNames.has(host)) return null;
+    if (this.allowedHosts.hasName(host)) return null;
     let addresses: readonly string[];
     try {
       addresses = await this.options.resolveHost(host);
@@ -152,7 +152,7 @@ export class UrlGuard {
 
   /** Whether `hostname` (as in a URL) may be reached at `address`. */
   private addressRefusalFor(hostname: string, address: string): UrlRefusal | null {
-    if (this.allowedNames.has(bareHost(hostname)) || this.isAllowedAddress(address)) return null;
+    if (this.allowedHosts.hasName(hostname) || this.allowedHosts.coversAddress(address)) return null;
     const category = classifyAddress(address);
     if (category === null) return null;
     if (category === 'loopback' && this.isDevelopmentHost(hostname)) return null;
@@ -167,36 +167,6 @@ export class UrlGuard {
 
   private isDevelopmentHost(typedHost: string | null): boolean {
     return this.options.allowInsecureUrls && typedHost !== null && LOCAL_DEVELOPMENT_HOSTS.has(typedHost);
-  }
-
-  private isAllowedAddress(address: string): boolean {
-    const embedded = embeddedIPv4(address);
-    const candidates = embedded === null ? [address] : [address, embedded];
-    return candidates.some((candidate) => this.allowedRanges.check(candidate, isIP(candidate) === 6 ? 'ipv6' : 'ipv4'));
-  }
-
-  private allow(entry: string): void {
-    const invalid = () =>
-      new ConfigurationError(
-        { option: 'allowedHosts', reason: `"${entry}" is not a host name, an IP address or a CIDR range (10.0.0.0/8)` },
-        `allowedHosts: "${entry}" is not a host name, an IP address or a CIDR range (10.0.0.0/8)`,
-      );
-    if (typeof entry !== 'string' || entry.trim() === '') throw invalid();
-    const [network = '', prefixText, ...rest] = entry.trim().toLowerCase().split('/');
-    const host = bareHost(network);
-    const family = isIP(host);
-    if (prefixText !== undefined || rest.length > 0) {
-      const prefix = Number(prefixText);
-      const max = family === 4 ? 32 : 128;
-      if (family === 0 || rest.length > 0 || !/^\d{1,3}$/.test(prefixText ?? '') || prefix > max) throw invalid();
-      this.allowedRanges.addSubnet(host, prefix, family === 4 ? 'ipv4' : 'ipv6');
-    } else if (family !== 0) {
-      this.allowedRanges.addAddress(host, family === 4 ? 'ipv4' : 'ipv6');
-    } else if (/^[a-z\d]([a-z\d-]*[a-z\d])?(\.[a-z\d]([a-z\d-]*[a-z\d])?)*$/.test(host)) {
-      this.allowedNames.add(host);
-    } else {
-      throw invalid();
-    }
   }
 }
 
@@ -215,8 +185,4 @@ function parseUrl(input: unknown): URL {
 function rawHost(input: string): string | null {
   const host = RAW_HOST.exec(input)?.[1];
   return host === undefined ? null : host.toLowerCase();
-}
-
-function bareHost(hostname: string): string {
-  return hostname.startsWith('[') && hostname.endsWith(']') ? hostname.slice(1, -1) : hostname;
 }
