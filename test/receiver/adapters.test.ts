@@ -1,67 +1,17 @@
-import type { RequestListener } from 'node:http';
-import express from 'express';
 import { describe, expect, it } from 'vitest';
 import {
-  fetchHandler,
   memoryStore,
-  nodeHandler,
-  webhookHandler,
   Webhooks,
   type IdempotencyStore,
-  type Receiver,
   type WebhookEvent,
   type WebhookHandlerOptions,
 } from '../../src/index.js';
 import { createTestEvent, signedHeaders, signedRequest } from '../../src/testing/index.js';
-import { fetchListener } from '../helpers/fetch-server.js';
+import { adapters, post } from '../helpers/adapters.js';
 import { withServer } from '../helpers/server.js';
 
 const SECRET = 'whsec_adapterContractSecret0000000000';
 const OLD_SECRET = 'whsec_adapterContractOldSecret000000';
-
-interface Served {
-  listener: RequestListener;
-  receiver: Receiver;
-}
-
-interface Adapter {
-  name: string;
-  /** Whether the adapter itself routes by path (the Fetch handler leaves routing to the framework). */
-  routes: boolean;
-  serve(options: WebhookHandlerOptions): Served;
-}
-
-const adapters: Adapter[] = [
-  {
-    name: 'express (app.use)',
-    routes: true,
-    serve(options) {
-      const handler = webhookHandler(options);
-      const app = express();
-      app.use(handler);
-      app.get('/health', (_req, res) => {
-        res.json({ from: 'app' });
-      });
-      return { listener: app, receiver: handler.receiver };
-    },
-  },
-  {
-    name: 'node:http',
-    routes: true,
-    serve(options) {
-      const handler = nodeHandler(options);
-      return { listener: handler, receiver: handler.receiver };
-    },
-  },
-  {
-    name: 'fetch',
-    routes: false,
-    serve(options) {
-      const handler = fetchHandler(options);
-      return { listener: fetchListener(handler), receiver: handler.receiver };
-    },
-  },
-];
 
 /** Records every handler run, by event id; `behaviour` decides what a run does. */
 function recorder(behaviour: (event: WebhookEvent, run: number, signal: AbortSignal) => Promise<void> | void = () => undefined) {
@@ -74,11 +24,6 @@ function recorder(behaviour: (event: WebhookEvent, run: number, signal: AbortSig
   return { hooks, runs };
 }
 
-async function post(url: string, body: string | Buffer, headers: Record<string, string>) {
-  const response = await fetch(`${url}/webhooks`, { method: 'POST', body, headers });
-  const text = await response.text();
-  return { status: response.status, headers: response.headers, body: JSON.parse(text) as Record<string, never> };
-}
 
 function errorCode(response: { body: Record<string, unknown> }): unknown {
   return (response.body.error as { code?: unknown } | undefined)?.code;
