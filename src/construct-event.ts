@@ -4,6 +4,7 @@ import type { HeadersInput } from './receiver/headers.js';
 import { verifyRequest } from './receiver/verify-request.js';
 import { DEFAULT_TOLERANCE_SECONDS, type RawPayload, type WebhookSecret } from './signature.js';
 
+/** The options of {@link constructEvent}. */
 export interface ConstructEventOptions {
   /** How far `x-svc-timestamp` may be from now, either way, in seconds. @default 300 */
   toleranceSeconds?: number;

@@ -10,6 +10,14 @@ export interface ErrorBody {
   error: { code: string; message: string; details: ErrorDetails };
 }
 
+/**
+ * The base class of every error this package throws on purpose: a stable `code` and `details`.
+ *
+ * @example
+ * try { constructEvent(body, headers, secret); } catch (error) {
+ *   if (error instanceof AcctWebhookError) res.status(400).json(error.toBody());
+ * }
+ */
 export class AcctWebhookError<Code extends string = string> extends Error {
   readonly code: Code;
   readonly details: ErrorDetails;
@@ -42,6 +50,7 @@ export const VERIFICATION_ERROR_CODES = [
   'NO_SECRET',
   'PAYLOAD_NOT_RAW',
 ] as const;
+/** The codes of a {@link WebhookVerificationError}: a missing, malformed, stale or wrong signature, or no usable secret or raw body. */
 export type VerificationErrorCode = (typeof VERIFICATION_ERROR_CODES)[number];
 
 /** A request whose signature or timestamp cannot be trusted. */
@@ -53,6 +62,7 @@ export const VALIDATION_ERROR_CODES = [
   'VALIDATION_ERROR',
   'UNKNOWN_EVENT_TYPE',
 ] as const;
+/** The codes of a {@link WebhookValidationError}: bad bytes, bad JSON, a schema violation, or an unknown event type. */
 export type ValidationErrorCode = (typeof VALIDATION_ERROR_CODES)[number];
 
 /** One reason a payload does not match its schema; `path` is dotted (`data.object.amount`). */

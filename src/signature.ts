@@ -6,6 +6,7 @@ import { ConfigurationError, WebhookVerificationError } from './errors.js';
  * `${x-svc-timestamp}.${rawBody}`, keyed with the whole webhook secret (`whsec_…`) as UTF-8.
  */
 export const SIGNATURE_HEADER = 'x-svc-signature';
+/** The header with the Unix time in seconds that the signature covers, `x-svc-timestamp`. */
 export const TIMESTAMP_HEADER = 'x-svc-timestamp';
 /** The older variant: `sha256=<hex>` over the body alone, with no replay protection. */
 export const LEGACY_SIGNATURE_HEADER = 'x-service-signature';
@@ -24,6 +25,7 @@ export type WebhookSecret = string | readonly string[];
  */
 export type HeaderValue = string | readonly string[] | null | undefined;
 
+/** What {@link signPayload} signs: the exact bytes sent, with the secret, at a time. */
 export interface SignPayloadOptions {
   payload: RawPayload;
   secret: string;
@@ -31,12 +33,14 @@ export interface SignPayloadOptions {
   timestamp?: number;
 }
 
+/** The signature, the timestamp it covers, and both as the headers to send. */
 export interface SignedPayload {
   signature: string;
   timestamp: number;
   headers: { 'x-svc-signature': string; 'x-svc-timestamp': string };
 }
 
+/** What {@link verifySignature} checks: the raw body, the two header values as received, the secret(s). */
 export interface VerifySignatureOptions {
   payload: RawPayload;
   /** The `x-svc-signature` header value, as the framework gives it. */
@@ -50,6 +54,7 @@ export interface VerifySignatureOptions {
   now?: number;
 }
 
+/** What a successful verification tells: which secret matched and the verified timestamp. */
 export interface VerifiedSignature {
   /** Index in the secret list of the secret that matched (0 when a single secret was given). */
   secretIndex: number;

@@ -20,6 +20,7 @@ export const EVENT_GROUPS = {
   uva: { title: 'Tax office filing', object: 'uva', schema: uvaSchema },
 } as const;
 
+/** The five groups of the platform's document: `invoices`, `customers`, `payments`, `subscriptions`, `uva`. */
 export type EventGroup = keyof typeof EVENT_GROUPS;
 
 interface EventDefinition<G extends EventGroup, S extends z.ZodObject> {
@@ -223,6 +224,11 @@ export type EventPrefix = EventType extends `${infer Prefix}.${string}` ? Prefix
 /** An event type, all types of one prefix (`invoice.*`), or every type (`*`). */
 export type EventPattern = EventType | `${EventPrefix}.*` | '*';
 
+/**
+ * Is `value` one of the 18 event types this version knows?
+ * @example
+ * if (isEventType(body.type)) console.log(`known: ${body.type}`);
+ */
 export function isEventType(value: unknown): value is EventType {
   return typeof value === 'string' && Object.hasOwn(EVENT_CATALOG, value);
 }

@@ -8,6 +8,7 @@ export interface WebhookResponse {
   body: AcknowledgedBody | ErrorBody;
 }
 
+/** The body of a 200 answer: which event was acknowledged, and whether it was a duplicate. */
 export interface AcknowledgedBody {
   received: true;
   id: string;

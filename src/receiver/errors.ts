@@ -12,6 +12,7 @@ export const RECEIVER_ERROR_CODES = [
   'STORE_UNAVAILABLE',
   'INTERNAL_ERROR',
 ] as const;
+/** The codes of a {@link ReceiverError}: the receiver's answers besides verification and validation. */
 export type ReceiverErrorCode = (typeof RECEIVER_ERROR_CODES)[number];
 
 /** Why the receiver did not acknowledge a delivery (besides verification and validation). */

@@ -21,6 +21,7 @@ export const DEFAULT_STORE_FILE = './webhook-events.db';
 /** How long a write waits for another process's lock before failing. */
 export const SQLITE_BUSY_TIMEOUT_MS = 5_000;
 
+/** The options of {@link sqliteStore}: retention, durability, lock waiting. */
 export interface SqliteStoreOptions extends StoreOptions {
   /**
    * `NORMAL` (default) survives a crash of the process, and in WAL mode may lose the last

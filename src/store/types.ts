@@ -17,6 +17,7 @@ export type ClaimResult =
   | { status: 'completed'; completedAt: number }
   | { status: 'in_progress'; leaseExpiresAt: number };
 
+/** The arguments of a claim: the time, the lease to take, the event type (kept for inspection). */
 export interface ClaimOptions {
   /** Milliseconds since the epoch. */
   now: number;
@@ -26,6 +27,7 @@ export interface ClaimOptions {
   type?: string;
 }
 
+/** Why a payload was kept: it failed its schema, or its type is one this version does not know. */
 export type QuarantineReason = 'invalid_payload' | 'unknown_event_type';
 
 /**
@@ -62,6 +64,7 @@ export interface QuarantineInput {
   received_at: number;
 }
 
+/** Authentic payloads the receiver could not process, kept with their bytes: `receiver.store.quarantine`. */
 export interface QuarantineStore {
   /** Stores a payload; the same payload delivered again only bumps `deliveries`. */
   put(input: QuarantineInput): Promise<QuarantinedEvent>;
@@ -76,6 +79,11 @@ export interface QuarantineStore {
  */
 export type AtomicEffect = (db: SqliteDatabase) => void;
 
+/**
+ * What makes a redelivered event run its handlers once: `sqliteStore`, `memoryStore` and
+ * `postgresStore` implement it; implement it yourself for another database (the contract
+ * suites in this repository's tests show what each method must do).
+ */
 export interface IdempotencyStore {
   /**
    * Resolves when the store is usable (tables created or migrated, connection made); every other
@@ -109,6 +117,7 @@ export const DEFAULT_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
 /** Pruning runs at most this often, piggy-backed on claims. */
 export const PRUNE_INTERVAL_MS = 60 * 60 * 1000;
 
+/** The options every idempotency store takes. */
 export interface StoreOptions {
   /** How long completed records are kept. At least 35 h. @default 30 days */
   retentionMs?: number;

@@ -28,11 +28,13 @@ export function createTestEvent<T extends EventType>(type: T, overrides?: DeepPa
   return mergeDeep(event, overrides);
 }
 
+/** The options of {@link signedHeaders}. */
 export interface SignedHeadersOptions {
   /** Unix seconds. @default now */
   timestamp?: number;
 }
 
+/** The headers the platform sends with a delivery. */
 export interface SignedHeaders {
   'content-type': 'application/json';
   'x-svc-signature': string;
@@ -69,4 +71,3 @@ export function signedRequest(
   return { body, headers: signedHeaders(body, secret, options) };
 }
 
-export { EVENT_TYPES, type EventType } from '../events/catalog.js';
