@@ -11,20 +11,22 @@ function readManifest(directory: string): ManifestVersions & Record<string, unkn
 }
 
 /**
- * Both packages carry acct-webhook's version: `npm create acct-webhook@1.2.3` then writes
- * `acct-webhook@^1.2.3`. The root's package.json is the one to change; this copies it here.
+ * Both packages carry acct-webhook's version, so that `npm create acct-webhook@1.2.3` writes
+ * `acct-webhook@^1.2.3`, and need the same Node.js. The root's package.json is the one to
+ * change; this copies what differs here.
  */
-function syncVersion(acctWebhook: ManifestVersions): void {
+function syncSharedFields(acctWebhook: ManifestVersions): void {
   const manifest = readManifest(packageRoot);
-  if (manifest.version === acctWebhook.version) return;
-  writeFileSync(join(packageRoot, 'package.json'), `${JSON.stringify({ ...manifest, version: acctWebhook.version }, null, 2)}\n`);
-  console.log(`create-acct-webhook: version set to acct-webhook's, ${acctWebhook.version}`);
+  const shared = { version: acctWebhook.version, engines: acctWebhook.engines };
+  if (JSON.stringify(shared) === JSON.stringify({ version: manifest.version, engines: manifest.engines })) return;
+  writeFileSync(join(packageRoot, 'package.json'), `${JSON.stringify({ ...manifest, ...shared }, null, 2)}\n`);
+  console.log(`create-acct-webhook: version and engines set to acct-webhook's (${acctWebhook.version}, node ${acctWebhook.engines?.node})`);
 }
 
 /** What the scaffolder reads at run time besides its code: the templates and the versions data. */
 function writePackageData(): void {
   const acctWebhook = readManifest(repositoryRoot);
-  syncVersion(acctWebhook);
+  syncSharedFields(acctWebhook);
   const data = generatorData(acctWebhook, readManifest(packageRoot));
   writeFileSync(join(packageRoot, ...GENERATOR_DATA_FILE.split('/')), `${JSON.stringify(data, null, 2)}\n`);
   // A copy, not a second source: templates/ at the repository's top level is the one to edit.

@@ -35,11 +35,12 @@ describe('the two packages of this repository', () => {
     [acctWebhookFiles, createFiles] = await Promise.all([tarballFiles(inject('tarball')), tarballFiles(inject('createTarball'))]);
   });
 
-  it('are acct-webhook at the top level and create-acct-webhook as an npm workspace, at one version', () => {
+  it('are acct-webhook at the top level and create-acct-webhook as an npm workspace, at one version, for one Node.js', () => {
     expect(root.name).toBe('acct-webhook');
     expect(root.workspaces).toEqual(['packages/*']);
     expect(create.name).toBe('create-acct-webhook');
     expect(create.version).toBe(root.version);
+    expect(create.engines).toEqual(root.engines);
   });
 
   it('create-acct-webhook has no dependencies to install: its bundle carries commander, the prompts and the event catalog', () => {
