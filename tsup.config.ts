@@ -2,14 +2,14 @@ import { defineConfig } from 'tsup';
 
 // One build, two module formats: `import` gets ESM, `require` gets CJS, each with its own
 // declarations. Shared code is split into chunks so that both `acct-webhook` and
-// `acct-webhook/dispatcher` see the same error classes within one format.
+// `acct-webhook/dispatcher` see the same error classes within one format. The scaffolder is
+// built into its own package, packages/create-acct-webhook.
 export default defineConfig({
   entry: {
     index: 'src/index.ts',
     testing: 'src/testing/index.ts',
     dispatcher: 'src/dispatcher/index.ts',
     postgres: 'src/postgres/index.ts',
-    create: 'src/scaffold/main.ts',
     cli: 'src/cli/main.ts',
   },
   format: ['esm', 'cjs'],

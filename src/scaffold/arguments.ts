@@ -13,6 +13,8 @@ export interface CliArguments {
   store: string | undefined;
   adapter: string | undefined;
   packageManager: string | undefined;
+  /** `--acct-webhook <spec>`: the acct-webhook dependency to write instead of `^<version>`. */
+  acctWebhook: string | undefined;
   install: boolean;
   git: boolean;
   force: boolean;
@@ -29,6 +31,7 @@ interface ParsedFlags {
   store?: string;
   adapter?: string;
   packageManager?: string;
+  acctWebhook?: string;
   install: boolean;
   git: boolean;
   force?: boolean;
@@ -45,6 +48,10 @@ function createProgram(version: string, output: { text: string }): Command {
     .option('--store <store>', `where handled event ids are remembered: ${list(STORES)} (default: ${DEFAULT_STORE})`)
     .option('--adapter <adapter>', `how the receiver is served: ${list(ADAPTERS)} (default: ${DEFAULT_ADAPTER})`)
     .option('--package-manager <pm>', `${list(PACKAGE_MANAGERS)} (default: the one running this command, else ${DEFAULT_PACKAGE_MANAGER})`)
+    .option(
+      '--acct-webhook <spec>',
+      'the acct-webhook dependency to write, any npm spec, e.g. file:../acct-webhook-1.0.0.tgz from npm pack (a local path is taken from the current directory) (default: ^ this version)',
+    )
     .option('--no-install', 'do not install dependencies')
     .option('--no-git', 'do not initialise a git repository')
     .option('--force', 'write into a directory that is not empty (files of the same name are overwritten)')
@@ -81,6 +88,7 @@ export function parseArguments(argv: readonly string[], version: string): CliArg
     store: flags.store,
     adapter: flags.adapter,
     packageManager: flags.packageManager,
+    acctWebhook: flags.acctWebhook,
     install: flags.install,
     git: flags.git,
     force: flags.force === true,

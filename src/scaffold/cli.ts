@@ -1,11 +1,13 @@
 import { realpathSync } from 'node:fs';
 import { intro } from '@clack/prompts';
 import { errorLine } from '../cli-kit/error-line.js';
+import { dependencyNote } from './acct-webhook-dependency.js';
 import { COMMAND_NAME, parseArguments } from './arguments.js';
 import { EXIT_CODES, ScaffoldError, type ExitCode } from './errors.js';
 import { findPackageRoot, readGeneratorPackage } from './generator-package.js';
 import { initGitRepository } from './git.js';
 import { installDependencies } from './install.js';
+import { isRegistryInstall } from './install-source.js';
 import { nextSteps } from './next-steps.js';
 import { renderProject } from './project-files.js';
 import { canPrompt, resolveProjectOptions } from './resolve-options.js';
@@ -17,7 +19,7 @@ export interface CliContext {
   env: NodeJS.ProcessEnv;
   stdinIsTTY: boolean;
   stdoutIsTTY: boolean;
-  /** A file inside the installed acct-webhook package (the launcher): templates and versions are found from it. */
+  /** A file inside the create-acct-webhook package (the launcher): templates and versions are found from it. */
   scriptPath: string;
   stdout(text: string): void;
   stderr(text: string): void;
@@ -30,7 +32,8 @@ export interface CliContext {
  */
 export async function runCli(argv: readonly string[], context: CliContext): Promise<ExitCode> {
   try {
-    const generator = readGeneratorPackage(findPackageRoot(realpathSync(context.scriptPath)));
+    const root = findPackageRoot(realpathSync(context.scriptPath));
+    const generator = readGeneratorPackage(root);
     const args = parseArguments(argv, generator.version);
     if ('output' in args) {
       context.stdout(args.output);
@@ -40,6 +43,9 @@ export async function runCli(argv: readonly string[], context: CliContext): Prom
     if (interactive) intro(`${COMMAND_NAME} ${generator.version}`);
     const options = await resolveProjectOptions(args, { cwd: context.cwd, env: context.env, interactive });
     writeProject(options.directory, renderProject(options, generator));
+    // Before the install, which is what fails when ^<version> is not published yet.
+    const note = dependencyNote(options.acctWebhookSpec, generator, isRegistryInstall(root));
+    if (note !== undefined) context.stdout(note);
     const git = options.git ? await initGitRepository(options.directory) : undefined;
     if (options.install) {
       context.stdout(`Installing dependencies with ${options.packageManager}…\n`);

@@ -21,3 +21,9 @@ export const DEFAULT_PROJECT_NAME = 'webhook-receiver';
 export const PREFERRED_SAMPLE_EVENT: EventType = 'invoice.paid';
 /** The port in the generated `.env.example` and README. */
 export const DEFAULT_PORT = 3000;
+/**
+ * Where the generated receiver answers: the receiver's default path, which the templates rely on
+ * (they pass no `path`). A copy, so that the published scaffolder does not bundle the receiver
+ * (pino, better-sqlite3); test/scaffold/rules.test.ts keeps it equal to the receiver's.
+ */
+export const RECEIVER_PATH = '/webhooks';

@@ -1,7 +1,7 @@
 /**
- * The entry point of `create-acct-webhook`, built to dist/create.js and started by
- * bin/create-acct-webhook.js. Everything testable lives in cli.ts; this file only binds it to
- * the process.
+ * The entry point of `create-acct-webhook`, bundled into packages/create-acct-webhook/dist/index.js
+ * and started by that package's bin/create-acct-webhook.js. Everything testable lives in cli.ts;
+ * this file only binds it to the process.
  */
 import { runCli } from './cli.js';
 

@@ -1,11 +1,7 @@
+import { acctWebhookDependency } from './acct-webhook-dependency.js';
+import type { ProjectPackage } from './generator-data.js';
 import { PACKAGE_NAME, type GeneratorPackage } from './generator-package.js';
 import type { ProjectOptions } from './project-options.js';
-
-/**
- * tsx runs the TypeScript sources directly (`npm start`, `npm run dev`). It is the one package
- * the generated project uses that acct-webhook itself does not, so its range lives here.
- */
-export const TSX_VERSION = '^4.21.0';
 
 type Dependencies = Record<string, string>;
 
@@ -30,18 +26,30 @@ export function projectPackageJson(options: ProjectOptions, generator: Generator
   };
 }
 
+/**
+ * acct-webhook, then what the project imports itself (pino, Express) and what its store needs:
+ * tsx runs the TypeScript sources (`npm start`, `npm run dev`). better-sqlite3 is listed for the
+ * SQLite store although acct-webhook brings it as an optional dependency: an optional package
+ * whose native build fails is left out silently and the store fails at start, while a direct
+ * dependency fails the install, where the problem is seen; `--omit=optional` cannot drop it either.
+ */
 function runtimeDependencies(options: ProjectOptions, generator: GeneratorPackage): Dependencies {
-  return {
-    [PACKAGE_NAME]: `^${generator.version}`,
-    pino: generator.versionOf('pino'),
-    tsx: TSX_VERSION,
-    ...(options.adapter === 'express' ? { express: generator.versionOf('express') } : {}),
-    ...(options.store === 'postgres' ? { pg: generator.versionOf('pg') } : {}),
-  };
+  const names: ProjectPackage[] = [
+    'pino',
+    'tsx',
+    ...(options.adapter === 'express' ? (['express'] as const) : []),
+    ...(options.store === 'sqlite' ? (['better-sqlite3'] as const) : []),
+    ...(options.store === 'postgres' ? (['pg'] as const) : []),
+  ];
+  return { [PACKAGE_NAME]: acctWebhookDependency(options.acctWebhookSpec, generator), ...versionsOf(names, generator) };
 }
 
 function developmentDependencies(options: ProjectOptions, generator: GeneratorPackage): Dependencies {
-  const names = ['typescript', 'vitest', '@types/node', ...(options.adapter === 'express' ? ['@types/express'] : [])];
+  const names: ProjectPackage[] = ['typescript', 'vitest', '@types/node', ...(options.adapter === 'express' ? (['@types/express'] as const) : [])];
+  return versionsOf(names, generator);
+}
+
+function versionsOf(names: readonly ProjectPackage[], generator: GeneratorPackage): Dependencies {
   return Object.fromEntries(names.map((name) => [name, generator.versionOf(name)]));
 }
 

@@ -12,6 +12,8 @@ export interface ProjectOptions {
   store: Store;
   adapter: Adapter;
   packageManager: PackageManager;
+  /** The `--acct-webhook` spec, local paths made relative to `directory`; undefined writes `^<version>`. */
+  acctWebhookSpec: string | undefined;
   install: boolean;
   git: boolean;
   force: boolean;

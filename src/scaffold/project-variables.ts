@@ -1,6 +1,5 @@
-import { DEFAULT_PATH } from '../receiver/options.js';
 import { ADAPTERS, PACKAGE_MANAGERS, STORES, type Adapter, type Store } from './choices.js';
-import { DEFAULT_PORT, PREFERRED_SAMPLE_EVENT } from './defaults.js';
+import { DEFAULT_PORT, PREFERRED_SAMPLE_EVENT, RECEIVER_PATH } from './defaults.js';
 import type { ChosenGroup } from './events.js';
 import type { GeneratorPackage } from './generator-package.js';
 import { handlerFilePath } from './handler-code.js';
@@ -28,6 +27,11 @@ const STORE_README: Record<Store, string> = {
     'Handled event ids are kept for 30 days in one SQLite file, `WEBHOOK_DB` (default',
     '`./webhook-events.db`). Several processes on one machine may share it. Keep it on a',
     'persistent volume: a store that forgets lets a repeated delivery run its handlers again.',
+    '',
+    '`better-sqlite3` is in `package.json` although `acct-webhook` brings it as an optional',
+    'dependency: if its native build fails, an optional package is left out without a word and the',
+    'store fails when the server starts; as a dependency of this project the install fails instead,',
+    'where you see it, and `--omit=optional` cannot drop it.',
   ].join('\n'),
   memory: [
     'Handled event ids are kept in memory: a restart forgets them, and a second process does not',
@@ -66,7 +70,7 @@ export function projectVariables(options: ProjectOptions, groups: readonly Chose
     startCommand: packageManager.start,
     testCommand: packageManager.test,
     port: String(DEFAULT_PORT),
-    webhookPath: DEFAULT_PATH,
+    webhookPath: RECEIVER_PATH,
     sampleEvent: options.events.includes(PREFERRED_SAMPLE_EVENT) ? PREFERRED_SAMPLE_EVENT : options.events[0]!,
     eventList: groups.map((group) => `- **${group.title}**: ${group.types.map((type) => `\`${type}\``).join(', ')}`).join('\n'),
     handlerFiles: groups.map((group) => `| \`${handlerFilePath(group)}\` | ${group.title}: what to do for each of its events |`).join('\n'),

@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { parseDependencySpec, specForProject } from './acct-webhook-dependency.js';
 import type { CliArguments } from './arguments.js';
 import { ADAPTERS, PACKAGE_MANAGERS, STORES, type PackageManager } from './choices.js';
 import { DEFAULT_ADAPTER, DEFAULT_EVENTS, DEFAULT_PACKAGE_MANAGER, DEFAULT_PROJECT_NAME, DEFAULT_STORE } from './defaults.js';
@@ -47,6 +48,7 @@ export async function resolveProjectOptions(args: CliArguments, context: Resolve
   const adapter = args.adapter === undefined ? undefined : parseChoice('adapter', args.adapter, ADAPTERS);
   const packageManager =
     args.packageManager === undefined ? detectPackageManager(context.env) : parseChoice('package manager', args.packageManager, PACKAGE_MANAGERS);
+  const acctWebhookSpec = args.acctWebhook === undefined ? undefined : parseDependencySpec(args.acctWebhook, context.cwd);
   const target = args.directory === undefined ? undefined : checkedTarget(resolve(context.cwd, args.directory), args.force);
 
   // Then the questions, for what the flags left open; without them, the defaults.
@@ -59,6 +61,7 @@ export async function resolveProjectOptions(args: CliArguments, context: Resolve
     store: store ?? (ask ? await askStore() : DEFAULT_STORE),
     adapter: adapter ?? (ask ? await askAdapter() : DEFAULT_ADAPTER),
     packageManager,
+    acctWebhookSpec: acctWebhookSpec === undefined ? undefined : specForProject(acctWebhookSpec, chosenTarget.directory),
     install: args.install,
     git: args.git,
     force: args.force,

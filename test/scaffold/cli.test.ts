@@ -48,7 +48,7 @@ describe('create-acct-webhook --help and --version', () => {
   it('lists every flag of the interface', async () => {
     const run = await runGenerator(['--help'], freshDirectory());
     expect(run.exitCode).toBe(0);
-    for (const flag of ['[dir]', '--events', '--store', '--adapter', '--package-manager', '--no-install', '--no-git', '--force', '--yes']) {
+    for (const flag of ['[dir]', '--events', '--store', '--adapter', '--package-manager', '--acct-webhook', '--no-install', '--no-git', '--force', '--yes']) {
       expect(run.stdout).toContain(flag);
     }
   });
@@ -86,7 +86,8 @@ describe('the default project (--yes: Express, SQLite, invoice and payment event
     expect(pkg.name).toBe('my-receiver');
     expect(pkg.type).toBe('module');
     expect(pkg.dependencies['acct-webhook']).toBe(`^${REPO_VERSION}`);
-    expect(Object.keys(pkg.dependencies)).toEqual(expect.arrayContaining(['express', 'pino', 'tsx']));
+    // better-sqlite3 for the SQLite store: acct-webhook has it only as an optional dependency.
+    expect(Object.keys(pkg.dependencies)).toEqual(expect.arrayContaining(['express', 'pino', 'tsx', 'better-sqlite3']));
     expect(Object.keys(pkg.devDependencies)).toEqual(expect.arrayContaining(['typescript', 'vitest', '@types/node', '@types/express']));
     expect(Object.keys(pkg.scripts)).toEqual(expect.arrayContaining(['start', 'dev', 'test']));
     // npm 12 runs no install script that allowScripts does not name; better-sqlite3 needs its own.
@@ -156,13 +157,15 @@ describe('choices', () => {
     const pkg = readJson<GeneratedPackage>(join(project, 'package.json'));
     expect(read(project, 'src/app.ts')).toContain('fetchHandler({');
     expect(listFiles(project)).toContain('src/fetch-bridge.ts');
-    expect(Object.keys(pkg.dependencies).sort()).toEqual(['acct-webhook', 'pino', 'tsx']);
+    // No web framework; better-sqlite3 is the default SQLite store's.
+    expect(Object.keys(pkg.dependencies).sort()).toEqual(['acct-webhook', 'better-sqlite3', 'pino', 'tsx']);
   });
 
   it('uses memoryStore for --store memory, with no database setting', async () => {
     const project = await generate('in-memory', ['--store', 'memory', ...QUIET]);
     expect(read(project, 'src/store.ts')).toContain('return memoryStore();');
     expect(read(project, '.env.example')).not.toMatch(/WEBHOOK_DB|DATABASE_URL/);
+    expect(readJson<GeneratedPackage>(join(project, 'package.json')).dependencies).not.toHaveProperty('better-sqlite3');
   });
 
   // acct-webhook/postgres is built in a later issue: these files are checked, not run.
@@ -173,6 +176,7 @@ describe('choices', () => {
     expect(read(project, 'src/store.ts')).toContain('postgresStore(url)');
     expect(read(project, '.env.example')).toContain('DATABASE_URL=');
     expect(pkg.dependencies).toHaveProperty('pg');
+    expect(pkg.dependencies).not.toHaveProperty('better-sqlite3');
   });
 
   it('writes pnpm\'s build allowance and pnpm commands for --package-manager pnpm', async () => {
@@ -209,6 +213,48 @@ describe('choices', () => {
   });
 });
 
+describe('the acct-webhook dependency', () => {
+  /** The stdout lines that say how acct-webhook was written. */
+  const notes = (stdout: string): string[] => stdout.split('\n').filter((line) => line.startsWith('acct-webhook is written as'));
+
+  it('from a checkout: ^<version>, and one line says so and how to point it at a local build', async () => {
+    const cwd = freshDirectory();
+    const run = await runGenerator(['from-checkout', ...QUIET], cwd);
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(readJson<GeneratedPackage>(join(cwd, 'from-checkout', 'package.json')).dependencies['acct-webhook']).toBe(`^${REPO_VERSION}`);
+    const [note, ...others] = notes(run.stdout);
+    expect(others).toEqual([]);
+    expect(note).toContain(`"^${REPO_VERSION}"`);
+    expect(note).toContain('npm pack');
+    expect(note).toContain(`--acct-webhook file:<path to acct-webhook-${REPO_VERSION}.tgz>`);
+  });
+
+  it('--acct-webhook file:<path>: taken from the current directory, written relative to the project', async () => {
+    const cwd = freshDirectory();
+    mkdirSync(join(cwd, 'builds'));
+    writeFileSync(join(cwd, 'builds', 'acct-webhook-9.9.9.tgz'), 'a packed build');
+    const run = await runGenerator(['nested/local-build', '--acct-webhook', 'file:builds/acct-webhook-9.9.9.tgz', ...QUIET], cwd);
+    expect(run.exitCode, run.stderr).toBe(0);
+    const pkg = readJson<GeneratedPackage>(join(cwd, 'nested', 'local-build', 'package.json'));
+    expect(pkg.dependencies['acct-webhook']).toBe('file:../../builds/acct-webhook-9.9.9.tgz');
+    expect(notes(run.stdout)).toEqual(['acct-webhook is written as "file:../../builds/acct-webhook-9.9.9.tgz" in package.json (--acct-webhook).']);
+  });
+
+  it('--acct-webhook with a bare path (../build.tgz) is a local path too', async () => {
+    const cwd = freshDirectory();
+    writeFileSync(join(cwd, 'build.tgz'), 'a packed build');
+    mkdirSync(join(cwd, 'work'));
+    const run = await runGenerator(['bare', '--acct-webhook', '../build.tgz', ...QUIET], join(cwd, 'work'));
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(readJson<GeneratedPackage>(join(cwd, 'work', 'bare', 'package.json')).dependencies['acct-webhook']).toBe('file:../../build.tgz');
+  });
+
+  it('--acct-webhook with a registry spec (a version, a tag) writes it unchanged', async () => {
+    const project = await generate('tagged', ['--acct-webhook', 'next', ...QUIET]);
+    expect(readJson<GeneratedPackage>(join(project, 'package.json')).dependencies['acct-webhook']).toBe('next');
+  });
+});
+
 describe('bad input: one line on stderr with a stable code, exit code 2, nothing written', () => {
   it.each([
     ['a name with capitals and a space', ['My Receiver'], 'INVALID_NAME'],
@@ -223,6 +269,8 @@ describe('bad input: one line on stderr with a stable code, exit code 2, nothing
     ['an unknown flag (templates are chosen with --adapter)', ['rx', '--template', 'koa'], 'INVALID_ARGUMENTS'],
     ['a flag without its value', ['rx', '--events'], 'INVALID_ARGUMENTS'],
     ['two directories', ['one', 'two'], 'INVALID_ARGUMENTS'],
+    ['a local acct-webhook that does not exist', ['rx', '--acct-webhook', 'file:../acct-webhook-9.9.9.tgz'], 'INVALID_ARGUMENTS'],
+    ['an empty acct-webhook spec', ['rx', '--acct-webhook', ' '], 'INVALID_ARGUMENTS'],
   ])('%s', async (_case, args, code) => {
     const cwd = freshDirectory();
     const run = await runGenerator(['--no-install', '--no-git', ...args], cwd);

@@ -4,8 +4,10 @@ import { tmpdir } from 'node:os';
 import { join, relative, resolve, sep } from 'node:path';
 
 export const REPO_ROOT = resolve(import.meta.dirname, '..', '..');
-/** The launcher users run; it imports the built dist/create.js (the global setup builds it when stale). */
-export const LAUNCHER = join(REPO_ROOT, 'bin', 'create-acct-webhook.js');
+/** The create-acct-webhook package, an npm workspace of this repository. */
+export const CREATE_PACKAGE = join(REPO_ROOT, 'packages', 'create-acct-webhook');
+/** The launcher users run; it imports the package's built dist/index.js (the global setup builds it when stale). */
+export const LAUNCHER = join(CREATE_PACKAGE, 'bin', 'create-acct-webhook.js');
 export const REPO_VERSION = (JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 
 export interface ProcessResult {

@@ -35,20 +35,22 @@ interface Manifest {
 
 /**
  * The three generated projects sit side by side in one folder whose node_modules they share:
- * one install (the union of what their package.json files declare, acct-webhook from the
- * packed tarball) instead of three. Node, tsc and vitest look for packages in parent folders,
+ * one install (the union of what their package.json files declare, acct-webhook and
+ * create-acct-webhook from their packed tarballs) instead of three. Node, tsc and vitest look for packages in parent folders,
  * so each project's own `npm test` runs exactly as it would with its own node_modules.
  */
 const workspace = temporaryDirectory('scaffold-projects');
 const projectOf = (adapter: string): string => join(workspace.path, `${adapter}-receiver`);
 
-function writeSharedManifest(tarball: string): void {
+function writeSharedManifest(tarball: string, createTarball: string): void {
   const dependencies: Record<string, string> = {};
   for (const project of [...ADAPTERS.map(projectOf), join(workspace.path, POSTGRES_PROJECT)]) {
     const manifest = readJson<Manifest>(join(project, 'package.json'));
     Object.assign(dependencies, manifest.dependencies, manifest.devDependencies);
   }
   dependencies['acct-webhook'] = `file:${tarball}`;
+  // The scaffolder's own package, as packed: its bin is compared with the repository's below.
+  dependencies['create-acct-webhook'] = `file:${createTarball}`;
   writeFileSync(join(workspace.path, 'package.json'), JSON.stringify({ name: 'shared', private: true, dependencies }, null, 2));
 }
 
@@ -79,7 +81,7 @@ beforeAll(async () => {
   }
   const postgres = await runGenerator([POSTGRES_PROJECT, ...POSTGRES_FLAGS, '--yes', '--no-install', '--no-git'], workspace.path);
   expect(postgres.exitCode, postgres.stderr).toBe(0);
-  writeSharedManifest(inject('tarball'));
+  writeSharedManifest(inject('tarball'), inject('createTarball'));
   // Install scripts are skipped: esbuild works without its optional check, better-sqlite3 is provided below.
   const install = await runProcess('npm', ['install', '--ignore-scripts', ...NPM_FLAGS], workspace.path);
   expect(install.exitCode, install.stderr).toBe(0);
@@ -107,7 +109,7 @@ describe('a generated project', () => {
 });
 
 describe('the packed package', () => {
-  it('runs as `create-acct-webhook` from node_modules/.bin and writes what the repository writes, dotfiles included', async () => {
+  it('create-acct-webhook runs from node_modules/.bin and writes what the repository writes, dotfiles included', async () => {
     const installedBin = join(workspace.path, 'node_modules', '.bin', 'create-acct-webhook');
     const args = ['twin', '--events', 'customer.*', '--store', 'postgres', '--yes', '--no-install', '--no-git'];
     const [fromPackage, fromRepository] = [join(workspace.path, 'from-package'), join(workspace.path, 'from-repository')];
@@ -119,6 +121,8 @@ describe('the packed package', () => {
 
     expect(packed.exitCode, packed.stderr).toBe(0);
     expect(repository.exitCode, repository.stderr).toBe(0);
+    // Installed from a tarball, not a registry: it says how acct-webhook was written.
+    expect(packed.stdout).toContain('acct-webhook is written as');
     const files = listFiles(join(fromRepository, 'twin'));
     expect(files).toContain('.gitignore');
     expect(listFiles(join(fromPackage, 'twin'))).toEqual(files);

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { EVENT_CATALOG, EVENT_TYPES } from '../../src/events/catalog.js';
+import { DEFAULT_PATH } from '../../src/receiver/options.js';
+import { RECEIVER_PATH } from '../../src/scaffold/defaults.js';
 import { ScaffoldError } from '../../src/scaffold/errors.js';
 import { parseEventList } from '../../src/scaffold/events.js';
 import { handlerFields } from '../../src/scaffold/handler-fields.js';
@@ -107,5 +109,11 @@ describe('when to ask', () => {
     expect(detectPackageManager({ npm_config_user_agent: 'yarn/1.22.22 npm/? node/v20.20.2 linux x64' })).toBe('yarn');
     expect(detectPackageManager({ npm_config_user_agent: 'npm/11.19.1 node/v20.20.2 linux x64' })).toBe('npm');
     expect(detectPackageManager({})).toBe('npm');
+  });
+});
+
+describe('the receiver the templates rely on', () => {
+  it('answers at the path the generated README and tests use', () => {
+    expect(RECEIVER_PATH).toBe(DEFAULT_PATH);
   });
 });
