@@ -37,5 +37,5 @@ export function createApp(options: AppOptions): WebhookApp {
   // app.use(express.json());
   // app.get('/health', (_req, res) => { res.json({ ok: true }); });
   const server = createServer(app);
-  return { server, close: () => closeGracefully(server, receiver.receiver) };
+  return { server, close: () => closeGracefully(server, receiver.receiver, options.store) };
 }

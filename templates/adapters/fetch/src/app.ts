@@ -40,5 +40,5 @@ export function createApp(options: AppOptions): WebhookApp {
   const route = (request: Request): Promise<Response> =>
     new URL(request.url).pathname === WEBHOOK_PATH ? receive(request) : Promise.resolve(Response.json({ error: 'not found' }, { status: 404 }));
   const server = createServer(toNodeListener(route));
-  return { server, close: () => closeGracefully(server, receive.receiver) };
+  return { server, close: () => closeGracefully(server, receive.receiver, options.store) };
 }

@@ -32,5 +32,5 @@ export function createApp(options: AppOptions): WebhookApp {
     logger: options.logger,
   });
   const server = createServer(receiver);
-  return { server, close: () => closeGracefully(server, receiver.receiver) };
+  return { server, close: () => closeGracefully(server, receiver.receiver, options.store) };
 }
