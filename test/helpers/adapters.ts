@@ -1,5 +1,6 @@
 import type { RequestListener } from 'node:http';
 import express from 'express';
+import express4 from 'express4';
 import { fetchHandler, nodeHandler, webhookHandler, type Receiver, type WebhookHandlerOptions } from '../../src/index.js';
 import { fetchListener } from './fetch-server.js';
 
@@ -23,6 +24,20 @@ export const adapters: Adapter[] = [
     serve(options) {
       const handler = webhookHandler(options);
       const app = express();
+      app.use(handler);
+      app.get('/health', (_req, res) => {
+        res.json({ from: 'app' });
+      });
+      return { listener: app, receiver: handler.receiver };
+    },
+  },
+  {
+    // The adapter imports no Express: it works with what Express 4 and 5 both give a middleware.
+    name: 'express 4 (app.use)',
+    routes: true,
+    serve(options) {
+      const handler = webhookHandler(options);
+      const app = express4();
       app.use(handler);
       app.get('/health', (_req, res) => {
         res.json({ from: 'app' });
