@@ -35,3 +35,5 @@ export {
 export * from './events/index.js';
 export * from './receiver/index.js';
 export * from './store/index.js';
+export { DEFAULT_STORE_FILE, sqliteStore, type SqliteStoreOptions } from './sqlite/idempotency-store.js';
+export { SQLITE_BUSY_TIMEOUT_MS } from './sqlite/connection.js';

@@ -1,12 +1,17 @@
 import type { EventType } from '../events/catalog.js';
-import type { AttemptErrorKind, DeliveryStatus, WebhookStatus } from './records.js';
+import type { DELIVERY_STATE_FIELDS, StoredAttempt, StoredDelivery } from './delivery-fields.js';
+import type { DeliveryStatus, WebhookStatus } from './statuses.js';
 
 /*
- * The dispatcher's persistence, behind one interface so that SQLite (built in) and PostgreSQL
- * (its own issue) are interchangeable. Every method is async; an implementation may be
- * synchronous inside. Times are milliseconds since the epoch from the dispatcher's clock; the
- * storage never reads a clock of its own.
+ * The dispatcher's persistence, behind one interface so that SQLite (sqliteDispatchStore) and
+ * PostgreSQL (postgresDispatchStore) — or a backend of your own — are interchangeable. Every
+ * method is async; an implementation may be synchronous inside. Times are milliseconds since the
+ * epoch from the dispatcher's clock; a store never reads a clock of its own. The decisions (which
+ * number an attempt gets, what state a delivery is in next) are the dispatcher's: a store keeps
+ * what it is told, in one transaction.
  */
+
+export type { StoredAttempt, StoredDelivery } from './delivery-fields.js';
 
 export interface StoredWebhook {
   id: string;
@@ -53,24 +58,6 @@ export interface Lease {
 
 export type InsertEventResult = { inserted: true; deliveries: number } | { inserted: false; existing: StoredEvent };
 
-export interface StoredDelivery {
-  id: string;
-  event_id: string;
-  event_type: EventType;
-  webhook_id: string;
-  correlation_id: string;
-  status: DeliveryStatus;
-  attempt_count: number;
-  automatic_attempt_count: number;
-  /** Due time of the next automatic attempt; while leased, the lease's end. */
-  next_attempt_at: number | null;
-  lease_owner: string | null;
-  lease_until: number | null;
-  test: boolean;
-  created_at: number;
-  updated_at: number;
-}
-
 /** Everything one attempt needs, read in one go. */
 export interface DeliveryJob {
   delivery: StoredDelivery;
@@ -84,74 +71,46 @@ export interface ClaimRequest {
   lease: Lease;
 }
 
-/** An attempt as the sender produced it; the storage adds the attempt number and the payload. */
-export interface NewAttempt {
-  id: string;
-  delivery_id: string;
-  webhook_id: string;
-  url: string;
-  event_id: string;
-  event_type: EventType;
-  attempted_at: number;
-  response_status: number | null;
-  response_time_ms: number;
-  receiver_ip: string | null;
-  correlation_id: string;
-  response_body: string | null;
-  response_body_truncated: boolean;
-  error_kind: AttemptErrorKind | null;
-  error_message: string | null;
-  manual: boolean;
-  test: boolean;
-  /** The body sent: the event's payload. Not stored again; echoed in the recorded attempt. */
-  request_payload: string;
-}
+/** An attempt as the sender produced it, before it is numbered. */
+export type NewAttempt = Omit<StoredAttempt, 'attempt_number'>;
 
-export interface StoredAttempt extends NewAttempt {
-  attempt_number: number;
-}
+/** The fields of a delivery that an attempt changes. */
+export type DeliveryState = Pick<StoredDelivery, (typeof DELIVERY_STATE_FIELDS)[number]>;
 
-/** The delivery's state after an attempt. */
-export interface DeliveryState {
-  status: DeliveryStatus;
-  automatic_attempt_count: number;
-  next_attempt_at: number | null;
-  lease_owner: string | null;
-  lease_until: number | null;
-}
-
-/**
- * Decides the delivery's next state from its current one. The storage calls it synchronously
- * inside the transaction that records the attempt, so the decision sees the row as it is then
- * (another worker's lease, a manual success that came first).
- */
-export type DeliveryTransition = (current: StoredDelivery) => DeliveryState;
-
+/** An attempt as stored, and its delivery as the attempt left it. */
 export interface RecordedAttempt {
   attempt: StoredAttempt;
   delivery: StoredDelivery;
 }
 
+/**
+ * What to store for an attempt, given its delivery as it is inside the store's transaction:
+ * the numbered attempt and the delivery's next state. The dispatcher writes it; a store calls it
+ * synchronously, with the row locked against other records, and stores exactly what it returns.
+ */
+export type AttemptRecording = (current: StoredDelivery) => RecordedAttempt;
+
+/** Which deliveries `listDeliveries` returns; every criterion given must hold. */
 export interface DeliveryQuery {
   status?: DeliveryStatus;
-  type?: EventType;
-  webhookId?: string;
-  /** Deliveries created at or after (ms). */
-  since?: number;
-  /** Deliveries created before (ms). */
-  until?: number;
+  /** The delivery's event type is one of these. */
+  event_types?: readonly EventType[];
+  webhook_id?: string;
+  event_id?: string;
+  /** Created at or after (ms, whole). */
+  created_after?: number;
+  /** Created before (ms, whole). */
+  created_before?: number;
   limit: number;
   offset: number;
 }
 
-export interface AttemptQuery {
-  status?: DeliveryStatus;
-  type?: EventType;
-  webhookId?: string;
-  /** Attempts made at or after (ms). */
-  since?: number;
-  /** Attempts made before (ms). */
-  until?: number;
+/** Which attempts `exportAttempts` returns: by their delivery (as in {@link DeliveryQuery}) and their time. */
+export interface AttemptQuery extends Omit<DeliveryQuery, 'limit' | 'offset'> {
+  /** Attempts made at or after (ms, whole). */
+  attempted_after?: number;
+  /** Attempts made before (ms, whole). */
+  attempted_before?: number;
 }
 
 export interface ExportRow {
@@ -161,10 +120,13 @@ export interface ExportRow {
   cursor: number;
 }
 
-export interface DispatchStorage {
-  /** Creates or migrates the schema; idempotent. Called once before any other method. */
-  init(): Promise<void>;
-  /** Releases what the storage opened itself. */
+export interface DispatchStore {
+  /**
+   * Resolves when the store is usable (schema migrated, connection made); idempotent, and tried
+   * again after a failure. Every other method waits for it by itself.
+   */
+  ready(): Promise<void>;
+  /** Releases what the store opened itself. */
   close(): Promise<void>;
 
   insertWebhook(webhook: StoredWebhook): Promise<void>;
@@ -172,6 +134,7 @@ export interface DispatchStorage {
   getWebhook(id: string): Promise<StoredWebhook | undefined>;
   /** All registrations that are not deleted, oldest first. */
   listWebhooks(): Promise<StoredWebhook[]>;
+  /** Changes a registration; a new status applies to its pending deliveries in the same transaction. */
   updateWebhook(id: string, changes: WebhookChanges, now: number): Promise<StoredWebhook | undefined>;
   /**
    * Deletes a registration (its log stays) and ends its pending deliveries as `finally_failed`.
@@ -180,30 +143,32 @@ export interface DispatchStorage {
   deleteWebhook(id: string, now: number): Promise<boolean>;
 
   /**
-   * Stores an event and its deliveries in one transaction. Deliveries whose webhook is no longer
-   * active are skipped. An event id that exists already inserts nothing and returns the stored
-   * event.
+   * Stores an event and its deliveries in one transaction. Deliveries to a deleted webhook are
+   * skipped. An event id that exists already inserts nothing and returns the stored event.
    */
   insertEvent(event: StoredEvent, deliveries: readonly NewDelivery[]): Promise<InsertEventResult>;
 
   /**
-   * Leases up to `limit` deliveries that are `retrying`, due (`next_attempt_at <= now`, an expired
-   * lease included) and whose webhook is active, earliest first, in one transaction: two
+   * Leases up to `limit` deliveries that are due — `retrying`, `next_attempt_at <= now` (an
+   * expired lease included), of an active webhook — earliest first, in one transaction: two
    * processes never lease the same delivery at the same time.
    */
   claimDue(request: ClaimRequest): Promise<DeliveryJob[]>;
   /**
-   * The earliest `next_attempt_at` of any `retrying` delivery; `null` when none. An implementation
-   * may leave out deliveries no claim could take (those of a disabled webhook).
+   * The earliest `next_attempt_at` of a delivery a claim could take (`retrying`, of an active
+   * webhook), due or not; `null` when there is none.
    */
   nextDueAt(): Promise<number | null>;
   /** One delivery with its event and webhook, leased or not (for manual retries). */
   loadJob(deliveryId: string): Promise<DeliveryJob | undefined>;
   /**
-   * In one transaction: numbers the attempt (1 + attempts so far), inserts it, and sets the
-   * delivery's state to `transition(current)` with `attempt_count` + 1. Resolves once committed.
+   * In one transaction: reads the delivery (locked against concurrent records), calls `recording`
+   * with it, inserts the attempt it returns and sets the delivery's state fields to the ones it
+   * returns. Records of one delivery that arrive together are applied one after the other, each
+   * seeing the state the one before left. Rejects when the delivery does not exist. Resolves with
+   * what `recording` returned, once committed.
    */
-  recordAttempt(attempt: NewAttempt, transition: DeliveryTransition): Promise<RecordedAttempt>;
+  recordAttempt(deliveryId: string, recording: AttemptRecording): Promise<RecordedAttempt>;
 
   getDelivery(id: string): Promise<StoredDelivery | undefined>;
   /** Newest first. */
@@ -214,5 +179,5 @@ export interface DispatchStorage {
   exportAttempts(query: AttemptQuery, cursor: number, limit: number): Promise<ExportRow[]>;
 }
 
-/** The storage once it is initialised; rejects after the dispatcher was closed. */
-export type StorageAccess = () => Promise<DispatchStorage>;
+/** The store once it is ready; rejects after the dispatcher was closed. Internal to the dispatcher. */
+export type StoreAccess = () => Promise<DispatchStore>;

@@ -1,7 +1,7 @@
 import pino, { type Logger } from 'pino';
 import { ConfigurationError } from '../errors.js';
 import { DEFAULT_TOLERANCE_SECONDS, type WebhookSecret } from '../signature.js';
-import { DEFAULT_STORE_FILE, sqliteStore } from '../store/sqlite.js';
+import { DEFAULT_STORE_FILE, sqliteStore } from '../sqlite/idempotency-store.js';
 import type { IdempotencyStore } from '../store/types.js';
 import { Webhooks } from './webhooks.js';
 

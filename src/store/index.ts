@@ -1,5 +1,4 @@
 export { memoryStore } from './memory.js';
-export { DEFAULT_STORE_FILE, SQLITE_BUSY_TIMEOUT_MS, sqliteStore, type SqliteStoreOptions } from './sqlite.js';
 export {
   DEFAULT_RETENTION_MS,
   MIN_RETENTION_MS,
