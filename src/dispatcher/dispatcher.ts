@@ -2,6 +2,7 @@ import type { EventType } from '../events/catalog.js';
 import type { EventMap, EventObject, WebhookEvent } from '../events/schemas.js';
 import { newId } from '../ids.js';
 import { resolveLogger, type Logger } from '../logger.js';
+import { onceSucceeded } from '../once.js';
 import { sqliteDispatchStore } from '../sqlite/dispatch-store.js';
 import { AttemptRunner } from './attempt-runner.js';
 import { DEFAULT_DATABASE_FILE, RESPONSE_BODY_LIMIT_BYTES } from './defaults.js';
@@ -47,7 +48,8 @@ export class Dispatcher {
   private readonly worker: Worker<DeliveryJob>;
   /** This instance's name in leases. */
   private readonly owner = newId('wrk');
-  private readying: Promise<void> | null = null;
+  /** The store's ready(), once it succeeded; a failure (the database was away) is tried again by the next call. */
+  private readonly storeReady: () => Promise<void>;
   private closed = false;
   private closing: Promise<void> | null = null;
 
@@ -68,6 +70,7 @@ export class Dispatcher {
     // Opened last, so that a bad option leaves no file behind.
     this.ownsStore = valid.store === undefined;
     this.store = valid.store ?? sqliteDispatchStore(this.settings.database ?? DEFAULT_DATABASE_FILE);
+    this.storeReady = onceSucceeded(() => this.store.ready());
     this.sender = new HttpSender({ timeoutMs: this.settings.timeoutMs, bodyLimitBytes: RESPONSE_BODY_LIMIT_BYTES, guard, ca: valid.ca });
     this.runner = new AttemptRunner({
       store: this.store,
@@ -198,12 +201,7 @@ export class Dispatcher {
 
   private async usableStore(): Promise<DispatchStore> {
     if (this.closed) throw new DispatcherError('DISPATCHER_CLOSED', 'The dispatcher was closed', {});
-    // A failed ready() (the database was away) is tried again by the next call, not remembered.
-    this.readying ??= this.store.ready().catch((error: unknown) => {
-      this.readying = null;
-      throw error;
-    });
-    await this.readying;
+    await this.storeReady();
     return this.store;
   }
 

@@ -4,8 +4,15 @@ export type WebhookStatus = 'active' | 'disabled';
 /** The states of the platform's document, exactly. A delivery not yet attempted is `retrying`. */
 export type DeliveryStatus = 'delivered' | 'retrying' | 'finally_failed';
 
-/** Every delivery status, in the document's order. */
-export const DELIVERY_STATUSES: readonly DeliveryStatus[] = ['delivered', 'retrying', 'finally_failed'];
+/** Keyed by the type, so the compiler notices a status added to the type and missing here. */
+const STATUSES: Readonly<Record<DeliveryStatus, true>> = { delivered: true, retrying: true, finally_failed: true };
+
+/** Every delivery status. */
+export const DELIVERY_STATUSES = Object.keys(STATUSES) as readonly DeliveryStatus[];
+
+export function isDeliveryStatus(value: unknown): value is DeliveryStatus {
+  return typeof value === 'string' && Object.hasOwn(STATUSES, value);
+}
 
 /**
  * Why an attempt failed. `http_status`: the receiver answered outside 200–299; `redirect`: a 3xx

@@ -20,7 +20,7 @@ describe('quarantine and reprocessing', () => {
       expect((await receiver.receive({ rawBody: body, headers, method: 'POST' })).status).toBe(422);
     }
     const [entry] = await receiver.store.quarantine.list();
-    expect(entry).toMatchObject({ reason: 'invalid_payload', errorCode: 'VALIDATION_ERROR', deliveries: 3 });
+    expect(entry).toMatchObject({ reason: 'invalid_payload', error_code: 'VALIDATION_ERROR', deliveries: 3 });
     await expect(receiver.reprocess(entry!.id)).rejects.toBeInstanceOf(WebhookValidationError);
     expect(await receiver.store.quarantine.list()).toHaveLength(1);
     expect(handled).toEqual([]);
