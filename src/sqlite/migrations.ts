@@ -9,6 +9,9 @@ import type { SqliteConnection } from './driver.js';
  * @throws ConfigurationError when a newer version of this package migrated the file
  */
 export function migrate(db: SqliteConnection, set: MigrationSet): number {
+  // Every start of every process comes here: when nothing is to be done, a read answers without
+  // taking the write lock that another process may be holding.
+  if (recordedVersion(db, set) === set.migrations.length) return 0;
   return db
     .transaction(() => {
       db.exec(`CREATE TABLE IF NOT EXISTS ${MIGRATIONS_TABLE} (
@@ -17,8 +20,7 @@ export function migrate(db: SqliteConnection, set: MigrationSet): number {
         applied_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
         PRIMARY KEY (component, version)
       ) STRICT`);
-      const row = db.prepare<[string], { version: number }>(`SELECT COALESCE(MAX(version), 0) AS version FROM ${MIGRATIONS_TABLE} WHERE component = ?`).get(set.component);
-      const pending = pendingMigrations(set, row?.version ?? 0, 'database');
+      const pending = pendingMigrations(set, recordedVersion(db, set) ?? 0, 'database');
       const record = db.prepare<[string, number]>(`INSERT INTO ${MIGRATIONS_TABLE} (component, version) VALUES (?, ?)`);
       for (const { version, sql } of pending) {
         db.exec(sql);
@@ -27,4 +29,12 @@ export function migrate(db: SqliteConnection, set: MigrationSet): number {
       return pending.length;
     })
     .immediate();
+}
+
+/** The component's version as the file records it; `null` before the versions table exists. */
+function recordedVersion(db: SqliteConnection, set: MigrationSet): number | null {
+  const table = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(MIGRATIONS_TABLE);
+  if (table === undefined) return null;
+  const row = db.prepare<[string], { version: number }>(`SELECT COALESCE(MAX(version), 0) AS version FROM ${MIGRATIONS_TABLE} WHERE component = ?`).get(set.component);
+  return row?.version ?? 0;
 }
