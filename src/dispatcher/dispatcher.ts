@@ -153,6 +153,8 @@ export class Dispatcher {
    * it by itself; call it at start-up to fail fast when the database is away. A failure is not
    * remembered: the next call tries again.
    * @throws DispatcherError `DISPATCHER_CLOSED` after `close()`
+   * @example
+   * await dispatcher.ready(); // at start-up: the process fails now if the database is away
    */
   async ready(): Promise<void> {
     await this.usableStore();
