@@ -2,13 +2,16 @@ import { defineConfig } from 'tsup';
 
 // One build, two module formats: `import` gets ESM, `require` gets CJS, each with its own
 // declarations. Shared code is split into chunks so that both `acct-webhook` and
-// `acct-webhook/dispatcher` see the same error classes within one format. The scaffolder is
-// built into its own package, packages/create-acct-webhook.
+// `acct-webhook/dispatcher` see the same error classes within one format. The scaffolder is built
+// into its own package, packages/create-acct-webhook. `shims` gives the CJS
+// output an `import.meta.url`: src/sqlite/driver.ts loads better-sqlite3 with createRequire
+// when a SQLite store is created, never at import.
 export default defineConfig({
   entry: {
     index: 'src/index.ts',
     testing: 'src/testing/index.ts',
     dispatcher: 'src/dispatcher/index.ts',
+    sqlite: 'src/sqlite/index.ts',
     postgres: 'src/postgres/index.ts',
     cli: 'src/cli/main.ts',
   },
@@ -20,4 +23,5 @@ export default defineConfig({
   sourcemap: true,
   clean: true,
   treeshake: false,
+  shims: true,
 });

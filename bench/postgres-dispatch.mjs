@@ -21,7 +21,7 @@ import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { Dispatcher } from '../dist/dispatcher.js';
-import { PostgresDispatchStorage } from '../dist/postgres.js';
+import { postgresDispatchStore } from '../dist/postgres.js';
 import { createTestEvent } from '../dist/testing.js';
 
 const self = fileURLToPath(import.meta.url);
@@ -32,15 +32,15 @@ else await main();
 
 /** One worker process: `--worker <sqlite|postgres> <file|url> <schema> <concurrency>`. */
 async function worker([kind, target, schema, concurrency]) {
-  const database = kind === 'postgres' ? new PostgresDispatchStorage(target, { schema, poolSize: Number(concurrency) + 2 }) : target;
-  const dispatcher = new Dispatcher({ database, concurrency: Number(concurrency), allowInsecureUrls: true, logger: false, pollIntervalMs: 50 });
+  const where = kind === 'postgres' ? { store: postgresDispatchStore(target, { schema, poolSize: Number(concurrency) + 2 }) } : { database: target };
+  const dispatcher = new Dispatcher({ ...where, concurrency: Number(concurrency), allowInsecureUrls: true, logger: false, pollIntervalMs: 50 });
   await dispatcher.webhooks.list(); // opens and migrates before the clock starts
   print({ loaded: true });
   await new Promise((resolve) => createInterface({ input: process.stdin }).once('line', resolve));
   await dispatcher.start();
   process.on('SIGTERM', async () => {
     await dispatcher.close();
-    if (kind === 'postgres') await database.close();
+    if (kind === 'postgres') await where.store.close();
     process.exit(0);
   });
 }
@@ -104,7 +104,7 @@ async function prepare(kind, settings, url, admin) {
   if (kind === 'sqlite') {
     const dir = mkdtempSync(join(tmpdir(), 'acct-bench-dispatch-'));
     const file = join(dir, 'dispatch.db');
-    await queue(file, settings.deliveries, url);
+    await queue({ database: file }, settings.deliveries, url);
     const reader = new Database(file, { readonly: true });
     const delivered = reader.prepare("SELECT COUNT(*) AS n FROM dispatch_deliveries WHERE status = 'delivered'");
     return {
@@ -119,7 +119,8 @@ async function prepare(kind, settings, url, admin) {
     };
   }
   const schema = `acct_bench_${randomBytes(6).toString('hex')}`;
-  await queue(new PostgresDispatchStorage(admin, { schema }), settings.deliveries, url);
+  const store = postgresDispatchStore(admin, { schema });
+  await queue({ store }, settings.deliveries, url);
   return {
     target: settings.url,
     schema,
@@ -128,8 +129,9 @@ async function prepare(kind, settings, url, admin) {
   };
 }
 
-async function queue(database, deliveries, url) {
-  const dispatcher = new Dispatcher({ database, allowInsecureUrls: true, logger: false });
+/** `where`: the Dispatcher's `database` or `store` option. */
+async function queue(where, deliveries, url) {
+  const dispatcher = new Dispatcher({ ...where, allowInsecureUrls: true, logger: false });
   await dispatcher.webhooks.create({ url, events: ['*'] });
   for (let i = 0; i < deliveries; i += 100) {
     await Promise.all(Array.from({ length: Math.min(100, deliveries - i) }, () => dispatcher.emit(createTestEvent('invoice.paid'))));

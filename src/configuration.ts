@@ -10,18 +10,23 @@ export function parseOptions<Schema extends z.ZodType>(schema: Schema, input: un
   const result = schema.safeParse(input);
   if (result.success) return result.data;
   const issue = result.error.issues[0]!;
-  const { option, reason } = describeIssue(issue);
+  const { option, reason } = describeIssue(issue, input);
   throw new ConfigurationError({ option, reason }, `${subject}: ${option === '' ? 'options' : `option ${option}`} ${reason}`);
 }
 
-function describeIssue(issue: z.core.$ZodIssue): { option: string; reason: string } {
+function describeIssue(issue: z.core.$ZodIssue, input: unknown): { option: string; reason: string } {
   const path = issue.path.map(String).join('.');
   if (issue.code === 'unrecognized_keys') {
     const key = issue.keys[0] ?? '';
     return { option: path === '' ? key : `${path}.${key}`, reason: 'is not an option' };
   }
-  if (issue.code === 'invalid_type' && issue.input === undefined) return { option: path, reason: 'is required' };
+  // zod leaves the input out of its issues unless asked to; the value is looked up instead.
+  if (issue.code === 'invalid_type' && valueAt(input, issue.path) === undefined) return { option: path, reason: 'is required' };
   return { option: path, reason: issue.message };
+}
+
+function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
+  return path.reduce<unknown>((value, key) => (typeof value === 'object' && value !== null ? (value as Record<PropertyKey, unknown>)[key] : undefined), input);
 }
 
 /** A duration or count option: a finite number in a range. */

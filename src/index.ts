@@ -45,7 +45,7 @@ export { parseEvent } from './events/parse.js';
 
 // The embedded stores (PostgreSQL: acct-webhook/postgres).
 export { memoryStore } from './store/memory.js';
-export { sqliteStore, type SqliteStoreOptions } from './store/sqlite.js';
+export { sqliteStore, type SqliteStoreOptions } from './sqlite/idempotency-store.js';
 export type { SqliteDatabase, SqliteStatement } from './sqlite/database.js';
 export type {
   AtomicEffect,

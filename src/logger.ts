@@ -66,10 +66,13 @@ export const silentLogger: Logger = Object.freeze({
   child: () => silentLogger,
 });
 
-/** Resolves the `logger` option: `false` → silent, a logger → itself, nothing → the default. */
+/**
+ * Resolves the `logger` option: `false` → silent, nothing → the default, a logger → a child of it
+ * with `component` on every line (as the default has), so both sides' lines can be told apart.
+ */
 export function resolveLogger(option: LoggerOption | undefined, component: 'receiver' | 'dispatcher'): Logger {
   if (option === false) return silentLogger;
-  return option ?? defaultLogger(component);
+  return option === undefined ? defaultLogger(component) : option.child({ component });
 }
 
 /** Is `value` usable as a {@link Logger}? (Checked when a factory runs.) */

@@ -1,9 +1,10 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { postgres, POSTGRES_URL } from './helpers/postgres.js';
 
 const run = promisify(execFile);
 const tsc = resolve(import.meta.dirname, '..', 'node_modules', 'typescript', 'bin', 'tsc');
@@ -15,7 +16,7 @@ describe('the packed package', () => {
   beforeAll(async () => {
     project = mkdtempSync(join(tmpdir(), 'acct-webhook-consumer-'));
     writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true }));
-    await run('npm', ['install', '--ignore-scripts', '--no-audit', '--no-fund', '--prefer-offline', inject('tarball'), '@types/node@20'], {
+    await run('npm', ['install', '--ignore-scripts', '--no-audit', '--no-fund', '--prefer-offline', inject('tarball'), '@types/node@20', 'pg@8'], {
       cwd: project,
     });
   }, 180_000);
@@ -66,5 +67,76 @@ describe('the packed package', () => {
     );
     const args = ['--noEmit', '--strict', '--module', 'node16', '--moduleResolution', 'node16', '--types', 'node'];
     await expect(run('node', [tsc, ...args, 'esm.mts', 'cjs.cts'], { cwd: project })).resolves.toBeDefined();
+  });
+
+  // Native code only when used: the receiver on memoryStore or postgresStore, and every entry
+  // point, load without better-sqlite3; a SQLite store says what to install when it is created.
+  describe('without better-sqlite3 installed', () => {
+    const program = (load: (specifier: string) => string) => `
+      const { createServer } = ${load('node:http')};
+      const { memoryStore, nodeHandler, sqliteStore } = ${load('acct-webhook')};
+      const { Dispatcher } = ${load('acct-webhook/dispatcher')};
+      const { sqliteDispatchStore } = ${load('acct-webhook/sqlite')};
+      const { postgresStore } = ${load('acct-webhook/postgres')};
+      const { createTestEvent, signedHeaders } = ${load('acct-webhook/testing')};
+      const secret = 'whsec_withoutDriver';
+      async function serve(store) {
+        const server = createServer(nodeHandler({ secret, store, logger: false }));
+        await new Promise((listening) => server.listen(0, '127.0.0.1', listening));
+        const body = JSON.stringify(createTestEvent('invoice.paid'));
+        const response = await fetch('http://127.0.0.1:' + server.address().port + '/webhooks', { method: 'POST', body, headers: signedHeaders(body, secret) });
+        await new Promise((closed) => server.close(closed));
+        await store.close();
+        return response.status;
+      }
+      function refusal(create) {
+        try { create(); return null; } catch (error) { return { code: error.code, option: error.details.option, reason: error.details.reason }; }
+      }
+      async function main() {
+        const [url, schema] = process.argv.slice(2);
+        const result = {
+          memoryStore: await serve(memoryStore()),
+          sqliteStore: refusal(() => sqliteStore('events.db')),
+          sqliteDispatchStore: refusal(() => sqliteDispatchStore('dispatch.db')),
+          dispatcher: refusal(() => new Dispatcher({ logger: false })),
+        };
+        if (url) result.postgresStore = await serve(postgresStore(url, { schema }));
+        console.log(JSON.stringify(result));
+      }
+      main().catch((error) => { console.error(error); process.exit(1); });
+    `;
+
+    beforeAll(() => {
+      rmSync(join(project, 'node_modules', 'better-sqlite3'), { recursive: true, force: true });
+      expect(existsSync(join(project, 'node_modules', 'better-sqlite3'))).toBe(false);
+      writeFileSync(join(project, 'without-driver.mjs'), program((specifier) => `await import('${specifier}')`));
+      writeFileSync(join(project, 'without-driver.cjs'), program((specifier) => `require('${specifier}')`));
+    });
+
+    const schemas: string[] = [];
+    afterAll(async () => {
+      if (schemas.length === 0) return;
+      const { default: pg } = await import('pg');
+      const client = new pg.Client({ connectionString: POSTGRES_URL });
+      await client.connect();
+      for (const schema of schemas) await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+      await client.end();
+    });
+
+    const refused = { code: 'INVALID_CONFIGURATION', option: 'database', reason: expect.stringContaining('better-sqlite3') };
+
+    it.each(['without-driver.mjs', 'without-driver.cjs'])('%s: serves on memoryStore and postgresStore; a SQLite store says to install better-sqlite3', async (script) => {
+      const schema = `acct_package_${script.endsWith('mjs') ? 'esm' : 'cjs'}_${process.pid}`;
+      const args = postgres.available ? [POSTGRES_URL, schema] : [];
+      if (postgres.available) schemas.push(schema);
+      const { stdout } = await run('node', [script, ...args], { cwd: project });
+      expect(JSON.parse(stdout)).toEqual({
+        memoryStore: 200,
+        sqliteStore: refused,
+        sqliteDispatchStore: refused,
+        dispatcher: refused,
+        ...(postgres.available ? { postgresStore: 200 } : {}),
+      });
+    });
   });
 });

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
-import Database from 'better-sqlite3';
-import type { Logger } from 'pino';
 import { Dispatcher } from '../dispatcher/dispatcher.js';
+import type { LoggerOption } from '../logger.js';
+import { sqliteFileHasTable } from '../sqlite/inspect.js';
 import { CliError } from './errors.js';
 import { readFileStart } from './input.js';
 
@@ -24,12 +24,8 @@ export async function checkDispatchDatabase(file: string): Promise<void> {
   if (!(await isSqliteFile(file))) {
     throw new CliError('MALFORMED_INPUT', `${file} is not a SQLite database`, { file });
   }
-  const db = new Database(file, { readonly: true, fileMustExist: true });
-  try {
-    const table = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(DISPATCH_TABLE);
-    if (table === undefined) throw new CliError('MALFORMED_INPUT', `${file} is a SQLite database, but not a dispatcher's (no ${DISPATCH_TABLE} table)`, { file });
-  } finally {
-    db.close();
+  if (!sqliteFileHasTable(file, DISPATCH_TABLE)) {
+    throw new CliError('MALFORMED_INPUT', `${file} is a SQLite database, but not a dispatcher's (no ${DISPATCH_TABLE} table)`, { file });
   }
 }
 
@@ -38,7 +34,7 @@ export interface OpenDispatcherOptions {
   create?: boolean;
   allowInsecureUrls?: boolean;
   concurrency?: number;
-  logger?: Logger | false;
+  logger?: LoggerOption;
 }
 
 /** A Dispatcher on the SQLite file `file`. Close it when done. */

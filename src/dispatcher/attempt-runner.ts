@@ -1,14 +1,15 @@
-import type { Logger } from 'pino';
 import { newId } from '../ids.js';
+import type { Logger } from '../logger.js';
 import { signPayload } from '../signature.js';
 import { USER_AGENT } from './defaults.js';
-import { logAttempt } from './logger.js';
+import { recordingOf } from './attempt-recording.js';
+import { logAttempt } from './attempt-log.js';
 import { afterAttempt } from './schedule.js';
 import type { HttpSender } from './sender.js';
-import type { DeliveryJob, DispatchStorage, RecordedAttempt } from './storage.js';
+import type { DeliveryJob, DispatchStore, RecordedAttempt } from './store.js';
 
 export interface AttemptRunnerOptions {
-  storage: DispatchStorage;
+  store: DispatchStore;
   sender: HttpSender;
   clock: () => number;
   schedule: readonly number[];
@@ -25,26 +26,25 @@ export class AttemptRunner {
   constructor(private readonly options: AttemptRunnerOptions) {}
 
   async run(job: DeliveryJob, { manual }: { manual: boolean }): Promise<RecordedAttempt> {
-    const { clock, sender, storage, schedule, owner } = this.options;
+    const { clock, sender, store, schedule, owner } = this.options;
     const startedAt = clock();
     const result = await sender.send({ url: job.webhook.url, body: job.event.payload, headers: requestHeaders(job, startedAt) });
-    const recorded = await storage.recordAttempt(
-      {
-        id: newId('att'),
-        delivery_id: job.delivery.id,
-        webhook_id: job.webhook.id,
-        url: job.webhook.url,
-        event_id: job.event.id,
-        event_type: job.event.type,
-        attempted_at: startedAt,
-        correlation_id: job.event.correlation_id,
-        request_payload: job.event.payload,
-        manual,
-        test: job.event.test,
-        ...result,
-      },
-      afterAttempt({ delivered: result.error_kind === null, manual, leaseOwner: owner, startedAt, schedule }),
-    );
+    const attempt = {
+      id: newId('att'),
+      delivery_id: job.delivery.id,
+      webhook_id: job.webhook.id,
+      url: job.webhook.url,
+      event_id: job.event.id,
+      event_type: job.event.type,
+      attempted_at: startedAt,
+      correlation_id: job.event.correlation_id,
+      request_payload: job.event.payload,
+      manual,
+      test: job.event.test,
+      ...result,
+    };
+    const transition = afterAttempt({ delivered: result.error_kind === null, manual, leaseOwner: owner, startedAt, schedule });
+    const recorded = await store.recordAttempt(job.delivery.id, recordingOf(attempt, transition));
     logAttempt(this.options.logger, recorded);
     return recorded;
   }

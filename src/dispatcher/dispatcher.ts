@@ -1,20 +1,21 @@
-import type { Logger } from 'pino';
 import type { EventType } from '../events/catalog.js';
 import type { EventMap, EventObject, WebhookEvent } from '../events/schemas.js';
 import { newId } from '../ids.js';
+import { resolveLogger, type Logger } from '../logger.js';
+import { onceSucceeded } from '../once.js';
+import { sqliteDispatchStore } from '../sqlite/dispatch-store.js';
 import { AttemptRunner } from './attempt-runner.js';
-import { RESPONSE_BODY_LIMIT_BYTES } from './defaults.js';
+import { DEFAULT_DATABASE_FILE, RESPONSE_BODY_LIMIT_BYTES } from './defaults.js';
 import { Deliveries } from './deliveries.js';
 import { prepareEnvelope, prepareFromParts, prepareTestEvent, resolveRepeat, subscribers, type EmitOptions, type PreparedEvent } from './emit.js';
 import { DispatcherError, NotFoundError } from './errors.js';
-import { createLogger } from './logger.js';
-import { openStorage, resolveClock, resolveHostResolver, resolveSettings, type DispatcherOptions, type DispatcherSettings } from './options.js';
+import { parseDispatcherOptions, settingsOf, type DispatcherOptions, type DispatcherSettings } from './options.js';
 import { SlidingWindowLimiter } from './rate-limit.js';
 import type { DeliveryDetail } from './records.js';
 import { Registrations } from './registrations.js';
 import { HttpSender } from './sender.js';
-import type { DeliveryJob, DispatchStorage, Lease, NewDelivery } from './storage.js';
-import { UrlGuard } from './url-guard.js';
+import type { DeliveryJob, DispatchStore, Lease, NewDelivery } from './store.js';
+import { resolveWithSystem, UrlGuard } from './url-guard.js';
 import { Worker } from './worker.js';
 
 /**
@@ -22,7 +23,7 @@ import { Worker } from './worker.js';
  * kept in a database, and the delivery log.
  *
  * @example
- * const dispatcher = new Dispatcher({ database: './dispatch.db' });
+ * const dispatcher = new Dispatcher({ database: './dispatch.db' }); // or { store: postgresDispatchStore(url) }
  * const { id, secret } = await dispatcher.webhooks.create({ url: 'https://example.com/webhooks', events: ['invoice.*'] });
  * await dispatcher.start();
  * await dispatcher.emit('invoice.paid', invoice, { business_id: 'biz_…', previous_attributes: { status: 'sent' } });
@@ -39,31 +40,40 @@ export class Dispatcher {
 
   private readonly clock: () => number;
   private readonly logger: Logger;
-  private readonly storage: DispatchStorage;
-  private readonly ownsStorage: boolean;
+  private readonly store: DispatchStore;
+  /** Made here from `database`, so `close()` closes it; a `store` that was passed in stays open. */
+  private readonly ownsStore: boolean;
   private readonly sender: HttpSender;
   private readonly runner: AttemptRunner;
   private readonly worker: Worker<DeliveryJob>;
   /** This instance's name in leases. */
   private readonly owner = newId('wrk');
-  private initialized: Promise<void> | null = null;
+  /** The store's ready(), once it succeeded; a failure (the database was away) is tried again by the next call. */
+  private readonly storeReady: () => Promise<void>;
   private closed = false;
   private closing: Promise<void> | null = null;
 
-  /** @throws ConfigurationError for any unusable option, here and never later. */
+  /**
+   * @throws ConfigurationError for any unusable option, a SQLite file that cannot be opened or a
+   *   missing better-sqlite3 (for `database`) — here, never later
+   */
   constructor(options: DispatcherOptions = {}) {
-    this.settings = Object.freeze(resolveSettings(options));
-    this.clock = resolveClock(options.clock);
-    this.logger = createLogger(options.logger);
+    const valid = parseDispatcherOptions(options);
+    this.settings = Object.freeze(settingsOf(valid));
+    this.clock = valid.clock ?? Date.now;
+    this.logger = resolveLogger(valid.logger, 'dispatcher');
     const guard = new UrlGuard({
       allowInsecureUrls: this.settings.allowInsecureUrls,
       allowedHosts: this.settings.allowedHosts,
-      resolveHost: resolveHostResolver(options.resolveHost),
+      resolveHost: valid.resolveHost ?? resolveWithSystem,
     });
-    ({ storage: this.storage, owned: this.ownsStorage } = openStorage(options.database));
-    this.sender = new HttpSender({ timeoutMs: this.settings.timeoutMs, bodyLimitBytes: RESPONSE_BODY_LIMIT_BYTES, guard, ca: options.ca });
+    // Opened last, so that a bad option leaves no file behind.
+    this.ownsStore = valid.store === undefined;
+    this.store = valid.store ?? sqliteDispatchStore(this.settings.database ?? DEFAULT_DATABASE_FILE);
+    this.storeReady = onceSucceeded(() => this.store.ready());
+    this.sender = new HttpSender({ timeoutMs: this.settings.timeoutMs, bodyLimitBytes: RESPONSE_BODY_LIMIT_BYTES, guard, ca: valid.ca });
     this.runner = new AttemptRunner({
-      storage: this.storage,
+      store: this.store,
       sender: this.sender,
       clock: this.clock,
       schedule: this.settings.schedule,
@@ -72,17 +82,17 @@ export class Dispatcher {
     });
     this.worker = new Worker<DeliveryJob>({
       claim: (limit) => this.claim(limit),
-      nextDueAt: () => this.storage.nextDueAt(),
+      nextDueAt: () => this.store.nextDueAt(),
       process: (job) => this.runner.run(job, { manual: false }),
       onError: (error) => this.logger.error({ err: error }, 'webhook worker error'),
       clock: this.clock,
       concurrency: this.settings.concurrency,
       pollIntervalMs: this.settings.pollIntervalMs,
     });
-    const storage = () => this.ready();
-    this.webhooks = new Registrations({ storage, guard, clock: this.clock });
+    const store = () => this.usableStore();
+    this.webhooks = new Registrations({ store, guard, clock: this.clock });
     this.deliveries = new Deliveries({
-      storage,
+      store,
       runner: this.runner,
       limiter: new SlidingWindowLimiter(this.settings.manualRetryLimit, this.clock),
       track: (work) => this.worker.track(work),
@@ -107,11 +117,11 @@ export class Dispatcher {
       typeof typeOrEvent === 'string'
         ? prepareFromParts(typeOrEvent as EventType, object as never, options as EmitOptions<EventType>, this.clock())
         : prepareEnvelope(typeOrEvent);
-    const storage = await this.ready();
-    const targets = subscribers(await storage.listWebhooks(), prepared.event.type);
+    const store = await this.usableStore();
+    const targets = subscribers(await store.listWebhooks(), prepared.event.type);
     const now = this.clock();
     const firstDue = now + (this.settings.schedule[0] ?? 0) * 1000;
-    const event = await this.store(prepared, now, targets.map((webhook) => ({ id: newId('dlv'), webhook_id: webhook.id, next_attempt_at: firstDue })));
+    const event = await this.storeEvent(prepared, now, targets.map((webhook) => ({ id: newId('dlv'), webhook_id: webhook.id, next_attempt_at: firstDue })));
     this.worker.wake();
     return event;
   }
@@ -123,24 +133,36 @@ export class Dispatcher {
    * @throws NotFoundError
    */
   async sendTest(webhookId: string): Promise<DeliveryDetail> {
-    const storage = await this.ready();
-    const webhook = await storage.getWebhook(webhookId);
+    const store = await this.usableStore();
+    const webhook = await store.getWebhook(webhookId);
     if (!webhook) throw new NotFoundError('webhook', webhookId);
     const now = this.clock();
     const prepared = prepareTestEvent(webhook, now);
     const deliveryId = newId('dlv');
     // Leased by this instance from the start, so no worker sends it while we do.
     const delivery = { id: deliveryId, webhook_id: webhook.id, next_attempt_at: now, lease: this.lease(now) };
-    await this.store(prepared, now, [delivery], { test: true });
-    const job = await storage.loadJob(deliveryId);
+    await this.storeEvent(prepared, now, [delivery], { test: true });
+    const job = await store.loadJob(deliveryId);
     if (!job) throw new NotFoundError('delivery', deliveryId);
     await this.worker.track(this.runner.run(job, { manual: false }));
     return this.deliveries.get(deliveryId);
   }
 
+  /**
+   * Resolves when the store is usable (schema migrated, connection made). Every method waits for
+   * it by itself; call it at start-up to fail fast when the database is away. A failure is not
+   * remembered: the next call tries again.
+   * @throws DispatcherError `DISPATCHER_CLOSED` after `close()`
+   * @example
+   * await dispatcher.ready(); // at start-up: the process fails now if the database is away
+   */
+  async ready(): Promise<void> {
+    await this.usableStore();
+  }
+
   /** Starts the worker: it sends what is due, `concurrency` at a time, until `stop()`. */
   async start(): Promise<void> {
-    await this.ready();
+    await this.usableStore();
     this.worker.start();
   }
 
@@ -158,7 +180,7 @@ export class Dispatcher {
    * of attempts made.
    */
   async runDue(): Promise<number> {
-    await this.ready();
+    await this.usableStore();
     return this.worker.runDue();
   }
 
@@ -176,23 +198,18 @@ export class Dispatcher {
     await this.worker.stop();
     await this.worker.drain();
     this.sender.close();
-    if (this.ownsStorage) await this.storage.close();
+    if (this.ownsStore) await this.store.close();
   }
 
-  private async ready(): Promise<DispatchStorage> {
+  private async usableStore(): Promise<DispatchStore> {
     if (this.closed) throw new DispatcherError('DISPATCHER_CLOSED', 'The dispatcher was closed', {});
-    // A failed init (the database was away) is tried again by the next call, not remembered.
-    this.initialized ??= this.storage.init().catch((error: unknown) => {
-      this.initialized = null;
-      throw error;
-    });
-    await this.initialized;
-    return this.storage;
+    await this.storeReady();
+    return this.store;
   }
 
-  private async store(prepared: PreparedEvent, now: number, deliveries: NewDelivery[], { test = false } = {}): Promise<WebhookEvent> {
-    const storage = await this.ready();
-    const result = await storage.insertEvent(
+  private async storeEvent(prepared: PreparedEvent, now: number, deliveries: NewDelivery[], { test = false } = {}): Promise<WebhookEvent> {
+    const store = await this.usableStore();
+    const result = await store.insertEvent(
       { id: prepared.event.id, type: prepared.event.type, payload: prepared.payload, correlation_id: prepared.event.correlation_id, test, created_at: now },
       deliveries,
     );
@@ -200,9 +217,9 @@ export class Dispatcher {
   }
 
   private async claim(limit: number): Promise<DeliveryJob[]> {
-    const storage = await this.ready();
+    const store = await this.usableStore();
     const now = this.clock();
-    return storage.claimDue({ now, limit, lease: this.lease(now) });
+    return store.claimDue({ now, limit, lease: this.lease(now) });
   }
 
   private lease(now: number): Lease {

@@ -7,7 +7,7 @@ import type { EventObject, PreviousAttributes, WebhookEvent } from '../events/sc
 import { newId } from '../ids.js';
 import { WebhookValidationError } from '../errors.js';
 import { DispatcherError } from './errors.js';
-import type { StoredEvent, StoredWebhook } from './storage.js';
+import type { StoredEvent, StoredWebhook } from './store.js';
 
 export interface EmitOptions<T extends EventType> {
   business_id: string;

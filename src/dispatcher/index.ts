@@ -1,18 +1,12 @@
 /** acct-webhook/dispatcher: the platform's sending side. This file only re-exports. */
 export { Dispatcher } from './dispatcher.js';
 export { RETRY_SCHEDULE } from './schedule.js';
-export {
-  DEFAULT_CONCURRENCY,
-  DEFAULT_DATABASE_FILE,
-  DELIVERY_TIMEOUT_MS,
-  DISPATCH_LEASE_MARGIN_MS,
-  MANUAL_RETRY_LIMIT,
-  RESPONSE_BODY_LIMIT_BYTES,
-  USER_AGENT,
-} from './defaults.js';
+export { DELIVERY_TIMEOUT_MS } from './defaults.js';
+export { DispatcherError, InvalidUrlError, NotFoundError, RateLimitError, type DispatcherErrorCode, type UrlRefusalReason } from './errors.js';
 export type { DispatcherOptions, DispatcherSettings } from './options.js';
 export type { CreateWebhookInput, Registrations, UpdateWebhookInput } from './registrations.js';
-export type { Deliveries, DeliveryFilter, DeliveryListOptions, ManualRetryResult, TimeInput } from './deliveries.js';
+export type { Deliveries, ManualRetryResult } from './deliveries.js';
+export type { DeliveryExportFilter, DeliveryFilter, DeliveryListOptions, TimeInput } from './delivery-filters.js';
 export type { EmitOptions } from './emit.js';
 export type { RateLimit } from './rate-limit.js';
 export type { TrustedCa } from './sender.js';
@@ -28,27 +22,15 @@ export type {
   WebhookStatus,
   WebhookWithSecret,
 } from './records.js';
-export {
-  DISPATCHER_ERROR_CODES,
-  DispatcherError,
-  InvalidUrlError,
-  NotFoundError,
-  RateLimitError,
-  type DispatcherErrorCode,
-  type UrlRefusalReason,
-} from './errors.js';
-export { ConfigurationError, WebhookValidationError } from '../errors.js';
-export { SqliteDispatchStorage } from './sqlite-storage.js';
-export { SCHEMA_VERSION } from './sqlite-schema.js';
-export { classifyAddress, type AddressCategory } from './address-ranges.js';
+// For people writing a backend: the store's interface and the types its methods use.
 export type {
   AttemptQuery,
+  AttemptRecording,
   ClaimRequest,
   DeliveryJob,
   DeliveryQuery,
   DeliveryState,
-  DeliveryTransition,
-  DispatchStorage,
+  DispatchStore,
   ExportRow,
   InsertEventResult,
   Lease,
@@ -60,4 +42,4 @@ export type {
   StoredEvent,
   StoredWebhook,
   WebhookChanges,
-} from './storage.js';
+} from './store.js';

@@ -4,7 +4,7 @@ import { DispatcherError, NotFoundError } from './errors.js';
 import type { WebhookRegistration, WebhookStatus, WebhookWithSecret } from './records.js';
 import { validateEvents, validateHeaders, validateStatus } from './registration-rules.js';
 import { newSecret } from './secret.js';
-import type { StorageAccess, WebhookChanges } from './storage.js';
+import type { StoreAccess, WebhookChanges } from './store.js';
 import type { UrlGuard } from './url-guard.js';
 import { toRegistration } from './views.js';
 
@@ -23,7 +23,7 @@ export interface CreateWebhookInput {
 export type UpdateWebhookInput = Partial<CreateWebhookInput>;
 
 export interface RegistrationsOptions {
-  storage: StorageAccess;
+  store: StoreAccess;
   guard: UrlGuard;
   clock: () => number;
 }
@@ -45,23 +45,23 @@ export class Registrations {
     const events = validateEvents(fields.events);
     const headers = fields.headers === undefined ? {} : validateHeaders(fields.headers);
     const status = fields.status === undefined ? 'active' : validateStatus(fields.status);
-    const storage = await this.options.storage();
+    const store = await this.options.store();
     const now = this.options.clock();
     const webhook = { id: newId('wh'), url, events, headers, status, secret: newSecret(), created_at: now, updated_at: now };
-    await storage.insertWebhook(webhook);
+    await store.insertWebhook(webhook);
     return { ...toRegistration(webhook), secret: webhook.secret };
   }
 
   /** Every registration, oldest first (without secrets). */
   async list(): Promise<WebhookRegistration[]> {
-    const storage = await this.options.storage();
-    return (await storage.listWebhooks()).map(toRegistration);
+    const store = await this.options.store();
+    return (await store.listWebhooks()).map(toRegistration);
   }
 
   /** @throws NotFoundError */
   async get(id: string): Promise<WebhookRegistration> {
-    const storage = await this.options.storage();
-    const webhook = await storage.getWebhook(id);
+    const store = await this.options.store();
+    const webhook = await store.getWebhook(id);
     if (!webhook) throw new NotFoundError('webhook', id);
     return toRegistration(webhook);
   }
@@ -88,8 +88,8 @@ export class Registrations {
    * @throws NotFoundError
    */
   async delete(id: string): Promise<void> {
-    const storage = await this.options.storage();
-    if (!(await storage.deleteWebhook(id, this.options.clock()))) throw new NotFoundError('webhook', id);
+    const store = await this.options.store();
+    if (!(await store.deleteWebhook(id, this.options.clock()))) throw new NotFoundError('webhook', id);
   }
 
   /**
@@ -103,8 +103,8 @@ export class Registrations {
   }
 
   private async change(id: string, changes: WebhookChanges) {
-    const storage = await this.options.storage();
-    const updated = await storage.updateWebhook(id, changes, this.options.clock());
+    const store = await this.options.store();
+    const updated = await store.updateWebhook(id, changes, this.options.clock());
     if (!updated) throw new NotFoundError('webhook', id);
     return updated;
   }

@@ -1,4 +1,10 @@
-import type { DeliveryState, DeliveryTransition, StoredDelivery } from './storage.js';
+import type { StoredDelivery } from './delivery-fields.js';
+
+/** The part of a delivery's state the schedule decides after an attempt. */
+export type ScheduleState = Pick<StoredDelivery, 'status' | 'automatic_attempt_count' | 'next_attempt_at' | 'lease_owner' | 'lease_until'>;
+
+/** The schedule's decision, from the delivery as it is when the attempt is recorded. */
+export type DeliveryTransition = (current: StoredDelivery) => ScheduleState;
 
 /**
  * Waits before attempts 1–7, in seconds, as the platform's document gives them: 0, 1 min, 5 min,
@@ -46,11 +52,11 @@ export function afterAttempt(outcome: AttemptOutcome): DeliveryTransition {
   };
 }
 
-function settled(status: 'delivered' | 'finally_failed', automatic: number): DeliveryState {
+function settled(status: 'delivered' | 'finally_failed', automatic: number): ScheduleState {
   return { status, automatic_attempt_count: automatic, next_attempt_at: null, lease_owner: null, lease_until: null };
 }
 
-function unchanged(current: StoredDelivery): DeliveryState {
+function unchanged(current: StoredDelivery): ScheduleState {
   return {
     status: current.status,
     automatic_attempt_count: current.automatic_attempt_count,

@@ -26,10 +26,6 @@ export class Worker<Job> {
 
   constructor(private readonly options: WorkerOptions<Job>) {}
 
-  get isRunning(): boolean {
-    return this.running;
-  }
-
   start(): void {
     if (this.running) return;
     this.running = true;
@@ -91,7 +87,11 @@ export class Worker<Job> {
   }
 
   private async loop(): Promise<void> {
-    // A due delivery that cannot be claimed (its webhook is disabled) must not make the loop spin.
+    // Every store reports as due only what a claim can take (disabled webhooks' deliveries are
+    // left out on both backends), yet a claim may still come back empty while a delivery is due:
+    // on PostgreSQL it skips rows another transaction holds locked (SKIP LOCKED), which nextDueAt
+    // reads all the same. A second empty claim in a row with work due waits a poll interval
+    // instead of asking again at once, so such a lock cannot make the loop spin.
     let emptyAndDue = false;
     while (this.running) {
       this.woken = false;

@@ -1,14 +1,13 @@
-import type { DeliveryTransition, NewAttempt, RecordedAttempt, StoredDelivery } from '../dispatcher/storage.js';
-import { toDelivery, type DeliveryRow } from './dispatch-rows.js';
-import { int8, nullableInt8 } from './int8.js';
+import type { AttemptRecording, RecordedAttempt, StoredDelivery } from '../dispatcher/store.js';
+import { attemptRows, deliveryRows } from './dispatch-rows.js';
+import { STATE_COLUMNS } from './dispatch-statements.js';
 import type { PostgresPool, PostgresQueryable } from './pool.js';
 import { run, type Statement } from './statement.js';
-import { encodeNullableText } from './text-codec.js';
 import { withTransaction } from './transaction.js';
 
 interface Pending {
-  attempt: NewAttempt;
-  transition: DeliveryTransition;
+  deliveryId: string;
+  recording: AttemptRecording;
   resolve: (recorded: RecordedAttempt) => void;
   reject: (error: Error) => void;
 }
@@ -25,7 +24,8 @@ const MAX_TRIES = 3;
  * one update and one commit instead of four round trips and a commit each. Each record still
  * sees its delivery's row as it is, locked, and a promise resolves only after the commit.
  *
- * A record whose transition cannot be applied (its delivery vanished) is refused alone. If the
+ * Each record is the dispatcher's decision (`AttemptRecording`) applied to the delivery as the
+ * records before it in the batch left it. A record whose delivery vanished is refused alone. If the
  * transaction fails, every record of the batch is refused and none is stored; a deadlock with a
  * concurrent bulk update (a webhook deleted or disabled) is retried first.
  */
@@ -38,9 +38,9 @@ export class AttemptRecorder {
     private readonly sql: { lockDeliveries: Statement; recordAttempts: Statement },
   ) {}
 
-  record(attempt: NewAttempt, transition: DeliveryTransition): Promise<RecordedAttempt> {
+  record(deliveryId: string, recording: AttemptRecording): Promise<RecordedAttempt> {
     return new Promise((resolve, reject) => {
-      this.queue.push({ attempt, transition, resolve, reject });
+      this.queue.push({ deliveryId, recording, resolve, reject });
       if (!this.scheduled) {
         this.scheduled = true;
         setImmediate(() => void this.flush());
@@ -76,9 +76,12 @@ export class AttemptRecorder {
 
   /** Under the row locks of every delivery in the batch, taken in id order so that batches never deadlock each other. */
   private async apply(client: PostgresQueryable, batch: Pending[]): Promise<Outcome[]> {
-    const ids = [...new Set(batch.map((pending) => pending.attempt.delivery_id))].sort();
-    const rows = (await run(client, this.sql.lockDeliveries, [ids])).rows as DeliveryRow[];
-    const current = new Map<string, StoredDelivery>(rows.map((row) => [row.id, toDelivery(row)]));
+    const ids = [...new Set(batch.map((pending) => pending.deliveryId))].sort();
+    const rows = (await run(client, this.sql.lockDeliveries, [ids])).rows as Record<string, unknown>[];
+    const current = new Map<string, StoredDelivery>(rows.map((row) => {
+      const delivery = deliveryRows.read(row);
+      return [delivery.id, delivery];
+    }));
     const outcomes = batch.map((pending): Outcome => {
       try {
         const recorded = next(current, pending);
@@ -89,55 +92,21 @@ export class AttemptRecorder {
       }
     });
     const recorded = outcomes.flatMap((outcome) => (outcome.ok ? [outcome.recorded] : []));
-    if (recorded.length > 0) await run(client, this.sql.recordAttempts, columns(recorded));
+    if (recorded.length > 0) await run(client, this.sql.recordAttempts, parameters(recorded));
     return outcomes;
   }
 }
 
 /** One record applied to its delivery's state as the batch has left it so far. */
-function next(current: Map<string, StoredDelivery>, { attempt, transition }: Pending): RecordedAttempt {
-  const delivery = current.get(attempt.delivery_id);
-  if (!delivery) throw new Error(`Delivery ${attempt.delivery_id} vanished while an attempt was made`);
-  const state = transition(delivery);
-  const attemptNumber = delivery.attempt_count + 1;
-  return {
-    attempt: { ...attempt, attempt_number: attemptNumber },
-    delivery: { ...delivery, ...state, attempt_count: attemptNumber, updated_at: attempt.attempted_at },
-  };
+function next(current: Map<string, StoredDelivery>, { deliveryId, recording }: Pending): RecordedAttempt {
+  const delivery = current.get(deliveryId);
+  if (!delivery) throw new Error(`Delivery ${deliveryId} vanished while an attempt was made`);
+  return recording(delivery);
 }
 
 /** The parameters of `recordAttempts`: attempt columns in batch order, then each delivery's final state once. */
-function columns(recorded: RecordedAttempt[]): unknown[] {
-  const attempts = recorded.map(({ attempt }) => attempt);
-  const finals = [...new Map(recorded.map(({ delivery }) => [delivery.id, delivery])).values()];
-  const of = <T, V>(items: T[], pick: (item: T) => V): V[] => items.map(pick);
-  return [
-    of(attempts, (a) => a.id),
-    of(attempts, (a) => a.delivery_id),
-    of(attempts, (a) => a.webhook_id),
-    of(attempts, (a) => a.url),
-    of(attempts, (a) => a.event_id),
-    of(attempts, (a) => a.event_type),
-    of(attempts, (a) => a.attempt_number),
-    of(attempts, (a) => int8(a.attempted_at, 'attempted_at')),
-    of(attempts, (a) => a.response_status),
-    of(attempts, (a) => a.response_time_ms),
-    of(attempts, (a) => a.receiver_ip),
-    of(attempts, (a) => a.correlation_id),
-    // A receiver's answer may hold what PostgreSQL text cannot (U+0000): stored escaped.
-    of(attempts, (a) => encodeNullableText(a.response_body)),
-    of(attempts, (a) => a.response_body_truncated),
-    of(attempts, (a) => a.error_kind),
-    of(attempts, (a) => encodeNullableText(a.error_message)),
-    of(attempts, (a) => a.manual),
-    of(attempts, (a) => a.test),
-    of(finals, (d) => d.id),
-    of(finals, (d) => d.status),
-    of(finals, (d) => d.attempt_count),
-    of(finals, (d) => d.automatic_attempt_count),
-    of(finals, (d) => nullableInt8(d.next_attempt_at, 'next_attempt_at')),
-    of(finals, (d) => d.lease_owner),
-    of(finals, (d) => nullableInt8(d.lease_until, 'lease_until')),
-    of(finals, (d) => int8(d.updated_at, 'updated_at')),
-  ];
+function parameters(recorded: RecordedAttempt[]): unknown[] {
+  const attempts = recorded.map(({ attempt }) => attemptRows.write(attempt));
+  const finals = [...new Map(recorded.map(({ delivery }) => [delivery.id, deliveryRows.write(delivery)])).values()];
+  return [...attemptRows.columns.map((column) => attempts.map((row) => row[column])), ...STATE_COLUMNS.map((column) => finals.map((row) => row[column]))];
 }

@@ -11,3 +11,5 @@ export const POSTGRES_POOL_SIZE = 10;
 export const POSTGRES_CONNECT_TIMEOUT_MS = 5_000;
 /** Frequent statements are prepared once per connection (named statements). */
 export const POSTGRES_PREPARED_STATEMENTS = true;
+/** The schemes of a PostgreSQL URL. */
+export const POSTGRES_PROTOCOLS: ReadonlySet<string> = new Set(['postgres:', 'postgresql:']);

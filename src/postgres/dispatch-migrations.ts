@@ -1,4 +1,4 @@
-import type { MigrationSet } from './migrations.js';
+import type { MigrationSet } from '../migrations.js';
 
 /**
  * The dispatcher's tables: the SQLite storage's layout in PostgreSQL types (times as bigint

@@ -1,10 +1,24 @@
 import type { EventType } from '../events/catalog.js';
-import type { AttemptErrorKind, DeliveryStatus, WebhookStatus } from '../dispatcher/records.js';
-import type { DeliveryJob, StoredAttempt, StoredDelivery, StoredEvent, StoredWebhook } from '../dispatcher/storage.js';
-import { readInt8, readNullableInt8 } from './int8.js';
-import { decodeNullableText } from './text-codec.js';
+import { ATTEMPT_FIELDS, DELIVERY_FIELDS } from '../dispatcher/delivery-fields.js';
+import { AS_IS, rowMapping, type BackendCodecs } from '../dispatcher/fields.js';
+import type { WebhookStatus } from '../dispatcher/statuses.js';
+import type { DeliveryJob, StoredEvent, StoredWebhook } from '../dispatcher/store.js';
+import { int8, readInt8 } from './int8.js';
+import { decodeText, encodeText } from './text-codec.js';
 
-/* Rows as pg returns them (bigint as text, json parsed, boolean as boolean) → the storage's records. */
+/* Rows as pg returns them (bigint as text, json parsed, boolean as boolean) → the store's records. */
+
+const POSTGRES_CODECS: BackendCodecs = {
+  value: AS_IS,
+  integer: AS_IS,
+  flag: AS_IS,
+  time: { read: (stored, column) => readInt8(stored, column), write: (ms, column) => int8(ms as number, column) },
+  // A receiver's answer may hold what PostgreSQL text cannot (U+0000): stored escaped.
+  text: { read: (stored) => decodeText(stored as string), write: (text) => encodeText(text as string) },
+};
+
+export const deliveryRows = rowMapping(DELIVERY_FIELDS, POSTGRES_CODECS);
+export const attemptRows = rowMapping(ATTEMPT_FIELDS, POSTGRES_CODECS);
 
 export interface WebhookRow {
   id: string;
@@ -26,48 +40,12 @@ export interface EventRow {
   created_at: unknown;
 }
 
-export interface DeliveryRow {
-  seq: unknown;
-  id: string;
+/** A delivery's columns with its event's and webhook's, as the job statements select them. */
+export type JobRow = Record<string, unknown> & {
   event_id: string;
   event_type: EventType;
   webhook_id: string;
   correlation_id: string;
-  status: DeliveryStatus;
-  attempt_count: number;
-  automatic_attempt_count: number;
-  next_attempt_at: unknown;
-  lease_owner: string | null;
-  lease_until: unknown;
-  test: boolean;
-  created_at: unknown;
-  updated_at: unknown;
-}
-
-export interface AttemptRow {
-  seq: unknown;
-  id: string;
-  delivery_id: string;
-  webhook_id: string;
-  url: string;
-  event_id: string;
-  event_type: EventType;
-  attempt_number: number;
-  attempted_at: unknown;
-  response_status: number | null;
-  response_time_ms: number;
-  receiver_ip: string | null;
-  correlation_id: string;
-  request_payload: string;
-  response_body: string | null;
-  response_body_truncated: boolean;
-  error_kind: AttemptErrorKind | null;
-  error_message: string | null;
-  manual: boolean;
-  test: boolean;
-}
-
-export type JobRow = DeliveryRow & {
   payload: string;
   event_test: boolean;
   event_created_at: unknown;
@@ -78,74 +56,21 @@ export type JobRow = DeliveryRow & {
 
 export function toWebhook(row: WebhookRow): StoredWebhook {
   return {
-    id: row.id,
-    url: row.url,
+    ...row,
     events: json(row.events) as string[],
     headers: json(row.headers) as Record<string, string>,
-    status: row.status,
-    secret: row.secret,
     created_at: readInt8(row.created_at, 'created_at'),
     updated_at: readInt8(row.updated_at, 'updated_at'),
   };
 }
 
 export function toEvent(row: EventRow): StoredEvent {
-  return {
-    id: row.id,
-    type: row.type,
-    payload: row.payload,
-    correlation_id: row.correlation_id,
-    test: row.test,
-    created_at: readInt8(row.created_at, 'created_at'),
-  };
-}
-
-export function toDelivery(row: DeliveryRow): StoredDelivery {
-  return {
-    id: row.id,
-    event_id: row.event_id,
-    event_type: row.event_type,
-    webhook_id: row.webhook_id,
-    correlation_id: row.correlation_id,
-    status: row.status,
-    attempt_count: row.attempt_count,
-    automatic_attempt_count: row.automatic_attempt_count,
-    next_attempt_at: readNullableInt8(row.next_attempt_at, 'next_attempt_at'),
-    lease_owner: row.lease_owner,
-    lease_until: readNullableInt8(row.lease_until, 'lease_until'),
-    test: row.test,
-    created_at: readInt8(row.created_at, 'created_at'),
-    updated_at: readInt8(row.updated_at, 'updated_at'),
-  };
-}
-
-export function toAttempt(row: AttemptRow): StoredAttempt {
-  return {
-    id: row.id,
-    delivery_id: row.delivery_id,
-    webhook_id: row.webhook_id,
-    url: row.url,
-    event_id: row.event_id,
-    event_type: row.event_type,
-    attempt_number: row.attempt_number,
-    attempted_at: readInt8(row.attempted_at, 'attempted_at'),
-    response_status: row.response_status,
-    response_time_ms: row.response_time_ms,
-    receiver_ip: row.receiver_ip,
-    correlation_id: row.correlation_id,
-    request_payload: row.request_payload,
-    response_body: decodeNullableText(row.response_body),
-    response_body_truncated: row.response_body_truncated,
-    error_kind: row.error_kind,
-    error_message: decodeNullableText(row.error_message),
-    manual: row.manual,
-    test: row.test,
-  };
+  return { ...row, created_at: readInt8(row.created_at, 'created_at') };
 }
 
 export function toJob(row: JobRow): DeliveryJob {
   return {
-    delivery: toDelivery(row),
+    delivery: deliveryRows.read(row),
     event: {
       id: row.event_id,
       type: row.event_type,

@@ -1,20 +1,13 @@
-import { ConfigurationError } from '../errors.js';
+import { MIGRATIONS_TABLE, pendingMigrations, type MigrationSet } from '../migrations.js';
 import type { PostgresPool, PostgresPoolClient } from './pool.js';
 import { withTransaction } from './transaction.js';
 
-/** One part of the schema (the idempotency store, the dispatcher) and its migrations, oldest first. */
-export interface MigrationSet {
-  component: string;
-  /** SQL run with `search_path` set to the target schema, so table names are unqualified. */
-  migrations: readonly string[];
-}
-
 /** Every process of every component takes this lock (with the schema's hash) before migrating. */
 const MIGRATION_LOCK_NAMESPACE = 0x61637774; // 'acwt'
-const MIGRATIONS_TABLE = 'acct_webhook_migrations';
 
 /**
- * Brings `set` up to its latest version in `schema`, in one transaction under a transaction-level
+ * Brings `set` up to its latest version in `schema` (its SQL runs with `search_path` set to the
+ * schema, so table names are unqualified), in one transaction under a transaction-level
  * advisory lock: when several processes start at once, the first applies each migration and the
  * others, once the lock is theirs, find nothing left to do. Returns how many were applied here.
  * @throws ConfigurationError when the schema was migrated by a newer version of this package
@@ -30,20 +23,12 @@ export function migrate(pool: PostgresPool, schema: { name: string; quoted: stri
       applied_at timestamptz NOT NULL DEFAULT now(),
       PRIMARY KEY (component, version)
     )`);
-    const current = await currentVersion(client, set.component);
-    const latest = set.migrations.length;
-    if (current > latest) {
-      throw new ConfigurationError(
-        { option: 'schema', reason: `has ${set.component} migrations up to version ${current}; this version of acct-webhook knows up to ${latest}` },
-        `PostgreSQL schema "${schema.name}" has ${set.component} migrations up to version ${current}; this version of acct-webhook knows up to ${latest}. Upgrade acct-webhook.`,
-      );
-    }
-    for (const [index, sql] of set.migrations.entries()) {
-      if (index < current) continue;
+    const pending = pendingMigrations(set, await currentVersion(client, set.component), 'schema');
+    for (const { version, sql } of pending) {
       await client.query(sql);
-      await client.query(`INSERT INTO ${MIGRATIONS_TABLE} (component, version) VALUES ($1, $2)`, [set.component, index + 1]);
+      await client.query(`INSERT INTO ${MIGRATIONS_TABLE} (component, version) VALUES ($1, $2)`, [set.component, version]);
     }
-    return latest - current;
+    return pending.length;
   });
 }
 

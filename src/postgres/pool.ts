@@ -1,6 +1,5 @@
 import pg from 'pg';
-import { ConfigurationError } from '../errors.js';
-import { POSTGRES_CONNECT_TIMEOUT_MS, POSTGRES_POOL_SIZE } from './defaults.js';
+import { POSTGRES_CONNECT_TIMEOUT_MS, POSTGRES_POOL_SIZE, POSTGRES_PROTOCOLS } from './defaults.js';
 
 /*
  * The part of pg's API this package uses, written out so that the published declarations do not
@@ -52,31 +51,31 @@ export interface PostgresConnectionOptions {
   preparedStatements?: boolean;
 }
 
+/** The connection options after they were checked (an option not given may be `undefined`). */
+export type CheckedConnectionOptions = { [K in keyof PostgresConnectionOptions]?: PostgresConnectionOptions[K] | undefined };
+
 export interface OpenedPool {
   pool: PostgresPool;
   /** Opened from a URL here, so `close()` ends it; a pool that was passed in stays open. */
   owned: boolean;
 }
 
-const PROTOCOLS = new Set(['postgres:', 'postgresql:']);
-const URL_EXAMPLE = 'postgres://user:password@host:5432/database';
-
 /**
- * A pool from a `postgres://` URL (owned), or the given pool (not owned). Everything is checked
- * here, when the store or storage is built; nothing connects yet.
- * @throws ConfigurationError for anything else, with the password never in the message
+ * A pool from a `postgres://` URL (owned), or the given pool (not owned). The options were
+ * checked when the store was built (see options.ts); nothing connects yet.
  */
-export function openPool(poolOrUrl: PostgresPool | string, options: PostgresConnectionOptions): OpenedPool {
-  if (typeof poolOrUrl === 'string') return { pool: poolFromUrl(poolOrUrl, options), owned: true };
-  if (!isPool(poolOrUrl)) {
-    throw new ConfigurationError({ option: 'poolOrUrl', reason: `must be a PostgreSQL URL or a pg.Pool, not ${describe(poolOrUrl)}` }, `Expected a PostgreSQL URL (${URL_EXAMPLE}) or a pg.Pool`);
-  }
-  for (const option of ['poolSize', 'connectTimeoutMs'] as const) {
-    if (options[option] !== undefined) {
-      throw new ConfigurationError({ option, reason: 'applies only when a URL is given' }, `${option} applies only when a URL is given; configure the pool you pass instead`);
-    }
-  }
-  return { pool: poolOrUrl, owned: false };
+export function openPool(poolOrUrl: PostgresPool | string, options: CheckedConnectionOptions): OpenedPool {
+  if (typeof poolOrUrl !== 'string') return { pool: poolOrUrl, owned: false };
+  const pool = new pg.Pool({
+    connectionString: poolOrUrl,
+    max: options.poolSize ?? POSTGRES_POOL_SIZE,
+    connectionTimeoutMillis: options.connectTimeoutMs ?? POSTGRES_CONNECT_TIMEOUT_MS,
+  });
+  // An idle connection the server drops (restart, failover) is an 'error' event on the pool;
+  // without a listener Node ends the process. The pool discards that connection and the next
+  // operation opens a new one, so there is nothing else to do here.
+  pool.on('error', () => undefined);
+  return { pool, owned: true };
 }
 
 /**
@@ -87,54 +86,11 @@ export function openPool(poolOrUrl: PostgresPool | string, options: PostgresConn
 export function redactUrl(url: string): string {
   try {
     const parsed = new URL(url);
-    if (!PROTOCOLS.has(parsed.protocol)) return '(not a PostgreSQL URL)';
+    if (!POSTGRES_PROTOCOLS.has(parsed.protocol)) return '(not a PostgreSQL URL)';
     if (parsed.password) parsed.password = '***';
     if (parsed.searchParams.has('password')) parsed.searchParams.set('password', '***');
     return parsed.toString();
   } catch {
     return '(not a PostgreSQL URL)';
   }
-}
-
-function poolFromUrl(url: string, options: PostgresConnectionOptions): PostgresPool {
-  checkUrl(url);
-  const pool = new pg.Pool({
-    connectionString: url,
-    max: positiveInteger('poolSize', options.poolSize ?? POSTGRES_POOL_SIZE),
-    connectionTimeoutMillis: positiveInteger('connectTimeoutMs', options.connectTimeoutMs ?? POSTGRES_CONNECT_TIMEOUT_MS),
-  });
-  // An idle connection the server drops (restart, failover) is an 'error' event on the pool;
-  // without a listener Node ends the process. The pool discards that connection and the next
-  // operation opens a new one, so there is nothing else to do here.
-  pool.on('error', () => undefined);
-  return pool;
-}
-
-function checkUrl(url: string): void {
-  let protocol: string;
-  try {
-    protocol = new URL(url).protocol;
-  } catch {
-    // The text is not repeated: it may hold a password.
-    throw new ConfigurationError({ option: 'poolOrUrl', reason: 'cannot be parsed as a URL' }, `The PostgreSQL URL cannot be parsed; expected ${URL_EXAMPLE}`);
-  }
-  if (!PROTOCOLS.has(protocol)) {
-    throw new ConfigurationError({ option: 'poolOrUrl', reason: 'must start with postgres:// or postgresql://' }, `A PostgreSQL URL starts with postgres:// or postgresql://; expected ${URL_EXAMPLE}`);
-  }
-}
-
-function isPool(value: unknown): value is PostgresPool {
-  const candidate = (typeof value === 'object' && value !== null ? value : {}) as Partial<Record<keyof PostgresPool, unknown>>;
-  return typeof candidate.query === 'function' && typeof candidate.connect === 'function' && typeof candidate.end === 'function';
-}
-
-function positiveInteger(option: string, value: unknown): number {
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) {
-    throw new ConfigurationError({ option, reason: `must be a positive integer, not ${String(value)}` });
-  }
-  return value;
-}
-
-function describe(value: unknown): string {
-  return value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value;
 }

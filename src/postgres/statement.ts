@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { ConfigurationError } from '../errors.js';
 import { POSTGRES_PREPARED_STATEMENTS } from './defaults.js';
 import type { PostgresQueryable, PostgresQueryResult } from './pool.js';
 
@@ -17,10 +16,8 @@ export type Prepare = (text: string) => Statement;
  * pg refuses a name reused for another text. Statements that are prepared list their columns
  * (no `*`): a later migration adding a column must not change a prepared statement's result.
  */
-export function statementPreparer(preparedStatements: unknown): Prepare {
-  const prepared = preparedStatements ?? POSTGRES_PREPARED_STATEMENTS;
-  if (typeof prepared !== 'boolean') throw new ConfigurationError({ option: 'preparedStatements', reason: 'must be true or false' });
-  if (!prepared) return (text) => ({ text });
+export function statementPreparer(preparedStatements: boolean | undefined): Prepare {
+  if (!(preparedStatements ?? POSTGRES_PREPARED_STATEMENTS)) return (text) => ({ text });
   return (text) => ({ text, name: `acct_webhook_${createHash('sha256').update(text).digest('hex').slice(0, 24)}` });
 }
 

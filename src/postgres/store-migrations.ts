@@ -1,4 +1,4 @@
-import type { MigrationSet } from './migrations.js';
+import type { MigrationSet } from '../migrations.js';
 
 /**
  * The idempotency store's tables: the same columns as the SQLite store, times as bigint

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { callable, instanceOf, numberIn, parseOptions } from '../configuration.js';
 import { isLogger, resolveLogger, type Logger, type LoggerOption } from '../logger.js';
 import { DEFAULT_TOLERANCE_SECONDS, type WebhookSecret } from '../signature.js';
-import { DEFAULT_STORE_FILE, sqliteStore } from '../store/sqlite.js';
+import { DEFAULT_STORE_FILE, sqliteStore } from '../sqlite/idempotency-store.js';
 import type { IdempotencyStore } from '../store/types.js';
 import type { ReceiveOutcome } from './outcome.js';
 import { Webhooks } from './webhooks.js';

@@ -1,4 +1,4 @@
-import type Database from 'better-sqlite3';
+import type { SqliteConnection } from './driver.js';
 
 type Outcome = { ok: true; value: unknown } | { ok: false; error: Error };
 
@@ -26,7 +26,7 @@ export class GroupCommit {
   private scheduled = false;
   private readonly runBatch: (batch: PendingUnit[], outcomes: Outcome[]) => void;
 
-  constructor(db: Database.Database) {
+  constructor(db: SqliteConnection) {
     const transaction = db.transaction((batch: PendingUnit[], outcomes: Outcome[]) => {
       for (const pending of batch) {
         try {

@@ -1,16 +1,21 @@
 import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { parseOptions } from '../configuration.js';
 import { newId } from '../ids.js';
-import { resolveRetention } from './options.js';
+import { retentionShape } from './options.js';
 import { quarantineKey } from './quarantine-key.js';
-import type {
-  ClaimOptions,
-  ClaimResult,
-  IdempotencyStore,
-  QuarantinedEvent,
-  QuarantineInput,
-  QuarantineStore,
-  StoreOptions,
+import {
+  DEFAULT_RETENTION_MS,
+  type ClaimOptions,
+  type ClaimResult,
+  type IdempotencyStore,
+  type QuarantinedEvent,
+  type QuarantineInput,
+  type QuarantineStore,
+  type StoreOptions,
 } from './types.js';
+
+const memoryStoreOptions = z.strictObject(retentionShape);
 
 interface Entry {
   state: 'processing' | 'completed';
@@ -24,11 +29,12 @@ interface Entry {
  * restart, so a redelivery after a restart runs the handlers again — use `sqliteStore` in
  * production.
  *
+ * @throws ConfigurationError for an unknown option or a retention under 35 hours
  * @example
  * app.use(webhookHandler({ secret, store: memoryStore() }));
  */
 export function memoryStore(options: StoreOptions = {}): IdempotencyStore {
-  const retentionMs = resolveRetention(options);
+  const retentionMs = parseOptions(memoryStoreOptions, options, 'memoryStore').retentionMs ?? DEFAULT_RETENTION_MS;
   const entries = new Map<string, Entry>();
 
   return {

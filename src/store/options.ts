@@ -1,13 +1,14 @@
-import { ConfigurationError } from '../errors.js';
-import { DEFAULT_RETENTION_MS, MIN_RETENTION_MS, type StoreOptions } from './types.js';
+import { z } from 'zod';
+import { MIN_RETENTION_MS } from './types.js';
 
-export function resolveRetention(options: StoreOptions = {}): number {
-  const retentionMs = options.retentionMs ?? DEFAULT_RETENTION_MS;
-  if (!Number.isFinite(retentionMs) || retentionMs < MIN_RETENTION_MS) {
-    throw new ConfigurationError(
-      { option: 'retentionMs', reason: `must be at least ${MIN_RETENTION_MS} (35 hours)` },
-      'retentionMs must be at least 35 hours: the sender retries for 34.6 hours, and a shorter memory would run a redelivered event twice',
-    );
-  }
-  return retentionMs;
-}
+const RETENTION_RULE =
+  `must be at least ${MIN_RETENTION_MS} ms (35 hours): the sender retries for 34.6 hours, and a shorter memory would run a redelivered event twice`;
+
+/** The option every idempotency store takes, as a zod shape for the stores' option schemas. */
+export const retentionShape = {
+  retentionMs: z
+    .number({ error: RETENTION_RULE })
+    .min(MIN_RETENTION_MS, { error: RETENTION_RULE })
+    .max(Number.MAX_SAFE_INTEGER, { error: RETENTION_RULE })
+    .optional(),
+};

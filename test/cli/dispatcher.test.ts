@@ -137,6 +137,15 @@ describe.sequential('acct-webhook dispatcher on a SQLite file', () => {
       [delivery.id, 2],
     ]);
     expect((await dispatcher(['deliveries', 'export', '--type', 'invoice.paid'])).stdout).toBe(readFileSync(file, 'utf8'));
+    expect((await dispatcher(['deliveries', 'export', '--type', 'invoice.*'])).stdout).toBe(readFileSync(file, 'utf8'));
+    expect((await dispatcher(['deliveries', 'export', '--type', 'customer.*'])).stdout).toBe('');
+
+    // --since means the attempt's time in export, the delivery's creation in list.
+    const [, second] = readFileSync(file, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { attempted_at: string; attempt_number: number });
+    const fromSecond = (await dispatcher(['deliveries', 'export', '--since', second!.attempted_at])).stdout.trim().split('\n');
+    expect(fromSecond.map((line) => (JSON.parse(line) as { attempt_number: number }).attempt_number)).toEqual([2]);
+    expect(json<Delivery[]>(await dispatcher(['deliveries', 'list', '--since', second!.attempted_at, '--json']))).toEqual([]);
+    expect(json<Delivery[]>(await dispatcher(['deliveries', 'list', '--until', second!.attempted_at, '--json'])).map((listed) => listed.id)).toEqual([delivery.id]);
   });
 
   it('webhooks update: disables it', async () => {
@@ -175,7 +184,7 @@ describe('acct-webhook dispatcher with bad input', () => {
   it('refuses an unknown event type', async () => {
     expectOneLineError(await dispatcher(['emit', 'invoice.payed'], other), 'UNKNOWN_EVENT_TYPE', 2);
     expectOneLineError(await dispatcher(['webhooks', 'add', '--url', 'http://127.0.0.1:9/webhooks', '--events', 'invoices.*', '--allow-insecure-urls'], other), 'UNKNOWN_EVENT_TYPE', 2);
-    expectOneLineError(await dispatcher(['deliveries', 'list', '--type', 'invoice.*'], other), 'UNKNOWN_EVENT_TYPE', 2);
+    expectOneLineError(await dispatcher(['deliveries', 'list', '--type', 'invoices.*'], other), 'UNKNOWN_EVENT_TYPE', 2);
   });
 
   it('refuses an event that --set made invalid', async () => {

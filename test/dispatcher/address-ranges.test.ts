@@ -1,6 +1,6 @@
 import ipaddr from 'ipaddr.js';
 import { describe, expect, it } from 'vitest';
-import { classifyAddress } from '../../src/dispatcher/index.js';
+import { classifyAddress } from '../../src/dispatcher/address-ranges.js';
 
 describe('classifyAddress: the ranges decided when ipaddr.js took over', () => {
   it.each([

@@ -1,11 +1,12 @@
 import { PassThrough, Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { MANUAL_RETRY_LIMIT, RateLimitError, type Dispatcher, type ExportedAttempt } from '../../src/dispatcher/index.js';
+import { RateLimitError, type DeliveryExportFilter, type Dispatcher, type ExportedAttempt } from '../../src/dispatcher/index.js';
+import { MANUAL_RETRY_LIMIT } from '../../src/dispatcher/defaults.js';
 import { createTestEvent } from '../../src/testing/index.js';
 import { withServer } from '../helpers/server.js';
 import { clockedDispatcher, MINUTE, Receiver, testDispatcher } from './fixtures.js';
 
-async function exportLines(dispatcher: Dispatcher, filter = {}): Promise<{ text: string; count: number }> {
+async function exportLines(dispatcher: Dispatcher, filter: DeliveryExportFilter = {}): Promise<{ text: string; count: number }> {
   const chunks: Buffer[] = [];
   const sink = new Writable({
     write(chunk: Buffer, _encoding, callback) {
@@ -18,14 +19,14 @@ async function exportLines(dispatcher: Dispatcher, filter = {}): Promise<{ text:
 }
 
 describe('deliveries.list and get', () => {
-  it('filters by status, type, webhook and creation time, newest first', async () => {
+  it('filters by the record\'s fields — status, event type or group, webhook, event, creation time — newest first', async () => {
     const receiver = new Receiver((request) => (request.path === '/fail' ? 500 : 204));
     await withServer(receiver.listener, async (url) => {
       const { dispatcher, clock } = clockedDispatcher();
       const ok = await dispatcher.webhooks.create({ url: `${url}/ok`, events: ['*'] });
       const failing = await dispatcher.webhooks.create({ url: `${url}/fail`, events: ['invoice.*'] });
       const t0 = clock.now();
-      await dispatcher.emit(createTestEvent('invoice.paid'));
+      const invoice = await dispatcher.emit(createTestEvent('invoice.paid'));
       clock.advance(MINUTE);
       await dispatcher.emit(createTestEvent('customer.created'));
       await dispatcher.runDue();
@@ -37,25 +38,46 @@ describe('deliveries.list and get', () => {
       ]);
       expect((await dispatcher.deliveries.list({ status: 'retrying' })).map((d) => d.webhook_id)).toEqual([failing.id]);
       expect(await dispatcher.deliveries.list({ status: 'delivered' })).toHaveLength(2);
-      expect(await dispatcher.deliveries.list({ type: 'customer.created' })).toHaveLength(1);
-      expect(await dispatcher.deliveries.list({ webhookId: failing.id, type: 'invoice.paid' })).toHaveLength(1);
-      expect(await dispatcher.deliveries.list({ since: new Date(t0 + MINUTE) })).toHaveLength(1);
-      expect(await dispatcher.deliveries.list({ until: new Date(t0 + MINUTE).toISOString() })).toHaveLength(2);
-      expect(await dispatcher.deliveries.list({ since: t0, until: t0 + 1 })).toHaveLength(2);
+      expect(await dispatcher.deliveries.list({ event_type: 'customer.created' })).toHaveLength(1);
+      expect(await dispatcher.deliveries.list({ event_type: 'invoice.*' })).toHaveLength(2);
+      expect(await dispatcher.deliveries.list({ event_type: '*' })).toHaveLength(3);
+      expect(await dispatcher.deliveries.list({ webhook_id: failing.id, event_type: 'invoice.paid' })).toHaveLength(1);
+      expect((await dispatcher.deliveries.list({ event_id: invoice.id })).map((d) => d.webhook_id)).toEqual([failing.id, ok.id]);
+      expect(await dispatcher.deliveries.list({ created_after: new Date(t0 + MINUTE) })).toHaveLength(1);
+      expect(await dispatcher.deliveries.list({ created_before: new Date(t0 + MINUTE).toISOString() })).toHaveLength(2);
+      expect(await dispatcher.deliveries.list({ created_after: t0, created_before: t0 + 1 })).toHaveLength(2);
+      // A fractional bound works as on a number line: before t0 + 0.5 includes t0.
+      expect(await dispatcher.deliveries.list({ created_after: t0 - 0.5, created_before: t0 + 0.5 })).toHaveLength(2);
       expect(await dispatcher.deliveries.list({ limit: 1, offset: 1 })).toHaveLength(1);
     });
   });
 
   it.each([
     [{ status: 'failed' }, 'VALIDATION_ERROR', 'status'],
-    [{ type: 'invoice.payed' }, 'UNKNOWN_EVENT_TYPE', 'type'],
-    [{ since: 'yesterday' }, 'VALIDATION_ERROR', 'since'],
+    [{ event_type: 'invoice.payed' }, 'UNKNOWN_EVENT_TYPE', 'event_type'],
+    [{ event_type: 'invoices.*' }, 'UNKNOWN_EVENT_TYPE', 'event_type'],
+    [{ event_type: 7 }, 'VALIDATION_ERROR', 'event_type'],
+    [{ webhook_id: ['wh_1'] }, 'VALIDATION_ERROR', 'webhook_id'],
+    [{ created_after: 'yesterday' }, 'VALIDATION_ERROR', 'created_after'],
+    [{ created_before: Number.NaN }, 'VALIDATION_ERROR', 'created_before'],
+    [{ created_before: new Date('not a date') }, 'VALIDATION_ERROR', 'created_before'],
+    [{ attempted_after: 0 }, 'VALIDATION_ERROR', 'attempted_after'],
+    [{ since: 0 }, 'VALIDATION_ERROR', 'since'],
     [{ limit: 0 }, 'VALIDATION_ERROR', 'limit'],
     [{ limit: 1001 }, 'VALIDATION_ERROR', 'limit'],
     [{ offset: -1 }, 'VALIDATION_ERROR', 'offset'],
-  ])('refuses the filter %j', async (filter, code, field) => {
+  ])('refuses the list filter %j', async (filter, code, field) => {
     const dispatcher = testDispatcher();
-    await expect(dispatcher.deliveries.list(filter as never)).rejects.toMatchObject({ code, details: { field } });
+    await expect(dispatcher.deliveries.list(filter as never)).rejects.toMatchObject({ code, details: { field, ...(code === 'VALIDATION_ERROR' ? { reason: expect.any(String) } : {}) } });
+  });
+
+  it.each([
+    [{ attempted_after: 'soon' }, 'VALIDATION_ERROR', 'attempted_after'],
+    [{ limit: 10 }, 'VALIDATION_ERROR', 'limit'],
+    [{ event_type: 'uva' }, 'UNKNOWN_EVENT_TYPE', 'event_type'],
+  ])('refuses the export filter %j', async (filter, code, field) => {
+    const dispatcher = testDispatcher();
+    await expect(exportLines(dispatcher, filter as never)).rejects.toMatchObject({ code, details: { field } });
   });
 
   it('answers NOT_FOUND for an unknown delivery', async () => {
@@ -194,7 +216,7 @@ describe('deliveries.export (JSON Lines)', () => {
     });
   });
 
-  it('filters like list, on the attempt time, and pages through a long log waiting for drain', async () => {
+  it('filters like list, and by the attempt time, and pages through a long log waiting for drain', async () => {
     const receiver = new Receiver(() => 204);
     await withServer(receiver.listener, async (url) => {
       const { dispatcher, clock } = clockedDispatcher({ concurrency: 50 });
@@ -211,14 +233,16 @@ describe('deliveries.export (JSON Lines)', () => {
         received += chunk.toString('utf8');
         setImmediate(() => stream.resume());
       });
-      const count = await dispatcher.deliveries.export(stream, { type: 'invoice.paid' });
+      const count = await dispatcher.deliveries.export(stream, { event_type: 'invoice.paid' });
       expect(count).toBe(600);
       await new Promise<void>((resolve) => stream.end(resolve));
       expect(received.split('\n').filter(Boolean)).toHaveLength(600);
       expect(new Set(received.split('\n').filter(Boolean).map((line) => (JSON.parse(line) as ExportedAttempt).id)).size).toBe(600);
 
-      expect((await exportLines(dispatcher, { since: t0 + 1 })).count).toBe(0);
-      expect((await exportLines(dispatcher, { status: 'delivered', until: t0 + 1 })).count).toBe(1200);
+      expect((await exportLines(dispatcher, { attempted_after: t0 + 1 })).count).toBe(0);
+      expect((await exportLines(dispatcher, { status: 'delivered', attempted_before: t0 + 1 })).count).toBe(1200);
+      expect((await exportLines(dispatcher, { event_type: 'customer.*', created_after: t0, attempted_after: t0 })).count).toBe(600);
+      expect((await exportLines(dispatcher, { created_before: t0 })).count).toBe(0);
     });
   });
 });

@@ -1,15 +1,10 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import {
-  ConfigurationError,
-  DEFAULT_DATABASE_FILE,
-  Dispatcher,
-  MANUAL_RETRY_LIMIT,
-  RETRY_SCHEDULE,
-  SqliteDispatchStorage,
-  type DispatcherOptions,
-} from '../../src/dispatcher/index.js';
+import { ConfigurationError } from '../../src/index.js';
+import { Dispatcher, RETRY_SCHEDULE, type DispatcherOptions } from '../../src/dispatcher/index.js';
+import { DEFAULT_DATABASE_FILE, MANUAL_RETRY_LIMIT } from '../../src/dispatcher/defaults.js';
+import { sqliteDispatchStore } from '../../src/sqlite/index.js';
 import { createTestEvent } from '../../src/testing/index.js';
 import { FakeClock } from '../helpers/clock.js';
 import { withServer } from '../helpers/server.js';
@@ -99,9 +94,9 @@ describe('options', () => {
     ['timeoutMs', { timeoutMs: 2 ** 31 }],
     ['leaseMs', { timeoutMs: 1_000, leaseMs: 999 }],
     ['schedule', { schedule: [] }],
-    ['schedule', { schedule: [0, -60] }],
-    ['schedule', { schedule: ['60'] }],
-    ['schedule', { schedule: [0, Infinity] }],
+    ['schedule.1', { schedule: [0, -60] }],
+    ['schedule.0', { schedule: ['60'] }],
+    ['schedule.1', { schedule: [0, Infinity] }],
     ['schedule', { schedule: 'fast' }],
     ['concurrency', { concurrency: 0 }],
     ['concurrency', { concurrency: 1.5 }],
@@ -119,6 +114,8 @@ describe('options', () => {
     ['database', { database: 42 }],
     ['database', { database: '' }],
     ['database', { database: { query: () => undefined } }],
+    ['store', { store: './dispatch.db' }],
+    ['store', { store: { query: () => undefined } }],
     ['pollIntervalMs', { pollIntervalMs: 0 }],
     ['timeout', { timeout: 200 }],
   ])('refuses a bad %s when the Dispatcher is built', (option, options) => {
@@ -130,22 +127,40 @@ describe('options', () => {
       error = caught;
     }
     expect(error).toBeInstanceOf(ConfigurationError);
-    expect(error).toMatchObject({ code: 'INVALID_CONFIGURATION', details: { option } });
+    expect(error).toMatchObject({ code: 'INVALID_CONFIGURATION', details: { option, reason: expect.any(String) } });
+  });
+
+  it('takes a store or a database file, not both, and leaves a store it was given open', async () => {
+    const dir = tempDir();
+    const store = sqliteDispatchStore(join(dir, 'given.db'));
+    expect(() => new Dispatcher({ store, database: join(dir, 'other.db'), logger: false })).toThrow(
+      expect.objectContaining({ code: 'INVALID_CONFIGURATION', details: expect.objectContaining({ option: 'database' }) }),
+    );
+    expect(existsSync(join(dir, 'other.db'))).toBe(false);
+
+    const dispatcher = new Dispatcher({ store, logger: false, allowInsecureUrls: true });
+    expect(dispatcher.settings.database).toBeNull();
+    await dispatcher.webhooks.create({ url: 'http://127.0.0.1:9/', events: ['*'] });
+    await dispatcher.close();
+    expect(await store.listWebhooks()).toHaveLength(1);
+    await store.close();
   });
 });
 
-describe('storage that is not ready', () => {
-  it('tries to initialise again on the next call after a failure (the database was away)', async () => {
-    const storage = new SqliteDispatchStorage(join(tempDir(), 'dispatch.db'));
-    const init = storage.init.bind(storage);
+describe('a store that is not ready', () => {
+  it('is tried again on the next call after a failure (the database was away); ready() reports it', async () => {
+    const store = sqliteDispatchStore(join(tempDir(), 'dispatch.db'));
+    const ready = store.ready.bind(store);
     let attempts = 0;
-    storage.init = () => (++attempts === 1 ? Promise.reject(new Error('connection refused')) : init());
-    const dispatcher = new Dispatcher({ database: storage, logger: false });
-    await expect(dispatcher.webhooks.list()).rejects.toThrow('connection refused');
+    store.ready = () => (++attempts === 1 ? Promise.reject(new Error('connection refused')) : ready());
+    const dispatcher = new Dispatcher({ store, logger: false });
+    await expect(dispatcher.ready()).rejects.toThrow('connection refused');
     expect(await dispatcher.webhooks.list()).toEqual([]);
+    await dispatcher.ready();
     expect(attempts).toBe(2);
     await dispatcher.close();
-    await storage.close();
+    await expect(dispatcher.ready()).rejects.toMatchObject({ code: 'DISPATCHER_CLOSED' });
+    await store.close();
   });
 });
 

@@ -38,7 +38,7 @@ describe('end to end: Dispatcher → Express app with webhookHandler', () => {
       expect(await dispatcher.runDue()).toBe(failOnce.size);
 
       // Delivered twice on purpose: the receiver acknowledges the repeat and does not run the handler.
-      const [anyDelivery] = await dispatcher.deliveries.list({ type: 'invoice.paid' });
+      const [anyDelivery] = await dispatcher.deliveries.list({ event_type: 'invoice.paid' });
       const repeat = await dispatcher.deliveries.retry(anyDelivery!.id);
       expect(repeat.attempt.response_status).toBe(200);
       expect(JSON.parse(repeat.attempt.response_body!)).toMatchObject({ duplicate: true });

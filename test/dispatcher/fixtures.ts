@@ -13,10 +13,10 @@ export function tempDir(): string {
   return dir;
 }
 
-/** A dispatcher on a SQLite file in a temp dir, quiet, closed when the test ends. */
+/** A dispatcher on a SQLite file in a temp dir (unless a store is given), quiet, closed when the test ends. */
 export function testDispatcher(options: DispatcherOptions = {}): Dispatcher {
   const dispatcher = new Dispatcher({
-    database: join(tempDir(), 'dispatch.db'),
+    ...(options.store === undefined ? { database: join(tempDir(), 'dispatch.db') } : {}),
     logger: false,
     allowInsecureUrls: true,
     ...options,

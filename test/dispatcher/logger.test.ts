@@ -40,7 +40,7 @@ describe('logging', () => {
       expect(attempts).toHaveLength(2);
       expect(attempts[0]).toMatchObject({
         level: 40,
-        component: 'acct-webhook-dispatcher',
+        component: 'dispatcher',
         event_id: event.id,
         event_type: 'invoice.paid',
         webhook_id: id,

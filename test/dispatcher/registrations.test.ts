@@ -168,7 +168,7 @@ describe('webhooks.update / delete / get', () => {
       await dispatcher.webhooks.delete(id);
       clock.advance(MINUTE);
       expect(await dispatcher.runDue()).toBe(0);
-      const [delivery] = await dispatcher.deliveries.list({ webhookId: id });
+      const [delivery] = await dispatcher.deliveries.list({ webhook_id: id });
       const detail = await dispatcher.deliveries.get(delivery!.id);
       expect(detail).toMatchObject({ status: 'finally_failed', next_attempt_at: null });
       expect(detail.attempts).toHaveLength(1);

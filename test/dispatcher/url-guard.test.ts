@@ -1,6 +1,8 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { classifyAddress, ConfigurationError, Dispatcher, InvalidUrlError, type UrlRefusalReason } from '../../src/dispatcher/index.js';
+import { ConfigurationError } from '../../src/index.js';
+import { Dispatcher, InvalidUrlError, type UrlRefusalReason } from '../../src/dispatcher/index.js';
+import { classifyAddress } from '../../src/dispatcher/address-ranges.js';
 import { RefusedAddressError, UrlGuard, type ResolveHost } from '../../src/dispatcher/url-guard.js';
 import { createTestEvent } from '../../src/testing/index.js';
 import { withServer } from '../helpers/server.js';

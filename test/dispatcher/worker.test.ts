@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createTestEvent } from '../../src/testing/index.js';
 import { Worker } from '../../src/dispatcher/worker.js';
 import { withServer } from '../helpers/server.js';
@@ -202,5 +202,41 @@ describe('Worker (unit)', () => {
       pollIntervalMs: 5,
     });
     await expect(failing.runDue()).rejects.toThrow('disk full');
+  });
+
+  it('does not spin when a due delivery cannot be claimed (a row another transaction holds): the second empty claim waits a poll interval', async () => {
+    vi.useFakeTimers();
+    try {
+      let claims = 0;
+      const worker = new Worker<number>({
+        // Answered on a timer, as a database answers: a loop that spun would claim thousands of times.
+        claim: () => {
+          claims += 1;
+          return new Promise((resolve) => setTimeout(() => resolve([]), 0));
+        },
+        nextDueAt: () => Promise.resolve(500), // due: before the clock
+        process: () => Promise.resolve(),
+        onError: (error) => {
+          throw error;
+        },
+        clock: () => 1_000,
+        concurrency: 2,
+        pollIntervalMs: 1_000,
+      });
+      worker.start();
+      await vi.advanceTimersByTimeAsync(10);
+      expect(claims).toBe(2); // once more at once: it may have been a race with another worker
+      await vi.advanceTimersByTimeAsync(980);
+      expect(claims).toBe(2);
+      await vi.advanceTimersByTimeAsync(20);
+      expect(claims).toBe(3);
+      await vi.advanceTimersByTimeAsync(1_000);
+      expect(claims).toBe(4);
+      const stopped = worker.stop();
+      await vi.advanceTimersByTimeAsync(0);
+      await stopped;
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

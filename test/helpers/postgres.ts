@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, describe } from 'vitest';
-import { redactUrl } from '../../src/postgres/index.js';
+import { redactUrl } from '../../src/postgres/pool.js';
 
 /*
  * The PostgreSQL tests run against a real server: ACCT_WEBHOOK_PG_URL, by default the machine's

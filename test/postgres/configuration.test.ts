@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { ConfigurationError } from '../../src/index.js';
 import { MIN_RETENTION_MS } from '../../src/store/types.js';
 import { Dispatcher } from '../../src/dispatcher/index.js';
-import { PostgresDispatchStorage, postgresStore, redactUrl, type PostgresPool } from '../../src/postgres/index.js';
+import { postgresDispatchStore, postgresStore, type PostgresPool } from '../../src/postgres/index.js';
+import { redactUrl } from '../../src/postgres/pool.js';
 
 /** Catches what `build` throws; fails when it throws nothing. */
 function thrown(build: () => unknown): ConfigurationError {
@@ -21,38 +22,49 @@ const fakePool: PostgresPool = {
   end: () => Promise.resolve(),
 };
 
-describe('building a PostgreSQL store or storage', () => {
+describe('building a PostgreSQL store', () => {
   it('refuses what is not a postgres:// URL, and never repeats a password', () => {
     const unparsable = thrown(() => postgresStore('user:hunter2@db:5432/app'));
     expect(unparsable.code).toBe('INVALID_CONFIGURATION');
+    expect(unparsable.details).toEqual({ option: 'poolOrUrl', reason: expect.stringContaining('postgres://') });
     expect(JSON.stringify([unparsable.message, unparsable.details])).not.toContain('hunter2');
 
-    const wrongScheme = thrown(() => new PostgresDispatchStorage('mysql://app:hunter2@db:3306/app'));
-    expect(wrongScheme.message).toContain('postgres://');
-    expect(wrongScheme.details).toEqual({ option: 'poolOrUrl' });
+    const unparsableAtAll = thrown(() => postgresDispatchStore('postgres://app:hunter2@[db/app'));
+    expect(unparsableAtAll.details).toEqual({ option: 'poolOrUrl', reason: expect.stringContaining('cannot be parsed') });
+    expect(JSON.stringify([unparsableAtAll.message, unparsableAtAll.details])).not.toContain('hunter2');
+
+    const wrongScheme = thrown(() => postgresDispatchStore('mysql://app:hunter2@db:3306/app'));
+    expect(wrongScheme.details).toEqual({ option: 'poolOrUrl', reason: expect.stringContaining('postgres://') });
     expect(JSON.stringify([wrongScheme.message, wrongScheme.details])).not.toContain('hunter2');
+
+    // A bad option next to a URL with a password: the message names the option, never the URL.
+    const badOption = thrown(() => postgresDispatchStore('postgres://app:hunter2@db/app', { poolSize: -1 }));
+    expect(badOption.details).toMatchObject({ option: 'poolSize' });
+    expect(JSON.stringify([badOption.message, badOption.details])).not.toContain('hunter2');
   });
 
   it('refuses something that is neither a URL nor a pool, and pool options next to a pool', () => {
     for (const value of [undefined, null, 42, {}, { query() {} }]) {
       expect(thrown(() => postgresStore(value as never)).details).toMatchObject({ option: 'poolOrUrl' });
     }
-    expect(thrown(() => postgresStore(fakePool, { poolSize: 3 })).details).toEqual({ option: 'poolSize' });
-    expect(thrown(() => new PostgresDispatchStorage(fakePool, { connectTimeoutMs: 100 })).details).toEqual({ option: 'connectTimeoutMs' });
+    expect(thrown(() => postgresStore(fakePool, { poolSize: 3 })).details).toEqual({ option: 'poolSize', reason: expect.stringContaining('only when a URL is given') });
+    expect(thrown(() => postgresDispatchStore(fakePool, { connectTimeoutMs: 100 })).details).toMatchObject({ option: 'connectTimeoutMs' });
     expect(thrown(() => postgresStore('postgres://db/app', { poolSize: 0 })).details).toMatchObject({ option: 'poolSize' });
+    expect(thrown(() => postgresDispatchStore('postgres://db/app', { pool_size: 2 } as never)).details).toEqual({ option: 'pool_size', reason: 'is not an option' });
+    expect(thrown(() => postgresStore('postgres://db/app', { retention: 1 } as never)).details).toMatchObject({ option: 'retention' });
   });
 
   it('takes a schema only as a plain identifier (it cannot be a bound parameter)', () => {
     for (const schema of ['bad-name', 'x; DROP TABLE y', 'a"b', '1abc', '', 'x'.repeat(64)]) {
       expect(thrown(() => postgresStore(fakePool, { schema })).details).toMatchObject({ option: 'schema' });
     }
-    expect(new PostgresDispatchStorage(fakePool, { schema: 'Receivers_2' }).schema).toBe('Receivers_2');
-    expect(new PostgresDispatchStorage(fakePool).schema).toBe('public');
+    expect(() => postgresDispatchStore(fakePool, { schema: 'Receivers_2' })).not.toThrow();
+    expect(() => postgresStore(fakePool, { schema: '_x' })).not.toThrow();
   });
 
   it('takes preparedStatements only as a boolean', () => {
-    expect(thrown(() => postgresStore(fakePool, { preparedStatements: 'yes' as never })).details).toEqual({ option: 'preparedStatements', value: 'yes' });
-    expect(() => new PostgresDispatchStorage(fakePool, { preparedStatements: false })).not.toThrow();
+    expect(thrown(() => postgresStore(fakePool, { preparedStatements: 'yes' as never })).details).toEqual({ option: 'preparedStatements', reason: 'must be true or false' });
+    expect(() => postgresDispatchStore(fakePool, { preparedStatements: false })).not.toThrow();
   });
 
   it('keeps the retention rule of every store', () => {
@@ -60,13 +72,13 @@ describe('building a PostgreSQL store or storage', () => {
     expect(() => postgresStore(fakePool, { retentionMs: MIN_RETENTION_MS - 1 })).toThrow(ConfigurationError);
   });
 
-  it('returns at once from a URL without connecting; the Dispatcher takes the storage as its database', async () => {
+  it('returns at once from a URL without connecting; the Dispatcher takes the store', async () => {
     const store = postgresStore('postgres://app:secret@127.0.0.1:1/app', { connectTimeoutMs: 1_000 });
-    const storage = new PostgresDispatchStorage('postgres://app:secret@127.0.0.1:1/app', { connectTimeoutMs: 1_000 });
-    const dispatcher = new Dispatcher({ database: storage, logger: false });
+    const dispatchStore = postgresDispatchStore('postgres://app:secret@127.0.0.1:1/app', { connectTimeoutMs: 1_000 });
+    const dispatcher = new Dispatcher({ store: dispatchStore, logger: false });
     expect(dispatcher.settings.database).toBeNull();
     await dispatcher.close();
-    await storage.close();
+    await dispatchStore.close();
     await store.close();
     await store.close(); // twice is fine
   });

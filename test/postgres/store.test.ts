@@ -4,7 +4,9 @@ import { ConfigurationError, createReceiver, Webhooks } from '../../src/index.js
 import { MIN_RETENTION_MS } from '../../src/store/types.js';
 import { PRUNE_INTERVAL_MS } from '../../src/store/types.js';
 import { createTestEvent, signedRequest } from '../../src/testing/index.js';
-import { postgresStore, PostgresValueError, type PostgresPool, type PostgresQueryConfig } from '../../src/postgres/index.js';
+import { postgresStore, type PostgresPool } from '../../src/postgres/index.js';
+import { PostgresValueError } from '../../src/postgres/errors.js';
+import type { PostgresQueryConfig } from '../../src/postgres/pool.js';
 import { describePostgres, POSTGRES_URL, useTestDatabase } from '../helpers/postgres.js';
 
 const T0 = Date.UTC(2026, 10, 22, 9, 0, 0);
@@ -118,7 +120,7 @@ describePostgres('postgresStore on PostgreSQL', () => {
       await database.pool.query(`INSERT INTO "${schema}".acct_webhook_migrations (component, version) VALUES ('idempotency', 2)`);
       const store = postgresStore(database.pool, { schema });
       await expect(store.ready()).rejects.toBeInstanceOf(ConfigurationError);
-      await expect(store.claim('evt_1', { now: T0, leaseMs: LEASE })).rejects.toMatchObject({ code: 'INVALID_CONFIGURATION', details: { schemaVersion: 2, supported: 1 } });
+      await expect(store.claim('evt_1', { now: T0, leaseMs: LEASE })).rejects.toMatchObject({ code: 'INVALID_CONFIGURATION', details: { option: 'schema', reason: expect.stringContaining('version 2') } });
     });
   });
 

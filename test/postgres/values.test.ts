@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PostgresValueError } from '../../src/postgres/index.js';
+import { PostgresValueError } from '../../src/postgres/errors.js';
 import { int8, readInt8, readNullableInt8 } from '../../src/postgres/int8.js';
 import { decodeText, encodeText } from '../../src/postgres/text-codec.js';
 

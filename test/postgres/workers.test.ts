@@ -2,7 +2,7 @@ import { createServer, type ServerResponse } from 'node:http';
 import { resolve } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { Dispatcher } from '../../src/dispatcher/index.js';
-import { PostgresDispatchStorage } from '../../src/postgres/index.js';
+import { postgresDispatchStore } from '../../src/postgres/index.js';
 import { createTestEvent } from '../../src/testing/index.js';
 import { describePostgres, useTestDatabase, type TestDatabase } from '../helpers/postgres.js';
 import { close, listen, type RunningServer } from '../helpers/server.js';
@@ -64,7 +64,7 @@ async function until(condition: () => Promise<boolean> | boolean, description: s
 
 /** A webhook to `url` and DELIVERIES due deliveries to it, stored through a Dispatcher that does not send. */
 async function queueDeliveries(database: TestDatabase, schema: string, url: string): Promise<void> {
-  const dispatcher = new Dispatcher({ database: new PostgresDispatchStorage(database.pool, { schema }), allowInsecureUrls: true, logger: false });
+  const dispatcher = new Dispatcher({ store: postgresDispatchStore(database.pool, { schema }), allowInsecureUrls: true, logger: false });
   await dispatcher.webhooks.create({ url, events: ['*'] });
   for (let i = 0; i < DELIVERIES; i += 100) {
     await Promise.all(Array.from({ length: 100 }, () => dispatcher.emit(createTestEvent('payment.received'))));

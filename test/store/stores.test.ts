@@ -1,9 +1,10 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ConfigurationError, memoryStore, sqliteStore } from '../../src/index.js';
+import { ConfigurationError, memoryStore } from '../../src/index.js';
+import { sqliteStore } from '../../src/sqlite/index.js';
 import { MIN_RETENTION_MS } from '../../src/store/types.js';
 import { postgresStore } from '../../src/postgres/index.js';
 import { describePostgres, useTestDatabase } from '../helpers/postgres.js';
@@ -25,14 +26,33 @@ describePostgres('PostgreSQL', () => {
   );
 });
 
-describe('sqliteStore', () => {
-  it('keeps records 30 days by default and refuses less than 35 hours', () => {
+describe('the stores\' options', () => {
+  it('keep records 30 days by default and refuse less than 35 hours', () => {
     const store = sqliteStore(join(dir, 'defaults.db'));
     expect(store.retentionMs).toBe(30 * 24 * 3600_000);
     void store.close();
-    expect(() => sqliteStore(join(dir, 'short.db'), { retentionMs: MIN_RETENTION_MS - 1 })).toThrow(ConfigurationError);
-    expect(() => sqliteStore(join(dir, 'sync.db'), { synchronous: 'OFF' as never })).toThrow(ConfigurationError);
+    expect(memoryStore().retentionMs).toBe(30 * 24 * 3600_000);
+    for (const create of [(options: object) => sqliteStore(join(dir, 'short.db'), options), (options: object) => memoryStore(options)]) {
+      expect(() => create({ retentionMs: MIN_RETENTION_MS - 1 })).toThrow(expect.objectContaining({ details: expect.objectContaining({ option: 'retentionMs' }) }));
+      expect(() => create({ retention: MIN_RETENTION_MS })).toThrow(expect.objectContaining({ details: { option: 'retention', reason: 'is not an option' } }));
+    }
   });
+
+  it('are checked before a file is opened, and name the option at fault', () => {
+    for (const [options, option] of [
+      [{ synchronous: 'OFF' }, 'synchronous'],
+      [{ busyTimeoutMs: 1.5 }, 'busyTimeoutMs'],
+      [{ retentionMs: Number.POSITIVE_INFINITY }, 'retentionMs'],
+    ] as const) {
+      const file = join(dir, `refused-${option}.db`);
+      expect(() => sqliteStore(file, options as never)).toThrow(ConfigurationError);
+      expect(() => sqliteStore(file, options as never)).toThrow(expect.objectContaining({ details: { option, reason: expect.any(String) } }));
+      expect(existsSync(file)).toBe(false);
+    }
+  });
+});
+
+describe('sqliteStore', () => {
 
   it('works on a Database the application already has open, in WAL mode, and leaves it open on close', async () => {
     const db = new Database(join(dir, 'shared.db'));
@@ -45,7 +65,9 @@ describe('sqliteStore', () => {
   });
 
   it('refuses a directory that does not exist with a clear configuration error', () => {
-    expect(() => sqliteStore(join(dir, 'missing', 'nested', 'events.db'))).toThrow(ConfigurationError);
+    expect(() => sqliteStore(join(dir, 'missing', 'nested', 'events.db'))).toThrow(
+      expect.objectContaining({ code: 'INVALID_CONFIGURATION', details: { option: 'database', reason: expect.stringContaining('cannot be opened') } }),
+    );
   });
 });
 

@@ -9,7 +9,7 @@ import { RETRY_SCHEDULE } from '../../dispatcher/schedule.js';
 import { EVENT_CATALOG, EVENT_TYPES, type EventType } from '../../events/catalog.js';
 import { SAMPLE_BUSINESS_ID } from '../../events/samples.js';
 import { DEFAULT_HANDLER_TIMEOUT_MS } from '../../receiver/options.js';
-import { sqliteStore } from '../../store/sqlite.js';
+import { sqliteStore } from '../../sqlite/idempotency-store.js';
 import type { CommandContext } from '../context.js';
 import { CliError } from '../errors.js';
 import { EXIT_CODES, type ExitCode } from '../exit-codes.js';

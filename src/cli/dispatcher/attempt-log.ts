@@ -1,4 +1,4 @@
-import { pino, type Logger } from 'pino';
+import type { LogFn, Logger } from '../../logger.js';
 
 /** One attempt as the dispatcher logs it (one line per attempt). */
 export interface LoggedAttempt {
@@ -23,24 +23,31 @@ export interface AttemptLogListener {
   notice(message: string): void;
 }
 
-const ERROR_LEVEL = 50;
-
 /**
- * A pino logger for the dispatcher whose lines go to `listener` as records instead of being
- * printed: `dispatcher run` shows attempts its own way, with no extra API in the dispatcher.
+ * A logger for the dispatcher whose lines go to `listener` as records instead of being printed:
+ * `dispatcher run` shows attempts its own way, with no extra API in the dispatcher. The
+ * dispatcher's line per attempt (logAttempt) is recognised by its fields; anything else at error
+ * level is a notice; the rest is not shown.
  */
 export function attemptLogger(listener: AttemptLogListener): Logger {
-  return pino({ level: 'info' }, { write: (line: string) => dispatch(line, listener) });
+  const quiet: LogFn = () => undefined;
+  const logger: Logger = {
+    debug: quiet,
+    info: (fields: object | string) => attempt(fields, listener),
+    warn: (fields: object | string) => attempt(fields, listener),
+    error: (fields: object | string, message?: string) => {
+      if (!attempt(fields, listener)) listener.notice(typeof fields === 'string' ? fields : (message ?? 'dispatcher error'));
+    },
+    child: () => logger,
+  };
+  return logger;
 }
 
-function dispatch(line: string, listener: AttemptLogListener): void {
-  let record: Record<string, unknown>;
-  try {
-    record = JSON.parse(line) as Record<string, unknown>;
-  } catch {
-    return;
-  }
-  // The dispatcher's own line per attempt (logAttempt): recognised by its fields, read as written.
-  if (typeof record.delivery_id === 'string' && typeof record.attempt === 'number') listener.attempt(record as unknown as LoggedAttempt);
-  else if (typeof record.level === 'number' && record.level >= ERROR_LEVEL) listener.notice(typeof record.msg === 'string' ? record.msg : 'dispatcher error');
+/** Hands the dispatcher's line of an attempt to the listener; false for any other line. */
+function attempt(fields: object | string, listener: AttemptLogListener): boolean {
+  if (typeof fields !== 'object') return false;
+  const record = fields as Record<string, unknown>;
+  if (typeof record.delivery_id !== 'string' || typeof record.attempt !== 'number') return false;
+  listener.attempt({ ...(record as Omit<LoggedAttempt, 'time'>), time: Date.now() });
+  return true;
 }

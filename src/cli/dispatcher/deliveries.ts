@@ -1,10 +1,11 @@
 import { once } from 'node:events';
 import { Command } from 'commander';
-import type { DeliveryFilter } from '../../dispatcher/deliveries.js';
+import type { DeliveryExportFilter, DeliveryFilter } from '../../dispatcher/delivery-filters.js';
 import type { Delivery, DeliveryAttempt, DeliveryStatus } from '../../dispatcher/records.js';
+import type { EventPattern } from '../../events/catalog.js';
 import type { CommandContext } from '../context.js';
 import { jsonOption } from '../common-options.js';
-import { DELIVERY_STATUSES } from '../delivery-statuses.js';
+import { DELIVERY_STATUSES } from '../../dispatcher/statuses.js';
 import { EXIT_CODES } from '../exit-codes.js';
 import { examples } from '../help.js';
 import { openOutputFile } from '../output-file.js';
@@ -36,33 +37,53 @@ export function deliveriesCommand(context: CommandContext): Command {
   return command;
 }
 
+/** `timeMeaning` says what --since and --until bound: the delivery's creation (list) or the attempt's time (export). */
 function withFilterOptions(command: Command, timeMeaning: string): Command {
   return command
     .option('--status <status>', DELIVERY_STATUSES.join(', '), oneOf('--status', DELIVERY_STATUSES))
-    .option('--type <type>', 'one event type, e.g. invoice.paid')
+    .option('--type <pattern>', 'an event type or a group: invoice.paid, invoice.*')
     .option('--webhook <id>', 'one webhook (wh_…)')
     .option('--since <iso>', `${timeMeaning} at or after this time`, isoTime('--since'))
     .option('--until <iso>', `${timeMeaning} before this time`, isoTime('--until'));
 }
 
+/** The filter of the flags common to list and export. */
 async function filterFrom(options: FilterOptions): Promise<DeliveryFilter> {
-  const { parseEventType } = await import('../event-types.js');
+  const { parseEventPattern } = await import('../event-types.js');
+  const type = options.type?.trim();
+  if (type !== undefined) parseEventPattern(type); // UNKNOWN_EVENT_TYPE with the known types, as everywhere in the CLI
   return {
     ...(options.status === undefined ? {} : { status: options.status }),
-    ...(options.type === undefined ? {} : { type: parseEventType(options.type) }),
-    ...(options.webhook === undefined ? {} : { webhookId: options.webhook }),
-    ...(options.since === undefined ? {} : { since: options.since }),
-    ...(options.until === undefined ? {} : { until: options.until }),
+    ...(type === undefined ? {} : { event_type: type as EventPattern }),
+    ...(options.webhook === undefined ? {} : { webhook_id: options.webhook }),
+  };
+}
+
+/** list: --since/--until bound the delivery's creation. */
+async function listFilterFrom(options: FilterOptions): Promise<DeliveryFilter> {
+  return {
+    ...(await filterFrom(options)),
+    ...(options.since === undefined ? {} : { created_after: options.since }),
+    ...(options.until === undefined ? {} : { created_before: options.until }),
+  };
+}
+
+/** export: --since/--until bound the attempt's time. */
+async function exportFilterFrom(options: FilterOptions): Promise<DeliveryExportFilter> {
+  return {
+    ...(await filterFrom(options)),
+    ...(options.since === undefined ? {} : { attempted_after: options.since }),
+    ...(options.until === undefined ? {} : { attempted_before: options.until }),
   };
 }
 
 function listCommand(context: CommandContext): Command {
-  return withFilterOptions(new Command('list').summary('deliveries, newest first'), 'created')
+  return withFilterOptions(new Command('list').summary('deliveries, newest first'), 'deliveries created')
     .option('--limit <n>', `at most n (default: ${DEFAULT_LIST_LIMIT})`, positiveInteger('--limit', Number.MAX_SAFE_INTEGER), DEFAULT_LIST_LIMIT)
     .addOption(jsonOption())
     .addHelpText('after', examples(['acct-webhook dispatcher deliveries list --status finally_failed --since 2026-11-01', 'what never arrived this month']))
     .action(async function (this: Command, options: FilterOptions & { limit: number; json?: boolean }) {
-      const filter = await filterFrom(options);
+      const filter = await listFilterFrom(options);
       const deliveries = await withDispatcher(this, {}, (dispatcher) => dispatcher.deliveries.list({ ...filter, limit: options.limit }));
       if (options.json) return context.output.json(deliveries);
       if (deliveries.length === 0) return context.output.line('No deliveries match.');
@@ -128,11 +149,11 @@ function retryCommand(context: CommandContext): Command {
 }
 
 function exportCommand(context: CommandContext): Command {
-  return withFilterOptions(new Command('export').summary('the log as JSON Lines, one attempt a line (what replay reads)'), 'attempts made')
+  return withFilterOptions(new Command('export').summary('the log as JSON Lines, one attempt a line (what replay reads)'), 'only attempts made')
     .option('-o, --out <file>', 'write to this file (default: stdout)')
     .addHelpText('after', examples(['acct-webhook dispatcher deliveries export --status finally_failed -o failed.jsonl', 'the attempts of every delivery that finally failed']))
     .action(async function (this: Command, options: FilterOptions & { out?: string }) {
-      const filter = await filterFrom(options);
+      const filter = await exportFilterFrom(options);
       const out = options.out === undefined ? context.output.stdoutStream : await openOutputFile(options.out);
       const lines = await withDispatcher(this, {}, (dispatcher) => dispatcher.deliveries.export(out, filter));
       if (options.out !== undefined) {

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { Logger } from 'pino';
+import type { LoggerOption } from '../../logger.js';
 import type { Dispatcher } from '../../dispatcher/dispatcher.js';
 
 /** The options of `dispatcher` itself, given before or after the subcommand. */
@@ -11,7 +11,7 @@ export interface DispatcherGroupOptions {
 export interface OpenOptions {
   create?: boolean;
   concurrency?: number;
-  logger?: Logger | false;
+  logger?: LoggerOption;
 }
 
 /** The dispatcher on the file `--db` names, with the group's options. */

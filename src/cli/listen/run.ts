@@ -1,5 +1,5 @@
 import { memoryStore } from '../../store/memory.js';
-import { sqliteStore } from '../../store/sqlite.js';
+import { sqliteStore } from '../../sqlite/idempotency-store.js';
 import type { CommandContext } from '../context.js';
 import type { ListenOptions } from '../listen.js';
 import { createLocalReceiver } from '../local-receiver/receiver.js';

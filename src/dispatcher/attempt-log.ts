@@ -1,33 +1,5 @@
-import { pino, type Logger } from 'pino';
-import type { RecordedAttempt } from './storage.js';
-
-/**
- * Paths blanked in the default logger's output. The dispatcher never logs secrets, signatures
- * or custom header values (they often carry credentials); this is the second line of defence.
- */
-const REDACTED_PATHS = [
-  'secret',
-  '*.secret',
-  'signature',
-  '*.signature',
-  'headers',
-  '*.headers',
-  '"x-svc-signature"',
-  '*["x-svc-signature"]',
-];
-
-/**
- * The logger the dispatcher writes to: `false` → silent; a pino logger → a child of it;
- * nothing → pino at `info` to stderr.
- */
-export function createLogger(option: Logger | false | undefined): Logger {
-  if (option === false) return pino({ enabled: false });
-  if (option !== undefined) return option.child({ component: 'acct-webhook-dispatcher' });
-  return pino(
-    { name: 'acct-webhook-dispatcher', level: 'info', redact: { paths: REDACTED_PATHS, censor: '[redacted]' } },
-    pino.destination(2),
-  );
-}
+import type { Logger } from '../logger.js';
+import type { RecordedAttempt } from './store.js';
 
 /** One line per attempt: info when delivered, warn when it will be retried, error when it is over. */
 export function logAttempt(logger: Logger, { attempt, delivery }: RecordedAttempt): void {

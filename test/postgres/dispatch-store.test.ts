@@ -1,15 +1,15 @@
-import { PostgresDispatchStorage } from '../../src/postgres/index.js';
+import { postgresDispatchStore } from '../../src/postgres/index.js';
+import { closeWhenFinished, describeDispatchStore } from '../dispatcher/store-contract.js';
 import { describePostgres, useTestDatabase } from '../helpers/postgres.js';
-import { closeWhenFinished, describeDispatchStorage } from './storage-contract.js';
 
 describePostgres('PostgreSQL', () => {
   const database = useTestDatabase({ poolSize: 4 });
-  // A schema of its own per test; every storage `open()` returns has its own pool (its own
+  // A schema of its own per test; every store `open()` returns has its own pool (its own
   // connections, like another process), on the same schema.
-  describeDispatchStorage('PostgresDispatchStorage', () => {
+  describeDispatchStore('postgresDispatchStore', () => {
     const schema = database.newSchema();
     return {
-      open: () => Promise.resolve(closeWhenFinished(new PostgresDispatchStorage(database.url, { schema, poolSize: 4 }))),
+      open: () => Promise.resolve(closeWhenFinished(postgresDispatchStore(database.url, { schema, poolSize: 4 }))),
       async countDeliveries(status) {
         const result = await database.pool.query<{ n: number }>(`SELECT COUNT(*)::int AS n FROM "${schema}".dispatch_deliveries WHERE status = $1`, [status]);
         return result.rows[0]!.n;

@@ -1,25 +1,27 @@
 import { randomUUID } from 'node:crypto';
-import { resolveRetention } from '../store/options.js';
-import { PRUNE_INTERVAL_MS, type ClaimOptions, type ClaimResult, type IdempotencyStore, type StoreOptions } from '../store/types.js';
+import { z } from 'zod';
+import { parseOptions } from '../configuration.js';
+import { onceSucceeded } from '../once.js';
+import { parseArgument } from '../parse-argument.js';
+import { retentionShape } from '../store/options.js';
+import {
+  DEFAULT_RETENTION_MS,
+  PRUNE_INTERVAL_MS,
+  type ClaimOptions,
+  type ClaimResult,
+  type IdempotencyStore,
+  type StoreOptions,
+} from '../store/types.js';
 import { int8, readInt8, readNullableInt8 } from './int8.js';
 import { migrate } from './migrations.js';
-import { onceSucceeded } from './once.js';
+import { connectionShape, postgresTarget, schemaName } from './options.js';
 import { openPool, type PostgresConnectionOptions, type PostgresPool } from './pool.js';
 import { postgresQuarantine } from './quarantine.js';
-import { resolveSchema } from './schema-name.js';
 import { run, statementPreparer, type Prepare, type Statement } from './statement.js';
 import { STORE_MIGRATIONS } from './store-migrations.js';
 import { encodeNullableText, encodeText } from './text-codec.js';
 
 export interface PostgresStoreOptions extends StoreOptions, PostgresConnectionOptions {}
-
-export interface PostgresIdempotencyStore extends IdempotencyStore {
-  /**
-   * Creates or migrates the tables now and resolves when they are usable. Optional: the first
-   * operation does it otherwise. Call it at startup to fail fast when the database is unreachable.
-   */
-  ready(): Promise<void>;
-}
 
 interface StateRow {
   state: 'processing' | 'completed';
@@ -39,16 +41,18 @@ interface StateRow {
  *
  * @param poolOrUrl a `postgres://` URL (a pool is opened, and ended by `close()`) or a `pg.Pool`
  *   (shared with your application; left open by `close()`)
- * @throws ConfigurationError for a bad URL, pool or option, here and never later
+ * @throws ConfigurationError for a bad URL, pool or option, here and never later (never with the password)
  * @example
  * app.use(webhookHandler({ secret, store: postgresStore(process.env.DATABASE_URL!) }));
  */
-export function postgresStore(poolOrUrl: PostgresPool | string, options: PostgresStoreOptions = {}): PostgresIdempotencyStore {
-  // Every option is checked before a pool is opened.
-  const retentionMs = resolveRetention(options);
-  const schema = resolveSchema(options.schema);
-  const prepare = statementPreparer(options.preparedStatements);
-  const { pool, owned } = openPool(poolOrUrl, options);
+export function postgresStore(poolOrUrl: PostgresPool | string, options: PostgresStoreOptions = {}): IdempotencyStore {
+  // Everything is checked before a pool is opened.
+  parseArgument(postgresTarget, 'poolOrUrl', poolOrUrl, 'postgresStore');
+  const valid = parseOptions(z.strictObject({ ...retentionShape, ...connectionShape(typeof poolOrUrl === 'string') }), options, 'postgresStore');
+  const retentionMs = valid.retentionMs ?? DEFAULT_RETENTION_MS;
+  const schema = schemaName(valid);
+  const prepare = statementPreparer(valid.preparedStatements);
+  const { pool, owned } = openPool(poolOrUrl, valid);
   const sql = statements(schema.quoted, prepare);
   const ready = onceSucceeded(async () => {
     await migrate(pool, schema, STORE_MIGRATIONS);

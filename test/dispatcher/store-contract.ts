@@ -2,35 +2,38 @@ import { Writable } from 'node:stream';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import {
   DELIVERY_TIMEOUT_MS,
-  DISPATCH_LEASE_MARGIN_MS,
+  type DeliveryJob,
   type DeliveryStatus,
   type Dispatcher,
   type DispatcherOptions,
-  type DispatchStorage,
+  type DispatchStore,
   type ExportedAttempt,
   type NewAttempt,
+  type RecordedAttempt,
   type StoredWebhook,
 } from '../../src/dispatcher/index.js';
-import { afterAttempt } from '../../src/dispatcher/schedule.js';
+import { recordingOf } from '../../src/dispatcher/attempt-recording.js';
+import { DISPATCH_LEASE_MARGIN_MS } from '../../src/dispatcher/defaults.js';
+import { afterAttempt, type DeliveryTransition } from '../../src/dispatcher/schedule.js';
 import { createTestEvent } from '../../src/testing/index.js';
 import { FakeClock } from '../helpers/clock.js';
 import { withServer } from '../helpers/server.js';
 import { clockedDispatcher, MINUTE, Receiver, testDispatcher } from './fixtures.js';
 
 /**
- * One database for one test, as every DispatchStorage implementation provides it. `open()`
- * returns another storage on the same database each time — another process, as far as the
- * storage can tell — and closes it when the test ends.
+ * One database for one test, as every DispatchStore implementation provides it. `open()`
+ * returns another store on the same database each time — another process, as far as the
+ * store can tell — and closes it when the test ends.
  */
-export interface DispatchStorageFixture {
-  open(): Promise<DispatchStorage>;
+export interface DispatchStoreFixture {
+  open(): Promise<DispatchStore>;
   /** Deliveries in a state, counted in the database directly. */
   countDeliveries(status: DeliveryStatus): Promise<number>;
 }
 
 const NOW = Date.UTC(2026, 10, 22, 9, 0, 0);
 
-async function seed(storage: DispatchStorage, { webhooks, events, url, now }: { webhooks: number; events: number; url: string; now: number }) {
+async function seed(storage: DispatchStore, { webhooks, events, url, now }: { webhooks: number; events: number; url: string; now: number }) {
   const ids = Array.from({ length: webhooks }, (_, i) => `wh_${i}`);
   for (const id of ids) {
     await storage.insertWebhook({ id, url, events: ['*'], headers: {}, status: 'active', secret: 'whsec_seed', created_at: now, updated_at: now });
@@ -78,16 +81,21 @@ function attemptOf(job: { delivery: { id: string; webhook_id: string; event_id: 
 }
 
 /** A dispatcher on the fixture's database (quiet, plain http to loopback allowed), closed when the test ends. */
-async function dispatcherOn(fixture: DispatchStorageFixture, options: DispatcherOptions = {}): Promise<Dispatcher> {
-  return testDispatcher({ database: await fixture.open(), ...options });
+async function dispatcherOn(fixture: DispatchStoreFixture, options: DispatcherOptions = {}): Promise<Dispatcher> {
+  return testDispatcher({ store: await fixture.open(), ...options });
+}
+
+/** Records `attempt` of `job`'s delivery as the dispatcher does: numbered and merged by the dispatcher, stored by the store. */
+function record(storage: DispatchStore, attempt: NewAttempt, transition: DeliveryTransition): Promise<RecordedAttempt> {
+  return storage.recordAttempt(attempt.delivery_id, recordingOf(attempt, transition));
 }
 
 /**
- * The DispatchStorage contract, written once and run against every implementation (SQLite,
+ * The DispatchStore contract, written once and run against every implementation (SQLite,
  * PostgreSQL). `create` returns a fixture on a fresh, empty database.
  */
-export function describeDispatchStorage(name: string, create: () => Promise<DispatchStorageFixture> | DispatchStorageFixture): void {
-  describe(`${name}: the DispatchStorage contract`, () => {
+export function describeDispatchStore(name: string, create: () => Promise<DispatchStoreFixture> | DispatchStoreFixture): void {
+  describe(`${name}: the DispatchStore contract`, () => {
     describe('registrations', () => {
       it('stores, lists oldest first, changes only what is given, and deletes (ending pending deliveries, keeping the log)', async () => {
         const storage = await (await create()).open();
@@ -158,7 +166,8 @@ export function describeDispatchStorage(name: string, create: () => Promise<Disp
         expect(job!.event).toEqual(event);
         expect(job!.webhook.headers).toEqual({ 'x-note': 'Grüße 💶' });
         const body = 'bad\u0000answer \ud83d\udcb6 \u0001 end';
-        const recorded = await storage.recordAttempt(
+        const recorded = await record(
+          storage,
           attemptOf(job!, { attempted_at: far, response_body: body, error_message: 'answered \u0000' }),
           afterAttempt({ delivered: false, manual: false, leaseOwner: 'w', startedAt: far, schedule: [0, 60] }),
         );
@@ -180,14 +189,16 @@ export function describeDispatchStorage(name: string, create: () => Promise<Disp
         const [job] = await storage.claimDue({ now: NOW + 100, limit: 1, lease: { owner: 'fast', until: NOW + 200 } });
         expect(job!.delivery.id).toBe('dlv_1');
 
-        const late = await storage.recordAttempt(
+        const late = await record(
+          storage,
           attemptOf(stale!, { attempted_at: NOW + 150 }),
           afterAttempt({ delivered: false, manual: false, leaseOwner: 'slow', startedAt: NOW, schedule: [0, 60] }),
         );
         expect(late.attempt.attempt_number).toBe(1);
         expect(late.delivery).toMatchObject({ status: 'retrying', attempt_count: 1, automatic_attempt_count: 0, lease_owner: 'fast', lease_until: NOW + 200 });
 
-        const ok = await storage.recordAttempt(
+        const ok = await record(
+          storage,
           attemptOf(job!, { attempted_at: NOW + 160, response_status: 204, error_kind: null, error_message: null }),
           afterAttempt({ delivered: true, manual: false, leaseOwner: 'fast', startedAt: NOW + 100, schedule: [0, 60] }),
         );
@@ -209,10 +220,10 @@ export function describeDispatchStorage(name: string, create: () => Promise<Disp
         const [job, other] = await storage.claimDue({ now: NOW, limit: 2, lease: { owner: 'w', until: NOW + 100 } });
         const failed = (startedAt: number) => afterAttempt({ delivered: false, manual: false, leaseOwner: 'w', startedAt, schedule: [0, 60] });
         const [automatic, manual, vanished, second] = await Promise.allSettled([
-          storage.recordAttempt(attemptOf(job!, { attempted_at: NOW + 10 }), failed(NOW)),
-          storage.recordAttempt(attemptOf(job!, { attempted_at: NOW + 11, manual: true }), afterAttempt({ delivered: false, manual: true, leaseOwner: 'x', startedAt: NOW + 11, schedule: [0, 60] })),
-          storage.recordAttempt(attemptOf({ ...job!, delivery: { ...job!.delivery, id: 'dlv_missing' } }), failed(NOW)),
-          storage.recordAttempt(attemptOf(other!, { attempted_at: NOW + 12 }), failed(NOW)),
+          record(storage, attemptOf(job!, { attempted_at: NOW + 10 }), failed(NOW)),
+          record(storage, attemptOf(job!, { attempted_at: NOW + 11, manual: true }), afterAttempt({ delivered: false, manual: true, leaseOwner: 'x', startedAt: NOW + 11, schedule: [0, 60] })),
+          record(storage, attemptOf({ ...job!, delivery: { ...job!.delivery, id: 'dlv_missing' } }), failed(NOW)),
+          record(storage, attemptOf(other!, { attempted_at: NOW + 12 }), failed(NOW)),
         ]);
         expect(vanished.status).toBe('rejected');
         expect([automatic, manual, second].map((result) => result.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled']);
@@ -222,6 +233,22 @@ export function describeDispatchStorage(name: string, create: () => Promise<Disp
         ]);
         expect(await storage.getDelivery('dlv_1')).toMatchObject({ attempt_count: 2, automatic_attempt_count: 1, next_attempt_at: NOW + 60_000, lease_owner: null });
         expect(await storage.getDelivery('dlv_2')).toMatchObject({ attempt_count: 1, automatic_attempt_count: 1 });
+      });
+
+      it('a manual success recorded first wins: the lease holder\'s failure recorded in the same batch leaves it delivered', async () => {
+        const storage = await (await create()).open();
+        await storage.insertWebhook(webhook('wh_1'));
+        await storage.insertEvent(storedEvent('evt_1'), [{ id: 'dlv_1', webhook_id: 'wh_1', next_attempt_at: NOW }]);
+        const [job] = await storage.claimDue({ now: NOW, limit: 1, lease: { owner: 'w', until: NOW + 100 } });
+        const succeeded = { attempted_at: NOW + 5, manual: true, response_status: 200, error_kind: null, error_message: null };
+        const [manual, automatic] = await Promise.all([
+          record(storage, attemptOf(job!, succeeded), afterAttempt({ delivered: true, manual: true, leaseOwner: 'x', startedAt: NOW + 5, schedule: [0, 60] })),
+          record(storage, attemptOf(job!, { attempted_at: NOW + 6 }), afterAttempt({ delivered: false, manual: false, leaseOwner: 'w', startedAt: NOW, schedule: [0, 60] })),
+        ]);
+        expect([manual.attempt.attempt_number, automatic.attempt.attempt_number]).toEqual([1, 2]);
+        expect(automatic.delivery).toMatchObject({ status: 'delivered', attempt_count: 2, next_attempt_at: null, lease_owner: null });
+        expect(await storage.getDelivery('dlv_1')).toEqual(automatic.delivery);
+        expect(await storage.nextDueAt()).toBeNull();
       });
 
       it('lists deliveries newest first with filters and paging, and exports attempts in order after a cursor', async () => {
@@ -237,24 +264,25 @@ export function describeDispatchStorage(name: string, create: () => Promise<Disp
         const jobs = await storage.claimDue({ now: NOW, limit: 100, lease: { owner: 'w', until: NOW + 1 } });
         expect(jobs).toHaveLength(8);
         for (const [i, job] of jobs.entries()) {
-          await storage.recordAttempt(
+          await record(
+            storage,
             attemptOf(job, { attempted_at: NOW + i, ...(job.delivery.webhook_id === 'wh_1' ? { response_status: 204, error_kind: null } : {}) }),
             afterAttempt({ delivered: job.delivery.webhook_id === 'wh_1', manual: false, leaseOwner: 'w', startedAt: NOW, schedule: [0, 60] }),
           );
         }
-        const ids = async (query: Partial<Parameters<DispatchStorage['listDeliveries']>[0]>) =>
+        const ids = async (query: Partial<Parameters<DispatchStore['listDeliveries']>[0]>) =>
           (await storage.listDeliveries({ limit: 100, offset: 0, ...query })).map((d) => d.id);
         expect(await ids({})).toEqual(['dlv_3_2', 'dlv_3_1', 'dlv_2_2', 'dlv_2_1', 'dlv_1_2', 'dlv_1_1', 'dlv_0_2', 'dlv_0_1']);
         expect(await ids({ limit: 2, offset: 1 })).toEqual(['dlv_3_1', 'dlv_2_2']);
-        expect(await ids({ status: 'retrying', webhookId: 'wh_2', since: NOW + MINUTE, until: NOW + 3 * MINUTE })).toEqual(['dlv_2_2', 'dlv_1_2']);
-        expect(await ids({ type: 'customer.created' })).toEqual([]);
+        expect(await ids({ status: 'retrying', webhook_id: 'wh_2', created_after: NOW + MINUTE, created_before: NOW + 3 * MINUTE })).toEqual(['dlv_2_2', 'dlv_1_2']);
+        expect(await ids({ event_types: ['customer.created'] })).toEqual([]);
+        expect(await ids({ event_types: ['customer.created', 'invoice.paid'], event_id: 'evt_3' })).toEqual(['dlv_3_2', 'dlv_3_1']);
 
         const firstPage = await storage.exportAttempts({}, 0, 5);
         const secondPage = await storage.exportAttempts({}, firstPage.at(-1)!.cursor, 5);
         expect([...firstPage, ...secondPage].map((row) => row.attempt.attempted_at)).toEqual([0, 1, 2, 3, 4, 5, 6, 7].map((i) => NOW + i));
         expect(secondPage).toHaveLength(3);
-        // A fractional bound works as on a number line: `until` 6.5 includes the attempt at 6.
-        const failed = await storage.exportAttempts({ status: 'retrying', since: NOW + 2, until: NOW + 6.5 }, 0, 100);
+        const failed = await storage.exportAttempts({ status: 'retrying', attempted_after: NOW + 2, attempted_before: NOW + 7 }, 0, 100);
         const expected = jobs.flatMap((job, i) => (job.delivery.webhook_id === 'wh_2' && i >= 2 && i <= 6 ? [NOW + i] : []));
         expect(expected.length).toBeGreaterThan(0);
         expect(failed.map((row) => row.attempt.attempted_at)).toEqual(expected);
@@ -365,6 +393,31 @@ export function describeDispatchStorage(name: string, create: () => Promise<Disp
         expect(expired.every((job) => job.delivery.lease_owner === 'c')).toBe(true);
       });
 
+      it('reports as due only what a claim can take: a disabled webhook\'s deliveries wait until it is active again', async () => {
+        const storage = await (await create()).open();
+        const lease = { owner: 'w', until: NOW + 60_000 };
+        await storage.insertWebhook(webhook('wh_on'));
+        await storage.insertWebhook(webhook('wh_off'));
+        await storage.insertEvent(storedEvent('evt_1'), [
+          { id: 'dlv_off', webhook_id: 'wh_off', next_attempt_at: NOW },
+          { id: 'dlv_on', webhook_id: 'wh_on', next_attempt_at: NOW + 5_000 },
+        ]);
+        expect(await storage.nextDueAt()).toBe(NOW);
+        await storage.updateWebhook('wh_off', { status: 'disabled' }, NOW);
+        expect(await storage.nextDueAt()).toBe(NOW + 5_000);
+        expect(await storage.claimDue({ now: NOW, limit: 10, lease })).toEqual([]);
+        // Created while its webhook is disabled (a test send): not due either.
+        await storage.insertEvent(storedEvent('evt_2'), [{ id: 'dlv_off_2', webhook_id: 'wh_off', next_attempt_at: NOW }]);
+        await storage.updateWebhook('wh_on', { status: 'disabled' }, NOW);
+        expect(await storage.nextDueAt()).toBeNull();
+
+        await storage.updateWebhook('wh_off', { status: 'active' }, NOW + 1);
+        expect(await storage.nextDueAt()).toBe(NOW);
+        const jobs = await storage.claimDue({ now: NOW, limit: 10, lease });
+        expect(jobs.map((job: DeliveryJob) => job.delivery.id).sort()).toEqual(['dlv_off', 'dlv_off_2']);
+        expect(await storage.nextDueAt()).toBe(lease.until);
+      });
+
       it('concurrent claims from several connections split the due deliveries without overlap', async () => {
         const fixture = await create();
         const storages = await Promise.all([fixture.open(), fixture.open(), fixture.open()]);
@@ -450,20 +503,22 @@ export function describeDispatchStorage(name: string, create: () => Promise<Disp
           await seed(inner, { webhooks: 1000, events: 100, url, now: clock.now() });
 
           const claims: { limit: number; got: number }[] = [];
-          const storage: DispatchStorage = new Proxy(inner, {
+          const storage: DispatchStore = new Proxy(inner, {
             get(target, property, receiverObject) {
               if (property === 'claimDue') {
-                return async (request: Parameters<DispatchStorage['claimDue']>[0]) => {
+                return async (request: Parameters<DispatchStore['claimDue']>[0]) => {
                   const jobs = await target.claimDue(request);
                   claims.push({ limit: request.limit, got: jobs.length });
                   return jobs;
                 };
               }
-              if (property === 'listDeliveries' || property === 'exportAttempts') throw new Error(`the worker must not call ${property}`);
+              if (property === 'listDeliveries' || property === 'exportAttempts') {
+                return () => Promise.reject(new Error(`the worker must not call ${property}`));
+              }
               return Reflect.get(target, property, receiverObject) as unknown;
             },
           });
-          const { dispatcher } = clockedDispatcher({ database: storage, concurrency: 10, allowedHosts: ['127.0.0.1'] });
+          const { dispatcher } = clockedDispatcher({ store: storage, concurrency: 10, allowedHosts: ['127.0.0.1'] });
           await dispatcher.start();
           await receiver.received(200);
           await dispatcher.stop();
@@ -481,7 +536,7 @@ export function describeDispatchStorage(name: string, create: () => Promise<Disp
 }
 
 /** Closes `storage` when the current test ends; fixtures use it for what `open()` opened. */
-export function closeWhenFinished<T extends DispatchStorage>(storage: T): T {
+export function closeWhenFinished<T extends DispatchStore>(storage: T): T {
   onTestFinished(() => storage.close());
   return storage;
 }

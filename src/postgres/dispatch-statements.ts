@@ -1,26 +1,37 @@
-import type { AttemptQuery, DeliveryQuery } from '../dispatcher/storage.js';
+import { ATTEMPT_FIELDS, DELIVERY_FIELDS, DELIVERY_STATE_FIELDS } from '../dispatcher/delivery-fields.js';
+import type { FieldKind, Fields } from '../dispatcher/fields.js';
+import type { AttemptQuery, DeliveryQuery } from '../dispatcher/store.js';
+import { attemptRows, deliveryRows } from './dispatch-rows.js';
 import { int8 } from './int8.js';
 import type { Prepare } from './statement.js';
 
 /* Columns by name, never `*`: prepared statements must keep their result shape across migrations. */
 const WEBHOOK_COLUMNS = ['id', 'url', 'events', 'headers', 'status', 'secret', 'created_at', 'updated_at'];
 const EVENT_COLUMNS = ['id', 'type', 'payload', 'correlation_id', 'test', 'created_at'];
-const DELIVERY_COLUMNS = ['seq', 'id', 'event_id', 'event_type', 'webhook_id', 'correlation_id', 'status', 'attempt_count',
-  'automatic_attempt_count', 'next_attempt_at', 'lease_owner', 'lease_until', 'test', 'created_at', 'updated_at'];
-const ATTEMPT_COLUMNS = ['seq', 'id', 'delivery_id', 'webhook_id', 'url', 'event_id', 'event_type', 'attempt_number', 'attempted_at',
-  'response_status', 'response_time_ms', 'receiver_ip', 'correlation_id', 'response_body', 'response_body_truncated', 'error_kind',
-  'error_message', 'manual', 'test'];
+/** The delivery's columns, and its position for ordering. */
+const DELIVERY_COLUMNS = ['seq', ...deliveryRows.columns];
+/** The columns a delivery's state is written to after an attempt, the id first to find it. */
+export const STATE_COLUMNS = ['id', ...DELIVERY_STATE_FIELDS] as const;
+
+/** The SQL type of each kind of field, for the arrays a batch is sent in. */
+const SQL_TYPES: Readonly<Record<FieldKind, string>> = { value: 'text', integer: 'integer', time: 'bigint', flag: 'boolean', text: 'text' };
 
 const columns = (names: readonly string[], alias?: string): string => names.map((name) => (alias ? `${alias}.${name}` : name)).join(', ');
 
-/** The dispatch storage's statements, with table names qualified by the (quoted) schema. */
+/** `unnest($n::type[], …) AS alias (columns…)`: one array parameter per column, from `first` on. */
+function unnest(fields: Fields, names: readonly string[], first: number): string {
+  return `unnest(${names.map((name, i) => `$${first + i}::${SQL_TYPES[fields[name]!.kind]}[]`).join(', ')})`;
+}
+
+/** The dispatch store's statements, with table names qualified by the (quoted) schema. */
 export function dispatchStatements(schema: string, prepare: Prepare) {
   const webhooks = `${schema}.dispatch_webhooks`;
   const events = `${schema}.dispatch_events`;
   const deliveries = `${schema}.dispatch_deliveries`;
   const attempts = `${schema}.dispatch_attempts`;
   const jobColumns = 'e.payload, e.test AS event_test, e.created_at AS event_created_at, w.url, w.secret, w.headers';
-  const attemptColumns = `${columns(ATTEMPT_COLUMNS, 'a')}, e.payload AS request_payload`;
+  // The body an attempt sent is its event's payload, stored once per event.
+  const attemptColumns = `${columns(attemptRows.columns, 'a')}, e.payload AS request_payload`;
   return {
     insertWebhook: prepare(`INSERT INTO ${webhooks} (${columns(WEBHOOK_COLUMNS)}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`),
     getWebhook: prepare(`SELECT ${columns(WEBHOOK_COLUMNS)} FROM ${webhooks} WHERE id = $1 AND deleted_at IS NULL`),
@@ -95,27 +106,23 @@ export function dispatchStatements(schema: string, prepare: Prepare) {
       WHERE d.id = $1`),
     getDelivery: prepare(`SELECT ${columns(DELIVERY_COLUMNS)} FROM ${deliveries} WHERE id = $1`),
     lockDeliveries: prepare(`SELECT ${columns(DELIVERY_COLUMNS)} FROM ${deliveries} WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE`),
-    // A batch of attempt rows (numbered by the caller, inserted in batch order so that seq follows
-    // attempt_number) and each delivery's final state: one statement inside the batch's transaction.
+    // A batch of attempt rows (inserted in batch order, so that seq follows attempt_number) and
+    // each delivery's final state: one statement inside the batch's transaction.
     recordAttempts: prepare(`WITH attempt AS (
-        INSERT INTO ${attempts} (${columns(ATTEMPT_COLUMNS.slice(1))})
-        SELECT ${columns(ATTEMPT_COLUMNS.slice(1))}
-        FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::integer[], $8::bigint[],
-          $9::integer[], $10::integer[], $11::text[], $12::text[], $13::text[], $14::boolean[], $15::text[], $16::text[],
-          $17::boolean[], $18::boolean[]) WITH ORDINALITY AS a (${columns(ATTEMPT_COLUMNS.slice(1))}, position)
+        INSERT INTO ${attempts} (${columns(attemptRows.columns)})
+        SELECT ${columns(attemptRows.columns)}
+        FROM ${unnest(ATTEMPT_FIELDS, attemptRows.columns, 1)} WITH ORDINALITY AS a (${columns(attemptRows.columns)}, position)
         ORDER BY position
       )
-      UPDATE ${deliveries} d SET status = s.status, attempt_count = s.attempt_count, automatic_attempt_count = s.automatic_attempt_count,
-        next_attempt_at = s.next_attempt_at, lease_owner = s.lease_owner, lease_until = s.lease_until, updated_at = s.updated_at
-      FROM unnest($19::text[], $20::text[], $21::integer[], $22::integer[], $23::bigint[], $24::text[], $25::bigint[], $26::bigint[])
-        AS s (id, status, attempt_count, automatic_attempt_count, next_attempt_at, lease_owner, lease_until, updated_at)
+      UPDATE ${deliveries} d SET ${DELIVERY_STATE_FIELDS.map((name) => `${name} = s.${name}`).join(', ')}
+      FROM ${unnest(DELIVERY_FIELDS, STATE_COLUMNS, attemptRows.columns.length + 1)} AS s (${columns(STATE_COLUMNS)})
       WHERE d.id = s.id`),
     attemptsOfDelivery: prepare(`SELECT ${attemptColumns} FROM ${attempts} a
       JOIN ${events} e ON e.id = a.event_id WHERE a.delivery_id = $1 ORDER BY a.seq`),
     // Built per filter combination, so sent unnamed.
     listDeliveries: (where: string, limit: string, offset: string) =>
       `SELECT ${columns(DELIVERY_COLUMNS, 'd')} FROM ${deliveries} d ${where} ORDER BY d.seq DESC LIMIT ${limit} OFFSET ${offset}`,
-    exportAttempts: (where: string, limit: string) => `SELECT ${attemptColumns}, d.status AS delivery_status
+    exportAttempts: (where: string, limit: string) => `SELECT ${attemptColumns}, a.seq, d.status AS delivery_status
       FROM ${attempts} a
       JOIN ${events} e ON e.id = a.event_id
       JOIN ${deliveries} d ON d.id = a.delivery_id
@@ -123,22 +130,17 @@ export function dispatchStatements(schema: string, prepare: Prepare) {
   };
 }
 
-// Filter name → SQL condition on the numbered parameter `$n`; a filter applies when its value is given.
-const DELIVERY_FILTERS = {
-  status: (n: string) => `d.status = ${n}`,
-  type: (n: string) => `d.event_type = ${n}`,
-  webhookId: (n: string) => `d.webhook_id = ${n}`,
-  since: (n: string) => `d.created_at >= ${n}`,
-  until: (n: string) => `d.created_at < ${n}`,
-} as const;
-
-const ATTEMPT_FILTERS = {
-  status: (n: string) => `d.status = ${n}`,
-  type: (n: string) => `a.event_type = ${n}`,
-  webhookId: (n: string) => `a.webhook_id = ${n}`,
-  since: (n: string) => `a.attempted_at >= ${n}`,
-  until: (n: string) => `a.attempted_at < ${n}`,
-} as const;
+// Filter → SQL condition on the numbered parameter `$n`; a filter applies when its value is given.
+const CONDITIONS: Record<keyof AttemptQuery, (n: string) => string> = {
+  status: (n) => `d.status = ${n}`,
+  event_types: (n) => `d.event_type = ANY(${n}::text[])`,
+  webhook_id: (n) => `d.webhook_id = ${n}`,
+  event_id: (n) => `d.event_id = ${n}`,
+  created_after: (n) => `d.created_at >= ${n}`,
+  created_before: (n) => `d.created_at < ${n}`,
+  attempted_after: (n) => `a.attempted_at >= ${n}`,
+  attempted_before: (n) => `a.attempted_at < ${n}`,
+};
 
 /** Collects parameters and hands out their `$n` placeholders in order. */
 export class Parameters {
@@ -150,25 +152,17 @@ export class Parameters {
   }
 }
 
-export function deliveryWhere(query: DeliveryQuery, params: Parameters): string {
-  return where(query, DELIVERY_FILTERS, params, []);
-}
-
-export function attemptWhere(query: AttemptQuery, cursor: number, params: Parameters): string {
-  return where(query, ATTEMPT_FILTERS, params, [`a.seq > ${params.add(int8(cursor, 'cursor'))}`]);
-}
-
-function where(
-  query: DeliveryQuery | AttemptQuery,
-  filters: typeof DELIVERY_FILTERS | typeof ATTEMPT_FILTERS,
-  params: Parameters,
-  conditions: string[],
-): string {
-  for (const key of Object.keys(filters) as (keyof typeof filters)[]) {
-    const value = query[key];
-    if (value === undefined) continue;
-    // Stored times are whole milliseconds, so `>= 1.5` and `< 1.5` mean `>= 2` and `< 2`: exact.
-    conditions.push(filters[key](params.add(typeof value === 'number' ? int8(Math.ceil(value), key) : value)));
+/** The WHERE clause of the criteria given in `query`, and of `conditions` before them. */
+export function whereOf(query: DeliveryQuery | AttemptQuery, params: Parameters, conditions: string[] = []): string {
+  for (const key of Object.keys(CONDITIONS) as (keyof AttemptQuery)[]) {
+    const given = (query as AttemptQuery)[key];
+    if (given === undefined) continue;
+    conditions.push(CONDITIONS[key](params.add(typeof given === 'number' ? int8(given, key) : given)));
   }
   return conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : '';
+}
+
+/** The WHERE clause of an export page: the query's criteria, after `cursor`. */
+export function attemptWhere(query: AttemptQuery, cursor: number, params: Parameters): string {
+  return whereOf(query, params, [`a.seq > ${params.add(int8(cursor, 'cursor'))}`]);
 }

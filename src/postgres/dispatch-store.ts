@@ -1,14 +1,15 @@
-import type { DeliveryStatus } from '../dispatcher/records.js';
+import { z } from 'zod';
+import { parseOptions } from '../configuration.js';
+import type { DeliveryStatus } from '../dispatcher/statuses.js';
 import type {
   AttemptQuery,
+  AttemptRecording,
   ClaimRequest,
   DeliveryJob,
   DeliveryQuery,
-  DeliveryTransition,
-  DispatchStorage,
+  DispatchStore,
   ExportRow,
   InsertEventResult,
-  NewAttempt,
   NewDelivery,
   RecordedAttempt,
   StoredAttempt,
@@ -16,37 +17,45 @@ import type {
   StoredEvent,
   StoredWebhook,
   WebhookChanges,
-} from '../dispatcher/storage.js';
+} from '../dispatcher/store.js';
+import { onceSucceeded } from '../once.js';
+import { parseArgument } from '../parse-argument.js';
 import { AttemptRecorder } from './attempt-recorder.js';
-import { attemptWhere, deliveryWhere, dispatchStatements, Parameters } from './dispatch-sql.js';
 import { DISPATCH_MIGRATIONS } from './dispatch-migrations.js';
-import { toAttempt, toDelivery, toEvent, toJob, toWebhook, type AttemptRow, type DeliveryRow, type EventRow, type JobRow, type WebhookRow } from './dispatch-rows.js';
+import { attemptRows, deliveryRows, toEvent, toJob, toWebhook, type EventRow, type JobRow, type WebhookRow } from './dispatch-rows.js';
+import { attemptWhere, dispatchStatements, Parameters, whereOf } from './dispatch-statements.js';
 import { int8, nullableInt8, readInt8, readNullableInt8 } from './int8.js';
 import { migrate } from './migrations.js';
-import { onceSucceeded } from './once.js';
-import { openPool, type PostgresConnectionOptions, type PostgresPool } from './pool.js';
-import { resolveSchema } from './schema-name.js';
+import { connectionShape, postgresTarget, schemaName } from './options.js';
+import { openPool, type CheckedConnectionOptions, type PostgresConnectionOptions, type PostgresPool } from './pool.js';
 import { run, statementPreparer, type Statement } from './statement.js';
 import { withTransaction } from './transaction.js';
 
-export type PostgresDispatchStorageOptions = PostgresConnectionOptions;
+export type PostgresDispatchStoreOptions = PostgresConnectionOptions;
 
 /**
- * The Dispatcher's storage on PostgreSQL, for several dispatcher processes sharing one schedule.
+ * The Dispatcher's store on PostgreSQL, for several dispatcher processes sharing one schedule.
  * `next_attempt_at` is the queue: each worker leases due deliveries with `FOR UPDATE SKIP LOCKED`
  * in the statement that writes the lease, so two workers never hold the same delivery; a lease
  * whose worker died expires and the delivery is due again. An attempt's log row and the
  * delivery's next state are written in one transaction under the delivery's row lock.
  *
+ * Returns at once; the tables are created (migrated) on first use or by `ready()`.
+ *
  * @param poolOrUrl a `postgres://` URL (a pool is opened, and ended by `close()`) or a `pg.Pool`
  *   (left open by `close()`)
- * @throws ConfigurationError for a bad URL, pool or option, here and never later
+ * @throws ConfigurationError for a bad URL, pool or option, here and never later (never with the password)
  * @example
- * const dispatcher = new Dispatcher({ database: new PostgresDispatchStorage(process.env.DATABASE_URL!) });
+ * const dispatcher = new Dispatcher({ store: postgresDispatchStore(process.env.DATABASE_URL!) });
  */
-export class PostgresDispatchStorage implements DispatchStorage {
-  /** The schema holding the tables, as given. */
-  readonly schema: string;
+export function postgresDispatchStore(poolOrUrl: PostgresPool | string, options: PostgresDispatchStoreOptions = {}): DispatchStore {
+  // Everything is checked before a pool is opened.
+  parseArgument(postgresTarget, 'poolOrUrl', poolOrUrl, 'postgresDispatchStore');
+  const valid = parseOptions(z.strictObject(connectionShape(typeof poolOrUrl === 'string')), options, 'postgresDispatchStore');
+  return new PostgresDispatchStore(poolOrUrl, valid);
+}
+
+class PostgresDispatchStore implements DispatchStore {
   private readonly pool: PostgresPool;
   private readonly ownsPool: boolean;
   private readonly sql: ReturnType<typeof dispatchStatements>;
@@ -54,11 +63,9 @@ export class PostgresDispatchStorage implements DispatchStorage {
   private readonly recorder: AttemptRecorder;
   private closing: Promise<void> | null = null;
 
-  constructor(poolOrUrl: PostgresPool | string, options: PostgresDispatchStorageOptions = {}) {
-    // Every option is checked before a pool is opened.
-    const schema = resolveSchema(options.schema);
+  constructor(poolOrUrl: PostgresPool | string, options: CheckedConnectionOptions) {
+    const schema = schemaName(options);
     const prepare = statementPreparer(options.preparedStatements);
-    this.schema = schema.name;
     ({ pool: this.pool, owned: this.ownsPool } = openPool(poolOrUrl, options));
     this.sql = dispatchStatements(schema.quoted, prepare);
     this.recorder = new AttemptRecorder(this.pool, this.sql);
@@ -67,8 +74,8 @@ export class PostgresDispatchStorage implements DispatchStorage {
     });
   }
 
-  /** Creates or migrates the tables; safe when several processes start at once. */
-  init(): Promise<void> {
+  /** Creates or migrates the tables; safe when several processes start at once, tried again after a failure. */
+  ready(): Promise<void> {
     return this.migrated();
   }
 
@@ -172,32 +179,32 @@ export class PostgresDispatchStorage implements DispatchStorage {
   }
 
   /** Resolves once committed; attempts finishing together share one transaction (see AttemptRecorder). */
-  async recordAttempt(attempt: NewAttempt, transition: DeliveryTransition): Promise<RecordedAttempt> {
+  async recordAttempt(deliveryId: string, recording: AttemptRecording): Promise<RecordedAttempt> {
     await this.migrated();
-    return this.recorder.record(attempt, transition);
+    return this.recorder.record(deliveryId, recording);
   }
 
   async getDelivery(id: string): Promise<StoredDelivery | undefined> {
-    const [row] = await this.rows<DeliveryRow>(this.sql.getDelivery, [id]);
-    return row && toDelivery(row);
+    const [row] = await this.rows<Record<string, unknown>>(this.sql.getDelivery, [id]);
+    return row && deliveryRows.read(row);
   }
 
   async listDeliveries(query: DeliveryQuery): Promise<StoredDelivery[]> {
     const params = new Parameters();
-    const where = deliveryWhere(query, params);
+    const where = whereOf(query, params);
     const text = this.sql.listDeliveries(where, params.add(query.limit), params.add(query.offset));
-    return (await this.rows<DeliveryRow>(text, params.values)).map(toDelivery);
+    return (await this.rows<Record<string, unknown>>(text, params.values)).map((row) => deliveryRows.read(row));
   }
 
   async listAttempts(deliveryId: string): Promise<StoredAttempt[]> {
-    return (await this.rows<AttemptRow>(this.sql.attemptsOfDelivery, [deliveryId])).map(toAttempt);
+    return (await this.rows<Record<string, unknown>>(this.sql.attemptsOfDelivery, [deliveryId])).map((row) => attemptRows.read(row));
   }
 
   async exportAttempts(query: AttemptQuery, cursor: number, limit: number): Promise<ExportRow[]> {
     const params = new Parameters();
     const where = attemptWhere(query, cursor, params);
-    const rows = await this.rows<AttemptRow & { delivery_status: DeliveryStatus }>(this.sql.exportAttempts(where, params.add(limit)), params.values);
-    return rows.map((row) => ({ attempt: toAttempt(row), delivery_status: row.delivery_status, cursor: readInt8(row.seq, 'seq') }));
+    const rows = await this.rows<Record<string, unknown>>(this.sql.exportAttempts(where, params.add(limit)), params.values);
+    return rows.map((row) => ({ attempt: attemptRows.read(row), delivery_status: row.delivery_status as DeliveryStatus, cursor: readInt8(row.seq, 'seq') }));
   }
 
   private async query(statement: Statement | string, values: unknown[]): Promise<{ rows: unknown[] }> {

@@ -1,0 +1,23 @@
+/** `disabled` keeps the registration and its log; nothing is sent to it until it is active again. */
+export type WebhookStatus = 'active' | 'disabled';
+
+/** The states of the platform's document, exactly. A delivery not yet attempted is `retrying`. */
+export type DeliveryStatus = 'delivered' | 'retrying' | 'finally_failed';
+
+/** Keyed by the type, so the compiler notices a status added to the type and missing here. */
+const STATUSES: Readonly<Record<DeliveryStatus, true>> = { delivered: true, retrying: true, finally_failed: true };
+
+/** Every delivery status. */
+export const DELIVERY_STATUSES = Object.keys(STATUSES) as readonly DeliveryStatus[];
+
+export function isDeliveryStatus(value: unknown): value is DeliveryStatus {
+  return typeof value === 'string' && Object.hasOwn(STATUSES, value);
+}
+
+/**
+ * Why an attempt failed. `http_status`: the receiver answered outside 200–299; `redirect`: a 3xx
+ * (never followed); `timeout`: no complete answer within `timeoutMs`; `connection`: refused,
+ * reset or closed; `dns`: the host did not resolve; `tls`: certificate or handshake failure;
+ * `ssrf`: the URL or the address it resolved to is not allowed, refused before connecting.
+ */
+export type AttemptErrorKind = 'http_status' | 'redirect' | 'timeout' | 'connection' | 'dns' | 'tls' | 'ssrf';

@@ -1,0 +1,183 @@
+import type { EventType } from '../events/catalog.js';
+import type { DELIVERY_STATE_FIELDS, StoredAttempt, StoredDelivery } from './delivery-fields.js';
+import type { DeliveryStatus, WebhookStatus } from './statuses.js';
+
+/*
+ * The dispatcher's persistence, behind one interface so that SQLite (sqliteDispatchStore) and
+ * PostgreSQL (postgresDispatchStore) — or a backend of your own — are interchangeable. Every
+ * method is async; an implementation may be synchronous inside. Times are milliseconds since the
+ * epoch from the dispatcher's clock; a store never reads a clock of its own. The decisions (which
+ * number an attempt gets, what state a delivery is in next) are the dispatcher's: a store keeps
+ * what it is told, in one transaction.
+ */
+
+export type { StoredAttempt, StoredDelivery } from './delivery-fields.js';
+
+export interface StoredWebhook {
+  id: string;
+  url: string;
+  /** Event types and patterns as registered. */
+  events: string[];
+  headers: Record<string, string>;
+  status: WebhookStatus;
+  secret: string;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface WebhookChanges {
+  url?: string;
+  events?: string[];
+  headers?: Record<string, string>;
+  status?: WebhookStatus;
+  secret?: string;
+}
+
+export interface StoredEvent {
+  id: string;
+  type: EventType;
+  /** The exact JSON text sent to every webhook; stored once per event. */
+  payload: string;
+  correlation_id: string;
+  test: boolean;
+  created_at: number;
+}
+
+export interface NewDelivery {
+  id: string;
+  webhook_id: string;
+  next_attempt_at: number;
+  /** Set when the creator sends the first attempt itself (`sendTest`), so no worker claims it. */
+  lease?: Lease;
+}
+
+export interface Lease {
+  owner: string;
+  until: number;
+}
+
+export type InsertEventResult = { inserted: true; deliveries: number } | { inserted: false; existing: StoredEvent };
+
+/** Everything one attempt needs, read in one go. */
+export interface DeliveryJob {
+  delivery: StoredDelivery;
+  event: StoredEvent;
+  webhook: Pick<StoredWebhook, 'id' | 'url' | 'secret' | 'headers'>;
+}
+
+export interface ClaimRequest {
+  now: number;
+  limit: number;
+  lease: Lease;
+}
+
+/** An attempt as the sender produced it, before it is numbered. */
+export type NewAttempt = Omit<StoredAttempt, 'attempt_number'>;
+
+/** The fields of a delivery that an attempt changes. */
+export type DeliveryState = Pick<StoredDelivery, (typeof DELIVERY_STATE_FIELDS)[number]>;
+
+/** An attempt as stored, and its delivery as the attempt left it. */
+export interface RecordedAttempt {
+  attempt: StoredAttempt;
+  delivery: StoredDelivery;
+}
+
+/**
+ * What to store for an attempt, given its delivery as it is inside the store's transaction:
+ * the numbered attempt and the delivery's next state. The dispatcher writes it; a store calls it
+ * synchronously, with the row locked against other records, and stores exactly what it returns.
+ */
+export type AttemptRecording = (current: StoredDelivery) => RecordedAttempt;
+
+/** Which deliveries `listDeliveries` returns; every criterion given must hold. */
+export interface DeliveryQuery {
+  status?: DeliveryStatus;
+  /** The delivery's event type is one of these. */
+  event_types?: readonly EventType[];
+  webhook_id?: string;
+  event_id?: string;
+  /** Created at or after (ms, whole). */
+  created_after?: number;
+  /** Created before (ms, whole). */
+  created_before?: number;
+  limit: number;
+  offset: number;
+}
+
+/** Which attempts `exportAttempts` returns: by their delivery (as in {@link DeliveryQuery}) and their time. */
+export interface AttemptQuery extends Omit<DeliveryQuery, 'limit' | 'offset'> {
+  /** Attempts made at or after (ms, whole). */
+  attempted_after?: number;
+  /** Attempts made before (ms, whole). */
+  attempted_before?: number;
+}
+
+export interface ExportRow {
+  attempt: StoredAttempt;
+  delivery_status: DeliveryStatus;
+  /** Opaque position for the next page. */
+  cursor: number;
+}
+
+export interface DispatchStore {
+  /**
+   * Resolves when the store is usable (schema migrated, connection made); idempotent, and tried
+   * again after a failure. Every other method waits for it by itself.
+   */
+  ready(): Promise<void>;
+  /** Releases what the store opened itself. */
+  close(): Promise<void>;
+
+  insertWebhook(webhook: StoredWebhook): Promise<void>;
+  /** A registration that exists and is not deleted. */
+  getWebhook(id: string): Promise<StoredWebhook | undefined>;
+  /** All registrations that are not deleted, oldest first. */
+  listWebhooks(): Promise<StoredWebhook[]>;
+  /** Changes a registration; a new status applies to its pending deliveries in the same transaction. */
+  updateWebhook(id: string, changes: WebhookChanges, now: number): Promise<StoredWebhook | undefined>;
+  /**
+   * Deletes a registration (its log stays) and ends its pending deliveries as `finally_failed`.
+   * Returns false when there was nothing to delete.
+   */
+  deleteWebhook(id: string, now: number): Promise<boolean>;
+
+  /**
+   * Stores an event and its deliveries in one transaction. Deliveries to a deleted webhook are
+   * skipped. An event id that exists already inserts nothing and returns the stored event.
+   */
+  insertEvent(event: StoredEvent, deliveries: readonly NewDelivery[]): Promise<InsertEventResult>;
+
+  /**
+   * Leases up to `limit` deliveries that are due — `retrying`, `next_attempt_at <= now` (an
+   * expired lease included), of an active webhook — earliest first, in one transaction: two
+   * processes never lease the same delivery at the same time.
+   */
+  claimDue(request: ClaimRequest): Promise<DeliveryJob[]>;
+  /**
+   * The earliest `next_attempt_at` of a delivery a claim could take (`retrying`, of an active
+   * webhook), due or not; `null` when there is none.
+   */
+  nextDueAt(): Promise<number | null>;
+  /** One delivery with its event and webhook, leased or not (for manual retries). */
+  loadJob(deliveryId: string): Promise<DeliveryJob | undefined>;
+  /**
+   * In one transaction: reads the delivery (locked against concurrent records), calls `recording`
+   * with it, inserts the attempt it returns and sets the delivery's state fields to the ones it
+   * returns. Records of one delivery that arrive together are applied one after the other, each
+   * seeing the state the one before left. Rejects when the delivery does not exist. Resolves with
+   * what `recording` returned, once committed.
+   */
+  recordAttempt(deliveryId: string, recording: AttemptRecording): Promise<RecordedAttempt>;
+
+  getDelivery(id: string): Promise<StoredDelivery | undefined>;
+  /** Newest first. */
+  listDeliveries(query: DeliveryQuery): Promise<StoredDelivery[]>;
+  /** The attempts of one delivery, oldest first. */
+  listAttempts(deliveryId: string): Promise<StoredAttempt[]>;
+  /** A page of attempts in the order they were recorded, after `cursor` (0 for the start). */
+  exportAttempts(query: AttemptQuery, cursor: number, limit: number): Promise<ExportRow[]>;
+}
+
+/** The store once it is ready; rejects after the dispatcher was closed. Internal to the dispatcher. */
+export type StoreAccess = () => Promise<DispatchStore>;

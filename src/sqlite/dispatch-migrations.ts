@@ -1,0 +1,98 @@
+import type { MigrationSet } from '../migrations.js';
+
+/*
+ * The dispatch store's tables, prefixed `dispatch_` because one file may also hold the receiver's
+ * store and an application's own tables. 0.x kept its version in `dispatch_schema_migrations`;
+ * version 1 below is that layout and creates only what is missing, so a 0.x file is adopted with
+ * its records.
+ */
+export const DISPATCH_MIGRATIONS: MigrationSet = {
+  component: 'dispatch',
+  migrations: [
+    `
+    CREATE TABLE IF NOT EXISTS dispatch_webhooks (
+      id TEXT PRIMARY KEY,
+      url TEXT NOT NULL,
+      events TEXT NOT NULL,
+      headers TEXT NOT NULL,
+      status TEXT NOT NULL CHECK (status IN ('active', 'disabled')),
+      secret TEXT NOT NULL,
+      created_at INTEGER NOT NULL,
+      updated_at INTEGER NOT NULL,
+      deleted_at INTEGER
+    ) STRICT;
+
+    CREATE TABLE IF NOT EXISTS dispatch_events (
+      id TEXT PRIMARY KEY,
+      type TEXT NOT NULL,
+      payload TEXT NOT NULL,
+      correlation_id TEXT NOT NULL,
+      test INTEGER NOT NULL,
+      created_at INTEGER NOT NULL
+    ) STRICT;
+
+    CREATE TABLE IF NOT EXISTS dispatch_deliveries (
+      seq INTEGER PRIMARY KEY,
+      id TEXT NOT NULL UNIQUE,
+      event_id TEXT NOT NULL REFERENCES dispatch_events (id),
+      webhook_id TEXT NOT NULL REFERENCES dispatch_webhooks (id),
+      event_type TEXT NOT NULL,
+      correlation_id TEXT NOT NULL,
+      status TEXT NOT NULL CHECK (status IN ('retrying', 'delivered', 'finally_failed')),
+      attempt_count INTEGER NOT NULL DEFAULT 0,
+      automatic_attempt_count INTEGER NOT NULL DEFAULT 0,
+      next_attempt_at INTEGER,
+      lease_owner TEXT,
+      lease_until INTEGER,
+      test INTEGER NOT NULL,
+      created_at INTEGER NOT NULL,
+      updated_at INTEGER NOT NULL,
+      UNIQUE (event_id, webhook_id)
+    ) STRICT;
+
+    CREATE INDEX IF NOT EXISTS dispatch_deliveries_due ON dispatch_deliveries (status, next_attempt_at);
+    CREATE INDEX IF NOT EXISTS dispatch_deliveries_webhook ON dispatch_deliveries (webhook_id, seq);
+    CREATE INDEX IF NOT EXISTS dispatch_deliveries_created ON dispatch_deliveries (created_at);
+
+    CREATE TABLE IF NOT EXISTS dispatch_attempts (
+      seq INTEGER PRIMARY KEY,
+      id TEXT NOT NULL UNIQUE,
+      delivery_id TEXT NOT NULL REFERENCES dispatch_deliveries (id),
+      webhook_id TEXT NOT NULL,
+      url TEXT NOT NULL,
+      event_id TEXT NOT NULL,
+      event_type TEXT NOT NULL,
+      attempt_number INTEGER NOT NULL,
+      attempted_at INTEGER NOT NULL,
+      response_status INTEGER,
+      response_time_ms INTEGER NOT NULL,
+      receiver_ip TEXT,
+      correlation_id TEXT NOT NULL,
+      response_body TEXT,
+      response_body_truncated INTEGER NOT NULL,
+      error_kind TEXT,
+      error_message TEXT,
+      manual INTEGER NOT NULL,
+      test INTEGER NOT NULL
+    ) STRICT;
+
+    CREATE INDEX IF NOT EXISTS dispatch_attempts_delivery ON dispatch_attempts (delivery_id, seq);
+    CREATE INDEX IF NOT EXISTS dispatch_attempts_time ON dispatch_attempts (attempted_at);
+    `,
+    // The webhook's status, copied to its deliveries (kept in step by updateWebhook), as on
+    // PostgreSQL: the queue is then one partial index of what a claim can take, earliest first, and
+    // a disabled webhook's deliveries are neither claimed nor reported as due. The last two
+    // statements make a 0.x build, which reads only dispatch_schema_migrations, refuse this file
+    // with a configuration error instead of writing to a layout it does not know.
+    `
+    ALTER TABLE dispatch_deliveries ADD COLUMN webhook_active INTEGER NOT NULL DEFAULT 1 CHECK (webhook_active IN (0, 1));
+    UPDATE dispatch_deliveries SET webhook_active = 0
+      WHERE status = 'retrying' AND webhook_id IN (SELECT id FROM dispatch_webhooks WHERE status <> 'active');
+    DROP INDEX dispatch_deliveries_due;
+    CREATE INDEX dispatch_deliveries_due ON dispatch_deliveries (next_attempt_at) WHERE status = 'retrying' AND webhook_active = 1;
+
+    CREATE TABLE IF NOT EXISTS dispatch_schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL) STRICT;
+    INSERT OR IGNORE INTO dispatch_schema_migrations (version, applied_at) VALUES (2, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'));
+    `,
+  ],
+};

@@ -1,0 +1,75 @@
+import type { EventType } from '../events/catalog.js';
+import { ATTEMPT_FIELDS, DELIVERY_FIELDS } from '../dispatcher/delivery-fields.js';
+import { AS_IS, rowMapping, type BackendCodecs } from '../dispatcher/fields.js';
+import type { WebhookStatus } from '../dispatcher/statuses.js';
+import type { DeliveryJob, StoredEvent, StoredWebhook } from '../dispatcher/store.js';
+
+/* Rows as better-sqlite3 returns them (flags as 0 or 1, lists as JSON text) → the store's records. */
+
+const SQLITE_CODECS: BackendCodecs = {
+  value: AS_IS,
+  integer: AS_IS,
+  time: AS_IS,
+  text: AS_IS,
+  flag: { read: (stored) => stored === 1, write: (flag) => (flag ? 1 : 0) },
+};
+
+export const deliveryRows = rowMapping(DELIVERY_FIELDS, SQLITE_CODECS);
+export const attemptRows = rowMapping(ATTEMPT_FIELDS, SQLITE_CODECS);
+
+export interface WebhookRow {
+  id: string;
+  url: string;
+  events: string;
+  headers: string;
+  status: WebhookStatus;
+  secret: string;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface EventRow {
+  id: string;
+  type: EventType;
+  payload: string;
+  correlation_id: string;
+  test: number;
+  created_at: number;
+}
+
+/** A delivery's columns with its event's and webhook's, as the job statements select them. */
+export type JobRow = Record<string, unknown> & {
+  event_type: EventType;
+  event_id: string;
+  webhook_id: string;
+  correlation_id: string;
+  payload: string;
+  event_test: number;
+  event_created_at: number;
+  url: string;
+  secret: string;
+  headers: string;
+};
+
+export const WEBHOOK_COLUMNS = 'id, url, events, headers, status, secret, created_at, updated_at';
+export const EVENT_COLUMNS = 'id, type, payload, correlation_id, test, created_at';
+/** What a job reads besides the delivery's own columns. */
+export const JOB_COLUMNS = 'e.payload, e.test AS event_test, e.created_at AS event_created_at, w.url, w.secret, w.headers';
+
+export const bit = (flag: boolean): number => (flag ? 1 : 0);
+
+export function toWebhook(row: WebhookRow): StoredWebhook {
+  return { ...row, events: JSON.parse(row.events) as string[], headers: JSON.parse(row.headers) as Record<string, string> };
+}
+
+export function toEvent(row: EventRow): StoredEvent {
+  return { ...row, test: row.test === 1 };
+}
+
+export function toJob(row: JobRow): DeliveryJob {
+  return {
+    delivery: deliveryRows.read(row),
+    event: { id: row.event_id, type: row.event_type, payload: row.payload, correlation_id: row.correlation_id, test: row.event_test === 1, created_at: row.event_created_at },
+    webhook: { id: row.webhook_id, url: row.url, secret: row.secret, headers: JSON.parse(row.headers) as Record<string, string> },
+  };
+}

@@ -1,0 +1,230 @@
+import type { Statement } from 'better-sqlite3';
+import { z } from 'zod';
+import { parseOptions } from '../configuration.js';
+import { parseArgument } from '../parse-argument.js';
+import type { DeliveryStatus } from '../dispatcher/statuses.js';
+import type {
+  AttemptQuery,
+  AttemptRecording,
+  ClaimRequest,
+  DeliveryJob,
+  DeliveryQuery,
+  DispatchStore,
+  ExportRow,
+  InsertEventResult,
+  NewDelivery,
+  RecordedAttempt,
+  StoredAttempt,
+  StoredDelivery,
+  StoredEvent,
+  StoredWebhook,
+  WebhookChanges,
+} from '../dispatcher/store.js';
+import { asPromise } from './as-promise.js';
+import { openConnection, sqliteConnectionShape, sqliteTarget, type SqliteConnectionOptions } from './connection.js';
+import type { SqliteDatabase } from './database.js';
+import { DISPATCH_MIGRATIONS } from './dispatch-migrations.js';
+import { attemptRows, bit, deliveryRows, toEvent, toJob, toWebhook, type JobRow } from './dispatch-rows.js';
+import { exportAttemptsSql, filter, listDeliveriesSql, prepareStatements, type DispatchStatements } from './dispatch-statements.js';
+import type { SqliteConnection } from './driver.js';
+import { GroupCommit } from './group-commit.js';
+import { migrate } from './migrations.js';
+
+export type SqliteDispatchStoreOptions = SqliteConnectionOptions;
+
+const sqliteDispatchStoreOptions = z.strictObject(sqliteConnectionShape);
+
+/**
+ * The dispatcher's store in one SQLite file (WAL): registrations, events, the schedule (a partial
+ * index of what is due) and the delivery log. Several processes may share the file: claims and
+ * attempt records are IMMEDIATE transactions. better-sqlite3 is loaded here, on first use.
+ * `new Dispatcher({ database: './dispatch.db' })` is the short form of this store.
+ *
+ * @param database a file path (created when missing) or an open better-sqlite3 Database, which
+ *   stays open on `close()`
+ * @throws ConfigurationError for a bad option, a file that cannot be opened or was migrated by a
+ *   newer version, or a missing better-sqlite3 — here, never on first use
+ * @example
+ * const dispatcher = new Dispatcher({ store: sqliteDispatchStore('./data/dispatch.db', { synchronous: 'FULL' }) });
+ */
+export function sqliteDispatchStore(database: string | SqliteDatabase, options: SqliteDispatchStoreOptions = {}): DispatchStore {
+  parseArgument(sqliteTarget, 'database', database, 'sqliteDispatchStore');
+  const valid = parseOptions(sqliteDispatchStoreOptions, options, 'sqliteDispatchStore');
+  const { db, owned } = openConnection(database, { ...valid, foreignKeys: true });
+  migrate(db, DISPATCH_MIGRATIONS);
+  return new SqliteDispatchStore(db, owned);
+}
+
+class SqliteDispatchStore implements DispatchStore {
+  private readonly statements: DispatchStatements;
+  /** Statements built from filters, prepared once per distinct combination. */
+  private readonly dynamic = new Map<string, Statement<[Record<string, unknown>], Record<string, unknown>>>();
+  // Attempts finishing in the same event-loop turn share one commit: at high throughput the
+  // commit, not the statements, is what costs.
+  private readonly records: GroupCommit;
+
+  constructor(
+    private readonly db: SqliteConnection,
+    private readonly owned: boolean,
+  ) {
+    this.statements = prepareStatements(db);
+    this.records = new GroupCommit(db);
+  }
+
+  /** Opened and migrated when the factory ran. */
+  ready(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  close(): Promise<void> {
+    return asPromise(() => void (this.owned && this.db.open && this.db.close()));
+  }
+
+  insertWebhook(webhook: StoredWebhook): Promise<void> {
+    return asPromise(() => void this.statements.insertWebhook.run({ ...webhook, events: JSON.stringify(webhook.events), headers: JSON.stringify(webhook.headers) }));
+  }
+
+  getWebhook(id: string): Promise<StoredWebhook | undefined> {
+    return asPromise(() => {
+      const row = this.statements.getWebhook.get(id);
+      return row && toWebhook(row);
+    });
+  }
+
+  listWebhooks(): Promise<StoredWebhook[]> {
+    return asPromise(() => this.statements.listWebhooks.all().map(toWebhook));
+  }
+
+  updateWebhook(id: string, changes: WebhookChanges, now: number): Promise<StoredWebhook | undefined> {
+    return asPromise(() =>
+      this.db
+        .transaction(() => {
+          const row = this.statements.getWebhook.get(id);
+          if (!row) return undefined;
+          const next = { ...toWebhook(row), ...changes, updated_at: now };
+          this.statements.updateWebhook.run({ ...next, events: JSON.stringify(next.events), headers: JSON.stringify(next.headers) });
+          if (changes.status !== undefined) this.statements.syncWebhookActive.run(bit(next.status === 'active'), id);
+          return next;
+        })
+        .immediate(),
+    );
+  }
+
+  deleteWebhook(id: string, now: number): Promise<boolean> {
+    return asPromise(() =>
+      this.db
+        .transaction(() => {
+          if (this.statements.deleteWebhook.run(now, id).changes === 0) return false;
+          this.statements.endDeliveriesOfWebhook.run(now, id);
+          return true;
+        })
+        .immediate(),
+    );
+  }
+
+  insertEvent(event: StoredEvent, deliveries: readonly NewDelivery[]): Promise<InsertEventResult> {
+    return asPromise(() =>
+      this.db
+        .transaction((): InsertEventResult => {
+          const existing = this.statements.getEvent.get(event.id);
+          if (existing) return { inserted: false, existing: toEvent(existing) };
+          this.statements.insertEvent.run({ ...event, test: bit(event.test) });
+          let inserted = 0;
+          for (const delivery of deliveries) {
+            inserted += this.statements.insertDelivery.run({
+              id: delivery.id,
+              event_id: event.id,
+              webhook_id: delivery.webhook_id,
+              event_type: event.type,
+              correlation_id: event.correlation_id,
+              next_attempt_at: delivery.lease?.until ?? delivery.next_attempt_at,
+              lease_owner: delivery.lease?.owner ?? null,
+              lease_until: delivery.lease?.until ?? null,
+              test: bit(event.test),
+              now: event.created_at,
+            }).changes;
+          }
+          return { inserted: true, deliveries: inserted };
+        })
+        .immediate(),
+    );
+  }
+
+  claimDue(request: ClaimRequest): Promise<DeliveryJob[]> {
+    return asPromise(() =>
+      this.db
+        .transaction(() => {
+          const due = this.statements.dueDeliveries.all(request.now, request.limit);
+          for (const { seq } of due) this.statements.lease.run({ seq, owner: request.lease.owner, until: request.lease.until, now: request.now });
+          return due.map(({ seq }) => toJob(present(this.statements.jobBySeq.get(seq))));
+        })
+        .immediate(),
+    );
+  }
+
+  nextDueAt(): Promise<number | null> {
+    return asPromise(() => this.statements.nextDue.get()?.next_attempt_at ?? null);
+  }
+
+  loadJob(deliveryId: string): Promise<DeliveryJob | undefined> {
+    return asPromise(() => {
+      const row = this.statements.jobById.get(deliveryId);
+      return row && toJob(row);
+    });
+  }
+
+  recordAttempt(deliveryId: string, recording: AttemptRecording): Promise<RecordedAttempt> {
+    // A savepoint of the group's transaction: its attempt row and its delivery's state together.
+    return this.records.write(() => this.store(deliveryId, recording), { savepoint: true });
+  }
+
+  getDelivery(id: string): Promise<StoredDelivery | undefined> {
+    return asPromise(() => {
+      const row = this.statements.getDelivery.get(id);
+      return row && deliveryRows.read(row);
+    });
+  }
+
+  listDeliveries(query: DeliveryQuery): Promise<StoredDelivery[]> {
+    return asPromise(() => {
+      const { conditions, params } = filter(query);
+      const rows = this.cached(listDeliveriesSql(conditions)).all({ ...params, limit: query.limit, offset: query.offset });
+      return rows.map((row) => deliveryRows.read(row));
+    });
+  }
+
+  listAttempts(deliveryId: string): Promise<StoredAttempt[]> {
+    return asPromise(() => this.statements.attemptsOfDelivery.all(deliveryId).map((row) => attemptRows.read(row)));
+  }
+
+  exportAttempts(query: AttemptQuery, cursor: number, limit: number): Promise<ExportRow[]> {
+    return asPromise(() => {
+      const { conditions, params } = filter(query);
+      const rows = this.cached(exportAttemptsSql(conditions)).all({ ...params, cursor, limit });
+      return rows.map((row): ExportRow => ({ attempt: attemptRows.read(row), delivery_status: row.delivery_status as DeliveryStatus, cursor: row.seq as number }));
+    });
+  }
+
+  private store(deliveryId: string, recording: AttemptRecording): RecordedAttempt {
+    const row = this.statements.getDelivery.get(deliveryId);
+    if (!row) throw new Error(`Delivery ${deliveryId} vanished while an attempt was made`);
+    const recorded = recording(deliveryRows.read(row));
+    this.statements.insertAttempt.run(attemptRows.write(recorded.attempt));
+    this.statements.setDeliveryState.run(deliveryRows.write(recorded.delivery));
+    return recorded;
+  }
+
+  private cached(sql: string): Statement<[Record<string, unknown>], Record<string, unknown>> {
+    let statement = this.dynamic.get(sql);
+    if (!statement) {
+      statement = this.db.prepare<[Record<string, unknown>], Record<string, unknown>>(sql);
+      this.dynamic.set(sql, statement);
+    }
+    return statement;
+  }
+}
+
+function present(row: JobRow | undefined): JobRow {
+  if (!row) throw new Error('A delivery lost its event or webhook row');
+  return row;
+}

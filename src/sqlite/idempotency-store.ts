@@ -1,0 +1,117 @@
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { parseOptions } from '../configuration.js';
+import { parseArgument } from '../parse-argument.js';
+import { retentionShape } from '../store/options.js';
+import {
+  DEFAULT_RETENTION_MS,
+  PRUNE_INTERVAL_MS,
+  type ClaimOptions,
+  type ClaimResult,
+  type IdempotencyStore,
+  type StoreOptions,
+} from '../store/types.js';
+import { asPromise } from './as-promise.js';
+import { openConnection, sqliteConnectionShape, sqliteTarget, type SqliteConnectionOptions } from './connection.js';
+import type { SqliteDatabase } from './database.js';
+import { GroupCommit } from './group-commit.js';
+import { migrate } from './migrations.js';
+import { sqliteQuarantine } from './quarantine.js';
+import { STORE_MIGRATIONS } from './store-migrations.js';
+
+/** The file the receiver uses when no store is given. */
+export const DEFAULT_STORE_FILE = './webhook-events.db';
+
+/** The options of {@link sqliteStore}: retention, durability, lock waiting. */
+export interface SqliteStoreOptions extends StoreOptions, SqliteConnectionOptions {}
+
+const sqliteStoreOptions = z.strictObject({ ...retentionShape, ...sqliteConnectionShape });
+
+/**
+ * The default idempotency store: one SQLite file (WAL), safe for several processes on one
+ * machine sharing it. Completed records are kept for `retentionMs` (30 days by default, never
+ * less than 35 h) and pruned as claims come in. better-sqlite3 is loaded here, on first use.
+ *
+ * With `synchronous: 'NORMAL'` (the default) a power loss may lose the last commits: a
+ * redelivery would then run its handler again. `'FULL'` also survives that. A write that waits
+ * for another process's lock longer than `busyTimeoutMs` fails (the receiver then answers 503).
+ *
+ * @param database a file path (created when missing) or an open better-sqlite3 Database, which
+ *   stays open on `close()` and may take atomic effects in its own tables
+ * @throws ConfigurationError for a bad option, a file that cannot be opened or was migrated by a
+ *   newer version, or a missing better-sqlite3 — here, never on first use
+ * @example
+ * app.use(webhookHandler({ secret, store: sqliteStore('./data/webhook-events.db') }));
+ */
+export function sqliteStore(database: string | SqliteDatabase, options: SqliteStoreOptions = {}): IdempotencyStore {
+  parseArgument(sqliteTarget, 'database', database, 'sqliteStore');
+  const valid = parseOptions(sqliteStoreOptions, options, 'sqliteStore');
+  const retentionMs = valid.retentionMs ?? DEFAULT_RETENTION_MS;
+  const { db, owned } = openConnection(database, valid);
+  migrate(db, STORE_MIGRATIONS);
+
+  const statements = {
+    // The common case, a first delivery, is a plain insert; only a conflict needs more.
+    insert: db.prepare<[string, string, number, string | null, number]>(
+      `INSERT OR IGNORE INTO acct_webhook_events (event_id, state, token, lease_until, event_type, first_seen_at)
+       VALUES (?, 'processing', ?, ?, ?, ?)`,
+    ),
+    takeOver: db.prepare<[string, number, string, number]>(
+      `UPDATE acct_webhook_events SET token = ?, lease_until = ?, claims = claims + 1
+       WHERE event_id = ? AND state = 'processing' AND lease_until <= ?`,
+    ),
+    state: db.prepare<[string], { state: string; lease_until: number; completed_at: number | null }>(
+      'SELECT state, lease_until, completed_at FROM acct_webhook_events WHERE event_id = ?',
+    ),
+    complete: db.prepare<[number, string, string]>(
+      `UPDATE acct_webhook_events SET state = 'completed', completed_at = ?, lease_until = 0
+       WHERE event_id = ? AND token = ? AND state = 'processing'`,
+    ),
+    release: db.prepare<[string, string]>(
+      `UPDATE acct_webhook_events SET lease_until = 0 WHERE event_id = ? AND token = ? AND state = 'processing'`,
+    ),
+    prune: db.prepare<[number]>("DELETE FROM acct_webhook_events WHERE state = 'completed' AND completed_at <= ?"),
+  };
+  let lastPrune = 0;
+  const writes = new GroupCommit(db);
+
+  function claim(eventId: string, { now, leaseMs, type }: ClaimOptions): ClaimResult {
+    if (now - lastPrune >= PRUNE_INTERVAL_MS) {
+      lastPrune = now;
+      statements.prune.run(now - retentionMs);
+    }
+    const token = randomUUID();
+    const leaseUntil = now + leaseMs;
+    if (statements.insert.run(eventId, token, leaseUntil, type ?? null, now).changes === 1) {
+      return { status: 'claimed', token, takeover: false };
+    }
+    if (statements.takeOver.run(token, leaseUntil, eventId, now).changes === 1) return { status: 'claimed', token, takeover: true };
+    const row = statements.state.get(eventId);
+    if (row?.state === 'completed') return { status: 'completed', completedAt: row.completed_at ?? 0 };
+    return { status: 'in_progress', leaseExpiresAt: row?.lease_until ?? now };
+  }
+
+  return {
+    retentionMs,
+    // Opened and migrated above, when the factory ran.
+    ready: () => Promise.resolve(),
+    quarantine: sqliteQuarantine(db),
+    claim: (eventId, claimOptions) => writes.write(() => claim(eventId, claimOptions)),
+    complete: (eventId, token, now) => writes.write(() => statements.complete.run(now, eventId, token).changes === 1),
+    completeAtomically: (eventId, token, now, effects) =>
+      writes.write(
+        () => {
+          if (statements.complete.run(now, eventId, token).changes !== 1) return false;
+          for (const effect of effects) {
+            const result: unknown = effect(db);
+            if (result instanceof Promise) throw new TypeError('An atomic effect must be synchronous: better-sqlite3 transactions cannot await');
+          }
+          return true;
+        },
+        { savepoint: true },
+      ),
+    release: (eventId, token) => writes.write(() => statements.release.run(eventId, token).changes === 1),
+    prune: (now) => writes.write(() => statements.prune.run(now - retentionMs).changes),
+    close: () => asPromise(() => void (owned && db.open && db.close())),
+  };
+}

@@ -1,0 +1,58 @@
+import { newId } from '../ids.js';
+import { quarantineKey } from '../store/quarantine-key.js';
+import type { QuarantinedEvent, QuarantineInput, QuarantineStore } from '../store/types.js';
+import { asPromise } from './as-promise.js';
+import type { SqliteConnection } from './driver.js';
+
+/** The columns of a record, without the key: `RETURNING *` would hand the key out too. */
+const COLUMNS = 'id, reason, event_id, event_type, error_code, error_message, raw_body, first_received_at, last_received_at, deliveries';
+
+interface QuarantineRow {
+  id: string;
+  reason: QuarantinedEvent['reason'];
+  event_id: string | null;
+  event_type: string | null;
+  error_code: string;
+  error_message: string;
+  raw_body: Buffer;
+  first_received_at: number;
+  last_received_at: number;
+  deliveries: number;
+}
+
+/**
+ * Quarantined payloads in the store's SQLite file, keyed like every store's (event id, or the
+ * body's hash): a redelivery of the same payload bumps `deliveries` in one upsert.
+ */
+export function sqliteQuarantine(db: SqliteConnection): QuarantineStore {
+  const upsert = db.prepare<Record<string, unknown>, QuarantineRow>(`
+    INSERT INTO acct_webhook_quarantine
+      (id, key, reason, event_id, event_type, error_code, error_message, raw_body, first_received_at, last_received_at)
+    VALUES (@id, @key, @reason, @event_id, @event_type, @error_code, @error_message, @raw_body, @received_at, @received_at)
+    ON CONFLICT (key) DO UPDATE SET
+      reason = excluded.reason, event_type = excluded.event_type, error_code = excluded.error_code,
+      error_message = excluded.error_message, raw_body = excluded.raw_body,
+      last_received_at = excluded.last_received_at, deliveries = deliveries + 1
+    RETURNING ${COLUMNS}`);
+  const byId = db.prepare<[string], QuarantineRow>(`SELECT ${COLUMNS} FROM acct_webhook_quarantine WHERE id = ?`);
+  const all = db.prepare<[], QuarantineRow>(`SELECT ${COLUMNS} FROM acct_webhook_quarantine ORDER BY first_received_at, id`);
+  const remove = db.prepare<[string]>('DELETE FROM acct_webhook_quarantine WHERE id = ?');
+  return {
+    put: (input: QuarantineInput) => asPromise(() => toEntry(upsert.get({ ...input, id: newId('qev'), key: quarantineKey(input) })!)),
+    list: (filter = {}) => asPromise(() => all.all().map(toEntry).filter((entry) => !filter.reason || entry.reason === filter.reason)),
+    get: (id) =>
+      asPromise(() => {
+        const row = byId.get(id);
+        return row ? toEntry(row) : undefined;
+      }),
+    delete: (id) => asPromise(() => remove.run(id).changes === 1),
+  };
+}
+
+function toEntry(row: QuarantineRow): QuarantinedEvent {
+  return {
+    ...row,
+    first_received_at: new Date(row.first_received_at).toISOString(),
+    last_received_at: new Date(row.last_received_at).toISOString(),
+  };
+}

@@ -1,0 +1,28 @@
+import { readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+
+export const root = resolve(import.meta.dirname, '..', '..');
+export const dist = join(root, 'dist');
+
+/** Bare module names the built `entry` loads, following the relative imports between built chunks. */
+export function externalImports(entry: string): Set<string> {
+  const seen = new Set<string>();
+  const external = new Set<string>();
+  const pattern = /(?:\bfrom\s*|\bimport\s*\(?\s*|\brequire\(\s*)["']([^"']+)["']/g;
+  const visit = (file: string): void => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    for (const [, specifier] of readFileSync(file, 'utf8').matchAll(pattern)) {
+      if (specifier!.startsWith('.')) visit(join(dirname(file), specifier!));
+      else external.add(specifier!);
+    }
+  };
+  visit(join(dist, entry));
+  return external;
+}
+
+/** The `exports` entry of `name` in package.json. */
+export function exportOf(name: string): unknown {
+  const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { exports: Record<string, unknown> };
+  return manifest.exports[name];
+}

@@ -1,0 +1,139 @@
+import { join } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+import { Dispatcher } from '../../src/dispatcher/index.js';
+import { sqliteDispatchStore, sqliteStore } from '../../src/sqlite/index.js';
+import { createTestEvent } from '../../src/testing/index.js';
+import { tempDir } from '../dispatcher/fixtures.js';
+import { DISPATCH_SCHEMA_0X, STORE_SCHEMA_0X } from '../fixtures/sqlite-0x-schemas.js';
+import { FakeClock } from '../helpers/clock.js';
+import { withServer } from '../helpers/server.js';
+import { Receiver } from '../dispatcher/fixtures.js';
+
+const T0 = Date.UTC(2026, 10, 1, 9, 0, 0);
+
+/** A file as 0.x left it: its layout and `fill`'s rows, no acct_webhook_migrations table. */
+function fileOf0x(schema: string, fill: (db: BetterSqlite3.Database) => void): string {
+  const file = join(tempDir(), 'written-by-0x.db');
+  const db = new BetterSqlite3(file);
+  db.exec(schema);
+  fill(db);
+  db.close();
+  return file;
+}
+
+function read<T>(file: string, sql: string): T[] {
+  const db = new BetterSqlite3(file, { readonly: true });
+  try {
+    return db.prepare(sql).all() as T[];
+  } finally {
+    db.close();
+  }
+}
+
+describe('SQLite migrations', () => {
+  it("adopt a receiver's 0.x file as version 1: handled events stay handled, quarantined payloads stay", async () => {
+    const file = fileOf0x(STORE_SCHEMA_0X, (db) => {
+      db.prepare(`INSERT INTO acct_webhook_events (event_id, state, token, lease_until, event_type, first_seen_at, completed_at)
+        VALUES ('evt_done', 'completed', 't1', 0, 'invoice.paid', ?, ?)`).run(T0, T0 + 5);
+      db.prepare(`INSERT INTO acct_webhook_events (event_id, state, token, lease_until, event_type, first_seen_at)
+        VALUES ('evt_running', 'processing', 't2', ?, 'invoice.sent', ?)`).run(T0 + 30_000, T0);
+      db.prepare(`INSERT INTO acct_webhook_quarantine (id, key, reason, event_id, event_type, error_code, error_message, raw_body, first_received_at, last_received_at)
+        VALUES ('qev_1', 'evt_bad', 'invalid_payload', 'evt_bad', 'invoice.paid', 'VALIDATION_ERROR', 'amount', ?, ?, ?)`).run(Buffer.from('{}'), T0, T0);
+    });
+
+    const store = sqliteStore(file);
+    expect(await store.claim('evt_done', { now: T0 + 10, leaseMs: 30_000 })).toEqual({ status: 'completed', completedAt: T0 + 5 });
+    expect(await store.claim('evt_running', { now: T0 + 10, leaseMs: 30_000 })).toEqual({ status: 'in_progress', leaseExpiresAt: T0 + 30_000 });
+    expect(await store.quarantine.list()).toMatchObject([{ id: 'qev_1', event_id: 'evt_bad', error_code: 'VALIDATION_ERROR' }]);
+    await store.close();
+    expect(read(file, 'SELECT component, version FROM acct_webhook_migrations')).toEqual([{ component: 'idempotency', version: 1 }]);
+
+    // Opening it again applies nothing.
+    await sqliteStore(file).close();
+    expect(read(file, 'SELECT component, version FROM acct_webhook_migrations')).toEqual([{ component: 'idempotency', version: 1 }]);
+  });
+
+  it("adopt a dispatcher's 0.x file: its registrations, deliveries and log stay, a disabled webhook's deliveries wait", async () => {
+    const receiver = new Receiver(() => 204);
+    await withServer(receiver.listener, async (url) => {
+      const event = createTestEvent('invoice.paid');
+      const file = fileOf0x(DISPATCH_SCHEMA_0X, (db) => {
+        const webhook = db.prepare(`INSERT INTO dispatch_webhooks (id, url, events, headers, status, secret, created_at, updated_at)
+          VALUES (?, ?, '["*"]', '{}', ?, 'whsec_0x', ?, ?)`);
+        webhook.run('wh_on', url, 'active', T0, T0);
+        webhook.run('wh_off', url, 'disabled', T0, T0);
+        db.prepare(`INSERT INTO dispatch_events (id, type, payload, correlation_id, test, created_at) VALUES (?, 'invoice.paid', ?, ?, 0, ?)`).run(
+          event.id,
+          JSON.stringify(event),
+          event.correlation_id,
+          T0,
+        );
+        const delivery = db.prepare(`INSERT INTO dispatch_deliveries (id, event_id, webhook_id, event_type, correlation_id, status, attempt_count,
+            automatic_attempt_count, next_attempt_at, test, created_at, updated_at)
+          VALUES (?, ?, ?, 'invoice.paid', ?, 'retrying', 1, 1, ?, 0, ?, ?)`);
+        delivery.run('dlv_on', event.id, 'wh_on', event.correlation_id, T0 + 60_000, T0, T0);
+        delivery.run('dlv_off', event.id, 'wh_off', event.correlation_id, T0 + 60_000, T0, T0);
+        db.prepare(`INSERT INTO dispatch_attempts (id, delivery_id, webhook_id, url, event_id, event_type, attempt_number, attempted_at,
+            response_status, response_time_ms, receiver_ip, correlation_id, response_body, response_body_truncated, error_kind, error_message, manual, test)
+          VALUES ('att_0x', 'dlv_on', 'wh_on', ?, ?, 'invoice.paid', 1, ?, 500, 12, '127.0.0.1', ?, 'no', 0, 'http_status', 'answered 500', 0, 0)`).run(
+          url,
+          event.id,
+          T0,
+          event.correlation_id,
+        );
+      });
+
+      const clock = new FakeClock(T0 + 60_000);
+      const dispatcher = new Dispatcher({ database: file, clock: clock.now, logger: false, allowInsecureUrls: true });
+      expect((await dispatcher.webhooks.list()).map((webhook) => [webhook.id, webhook.status])).toEqual([
+        ['wh_on', 'active'],
+        ['wh_off', 'disabled'],
+      ]);
+      const before = await dispatcher.deliveries.get('dlv_on');
+      expect(before).toMatchObject({ status: 'retrying', attempt_count: 1, next_attempt_at: new Date(T0 + 60_000).toISOString() });
+      expect(before.attempts).toMatchObject([{ id: 'att_0x', attempt_number: 1, response_status: 500, request_payload: JSON.stringify(event), manual: false }]);
+
+      expect(await dispatcher.runDue()).toBe(1);
+      expect(await dispatcher.deliveries.get('dlv_on')).toMatchObject({ status: 'delivered', attempt_count: 2 });
+      expect(await dispatcher.deliveries.get('dlv_off')).toMatchObject({ status: 'retrying', attempt_count: 1 });
+      await dispatcher.webhooks.update('wh_off', { status: 'active' });
+      expect(await dispatcher.runDue()).toBe(1);
+      expect(receiver.requests).toHaveLength(2);
+      await dispatcher.close();
+
+      expect(read(file, 'SELECT component, version FROM acct_webhook_migrations ORDER BY version')).toEqual([
+        { component: 'dispatch', version: 1 },
+        { component: 'dispatch', version: 2 },
+      ]);
+      // What a 0.x build reads: version 2, which it refuses as too new instead of misreading the file.
+      expect(read(file, 'SELECT MAX(version) AS version FROM dispatch_schema_migrations')).toEqual([{ version: 2 }]);
+    });
+  });
+
+  it('keep both stores in one file apart, each with its own versions', async () => {
+    const file = join(tempDir(), 'shared.db');
+    await sqliteStore(file).close();
+    await sqliteDispatchStore(file).close();
+    await sqliteStore(file).close();
+    expect(read(file, 'SELECT component, version FROM acct_webhook_migrations ORDER BY component, version')).toEqual([
+      { component: 'dispatch', version: 1 },
+      { component: 'dispatch', version: 2 },
+      { component: 'idempotency', version: 1 },
+    ]);
+  });
+
+  it('refuse a file a newer version migrated, when the store is created', () => {
+    for (const [component, open] of [
+      ['idempotency', (file: string) => sqliteStore(file)],
+      ['dispatch', (file: string) => sqliteDispatchStore(file)],
+    ] as const) {
+      const file = join(tempDir(), `${component}.db`);
+      void open(file).close();
+      const db = new BetterSqlite3(file);
+      db.prepare('INSERT INTO acct_webhook_migrations (component, version) VALUES (?, 99)').run(component);
+      db.close();
+      expect(() => open(file)).toThrow(expect.objectContaining({ code: 'INVALID_CONFIGURATION', details: expect.objectContaining({ option: 'database' }) }));
+    }
+  });
+});
