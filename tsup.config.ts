@@ -14,6 +14,7 @@ export default defineConfig({
     sqlite: 'src/sqlite/index.ts',
     postgres: 'src/postgres/index.ts',
     cli: 'src/cli/main.ts',
+    internal: 'src/internal.ts',
   },
   format: ['esm', 'cjs'],
   target: 'node20',
@@ -24,4 +25,8 @@ export default defineConfig({
   clean: true,
   treeshake: false,
   shims: true,
+  // The CLI bundles commander (a dev dependency, so it never reaches a library user's install);
+  // bundled CommonJS calls require() for Node's built-ins, which an ES module has not.
+  banner: ({ format }) =>
+    format === 'esm' ? { js: "import { createRequire as __acctWebhookCreateRequire } from 'node:module'; const require = __acctWebhookCreateRequire(import.meta.url);" } : {},
 });

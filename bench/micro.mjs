@@ -5,7 +5,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { parseEvent, signPayload, sqliteStore, verifySignature, webhookEventSchema } from '../dist/index.js';
+import { parseEvent, signPayload, sqliteStore, verifySignature } from '../dist/index.js';
+import { webhookEventSchema } from '../dist/internal.js';
 import { SECRET, eventBody } from './lib/events.mjs';
 
 const [group, rounds, ms] = [process.argv[2], Number(process.argv[3]), Number(process.argv[4])];
