@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { Dispatcher } from '../dispatcher/dispatcher.js';
+import type { DispatcherOptions } from '../dispatcher/options.js';
 import type { LoggerOption } from '../logger.js';
 import { sqliteFileHasTable } from '../sqlite/inspect.js';
 import { CliError } from './errors.js';
@@ -35,6 +36,7 @@ export interface OpenDispatcherOptions {
   allowInsecureUrls?: boolean;
   concurrency?: number;
   logger?: LoggerOption;
+  onAttempt?: DispatcherOptions['onAttempt'];
 }
 
 /** A Dispatcher on the SQLite file `file`. Close it when done. */
@@ -45,5 +47,6 @@ export async function openDispatcher(file: string, options: OpenDispatcherOption
     logger: options.logger ?? false,
     allowInsecureUrls: options.allowInsecureUrls ?? false,
     ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),
+    ...(options.onAttempt === undefined ? {} : { onAttempt: options.onAttempt }),
   });
 }

@@ -1,9 +1,7 @@
 import { newId } from '../ids.js';
-import type { Logger } from '../logger.js';
 import { signPayload } from '../signature.js';
 import { USER_AGENT } from './defaults.js';
 import { recordingOf } from './attempt-recording.js';
-import { logAttempt } from './attempt-log.js';
 import { afterAttempt } from './schedule.js';
 import type { HttpSender } from './sender.js';
 import type { DeliveryJob, DispatchStore, RecordedAttempt } from './store.js';
@@ -13,7 +11,8 @@ export interface AttemptRunnerOptions {
   sender: HttpSender;
   clock: () => number;
   schedule: readonly number[];
-  logger: Logger;
+  /** Tells the log and the `onAttempt` hook about each recorded attempt. */
+  report: (recorded: RecordedAttempt) => void;
   /** This dispatcher's lease owner id. */
   owner: string;
 }
@@ -45,7 +44,7 @@ export class AttemptRunner {
     };
     const transition = afterAttempt({ delivered: result.error_kind === null, manual, leaseOwner: owner, startedAt, schedule });
     const recorded = await store.recordAttempt(job.delivery.id, recordingOf(attempt, transition));
-    logAttempt(this.options.logger, recorded);
+    this.options.report(recorded);
     return recorded;
   }
 }

@@ -4,6 +4,7 @@ import { newId } from '../ids.js';
 import { resolveLogger, type Logger } from '../logger.js';
 import { onceSucceeded } from '../once.js';
 import { sqliteDispatchStore } from '../sqlite/dispatch-store.js';
+import { attemptReporter } from './attempt-report.js';
 import { AttemptRunner } from './attempt-runner.js';
 import { DEFAULT_DATABASE_FILE, RESPONSE_BODY_LIMIT_BYTES } from './defaults.js';
 import { Deliveries } from './deliveries.js';
@@ -77,7 +78,7 @@ export class Dispatcher {
       sender: this.sender,
       clock: this.clock,
       schedule: this.settings.schedule,
-      logger: this.logger,
+      report: attemptReporter(this.logger, valid.logger !== false, valid.onAttempt),
       owner: this.owner,
     });
     this.worker = new Worker<DeliveryJob>({

@@ -7,6 +7,7 @@ export type { DispatcherOptions, DispatcherSettings } from './options.js';
 export type { CreateWebhookInput, Registrations, UpdateWebhookInput } from './registrations.js';
 export type { Deliveries, ManualRetryResult } from './deliveries.js';
 export type { DeliveryExportFilter, DeliveryFilter, DeliveryListOptions, TimeInput } from './delivery-filters.js';
+export type { AttemptReport } from './attempt-report.js';
 export type { EmitOptions } from './emit.js';
 export type { RateLimit } from './rate-limit.js';
 export type { TrustedCa } from './sender.js';

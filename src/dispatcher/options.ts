@@ -5,6 +5,7 @@ import { DEFAULT_CONCURRENCY, DEFAULT_DATABASE_FILE, DELIVERY_TIMEOUT_MS, DISPAT
 import type { RateLimit } from './rate-limit.js';
 import { RETRY_SCHEDULE } from './schedule.js';
 import type { TrustedCa } from './sender.js';
+import type { AttemptReport } from './attempt-report.js';
 import type { DispatchStore } from './store.js';
 import type { ResolveHost } from './url-guard.js';
 
@@ -49,6 +50,14 @@ export interface DispatcherOptions {
   clock?: () => number;
   /** A logger (a pino logger fits), or `false` for silence. @default pino JSON lines at info to stderr */
   logger?: LoggerOption;
+  /**
+   * Called once for every attempt after it is recorded, with the delivery log's row and the
+   * delivery's state after it; the one log line per attempt is written from the same report.
+   * What the hook throws is logged and changes nothing.
+   * @example
+   * onAttempt: ({ attempt, delivery }) => metrics.observe(attempt.response_time_ms, { status: delivery.status })
+   */
+  onAttempt?: (report: AttemptReport) => void;
   /** Manual retries allowed per window. @default { max: 50, windowMs: 900_000 } */
   manualRetryLimit?: RateLimit;
   /** The longest the worker sleeps before looking for work saved by other processes. @default 1_000 */
@@ -107,6 +116,7 @@ const dispatcherOptions = z
     clock: callable<() => number>('returning ms since the epoch')
       .refine((clock) => Number.isFinite(clock()) && clock() >= 0, { error: 'must return a non-negative number of ms since the epoch' })
       .optional(),
+    onAttempt: callable<(report: AttemptReport) => void>('(report) => void').optional(),
     logger: z.union([z.literal(false), z.custom<Exclude<LoggerOption, false>>(isLogger)], { error: 'must be a logger (debug, info, warn, error, child) or false' }).optional(),
     manualRetryLimit: z
       .strictObject({ max: numberIn(1, 1_000_000, { integer: true }), windowMs: numberIn(1, Number.MAX_SAFE_INTEGER) }, { error: 'must be { max, windowMs }' })

@@ -6,7 +6,7 @@ import type { Output } from '../output.js';
 import { positiveInteger } from '../options.js';
 import { signalName, waitForStopSignal } from '../signals.js';
 import { clockTime } from '../time-format.js';
-import type { LoggedAttempt } from './attempt-log.js';
+import { attemptView, noticeLogger, type AttemptView } from './attempt-view.js';
 import { openFromCommand } from './shared.js';
 
 interface RunOptions {
@@ -29,13 +29,13 @@ export function runCommand(context: CommandContext): Command {
     .addOption(jsonOption('print one JSON object per attempt'))
     .addHelpText('after', examples(['acct-webhook dispatcher run --allow-insecure-urls', 'deliver to local receivers too']))
     .action(async function (this: Command, options: RunOptions) {
-      const { attemptLogger } = await import('./attempt-log.js');
       const { output } = context;
-      const logger = attemptLogger({
-        attempt: (attempt) => (options.json ? output.jsonLine(attempt) : output.line(attemptLine(output, attempt))),
-        notice: (message) => output.note(`error: ${message}`),
+      const show = (view: AttemptView): void => (options.json ? output.jsonLine(view) : output.line(attemptLine(output, view)));
+      const dispatcher = await openFromCommand(this, {
+        logger: noticeLogger((message) => output.note(`error: ${message}`)),
+        onAttempt: (report) => show(attemptView(report)),
+        ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),
       });
-      const dispatcher = await openFromCommand(this, { logger, ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }) });
       try {
         await dispatcher.start();
         output.note(`Sending due deliveries from ${dispatcher.settings.database ?? ''}; Ctrl-C to stop.`);
@@ -49,7 +49,7 @@ export function runCommand(context: CommandContext): Command {
 }
 
 /** `09:41:02  200 delivered  invoice.paid  evt_…  → wh_…  attempt 1, 12 ms` */
-function attemptLine(output: Output, attempt: LoggedAttempt): string {
+function attemptLine(output: Output, attempt: AttemptView): string {
   const status = attempt.status === null ? '---' : String(attempt.status);
   const result = attempt.outcome === 'delivered' ? output.style('green', 'delivered') : output.style('red', attempt.error_kind ?? 'failed');
   const next =

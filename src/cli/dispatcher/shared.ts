@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import type { LoggerOption } from '../../logger.js';
 import type { Dispatcher } from '../../dispatcher/dispatcher.js';
+import type { OpenDispatcherOptions } from '../dispatch-database.js';
 
 /** The options of `dispatcher` itself, given before or after the subcommand. */
 export interface DispatcherGroupOptions {
@@ -8,11 +8,8 @@ export interface DispatcherGroupOptions {
   allowInsecureUrls?: boolean;
 }
 
-export interface OpenOptions {
-  create?: boolean;
-  concurrency?: number;
-  logger?: LoggerOption;
-}
+/** How a command opens the dispatcher; `--allow-insecure-urls` comes from the group's options. */
+export type OpenOptions = Omit<OpenDispatcherOptions, 'allowInsecureUrls'>;
 
 /** The dispatcher on the file `--db` names, with the group's options. */
 export async function openFromCommand(command: Command, options: OpenOptions = {}): Promise<Dispatcher> {

@@ -1,6 +1,7 @@
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
+import type { AttemptReport } from '../../src/dispatcher/index.js';
 import { createTestEvent } from '../../src/testing/index.js';
 import { withServer } from '../helpers/server.js';
 import { clockedDispatcher, MINUTE, Receiver } from './fixtures.js';
@@ -24,7 +25,7 @@ function captured(): { logger: pino.Logger; lines: () => Record<string, unknown>
   };
 }
 
-describe('logging', () => {
+describe('the log line and the onAttempt hook of each attempt', () => {
   it('writes one line per attempt, and never the secret, the signature or custom header values', async () => {
     const receiver = new Receiver((request) => (request.index < 1 ? 500 : 204));
     await withServer(receiver.listener, async (url) => {
@@ -68,6 +69,54 @@ describe('logging', () => {
       await dispatcher.emit(createTestEvent('uva.rejected'));
       await dispatcher.runDue();
       expect(log.lines().filter((line) => 'attempt' in line)).toMatchObject([{ level: 50, delivery_status: 'finally_failed' }]);
+    });
+  });
+
+  it('reports every recorded attempt to onAttempt with its log row and the delivery after it, as the log line says', async () => {
+    const receiver = new Receiver((request) => (request.index < 1 ? 503 : 200));
+    await withServer(receiver.listener, async (url) => {
+      const log = captured();
+      const reports: AttemptReport[] = [];
+      const { dispatcher, clock } = clockedDispatcher({ logger: log.logger, onAttempt: (report) => reports.push(report) });
+      const { id } = await dispatcher.webhooks.create({ url, events: ['invoice.*'] });
+      const event = await dispatcher.emit(createTestEvent('invoice.sent'));
+      const retryAt = new Date(clock.now() + MINUTE).toISOString();
+      await dispatcher.runDue();
+      clock.advance(MINUTE);
+      await dispatcher.runDue();
+
+      expect(reports.map(({ attempt, delivery }) => [attempt.attempt_number, attempt.response_status, delivery.status])).toEqual([
+        [1, 503, 'retrying'],
+        [2, 200, 'delivered'],
+      ]);
+      expect(reports[0]).toMatchObject({
+        attempt: { event_id: event.id, webhook_id: id, error_kind: 'http_status', manual: false },
+        delivery: { next_attempt_at: retryAt },
+      });
+      const detail = await dispatcher.deliveries.get(reports[1]!.delivery.id);
+      expect(reports.map((report) => report.attempt)).toEqual(detail.attempts);
+      const lines = log.lines().filter((line) => 'attempt' in line);
+      expect(lines.map((line) => [line.attempt, line.status, line.delivery_status, line.next_attempt_at])).toEqual(
+        reports.map(({ attempt, delivery }) => [attempt.attempt_number, attempt.response_status, delivery.status, delivery.next_attempt_at]),
+      );
+    });
+  });
+
+  it('records the attempt and goes on when the hook throws, and logs that it threw', async () => {
+    const receiver = new Receiver(() => 204);
+    await withServer(receiver.listener, async (url) => {
+      const log = captured();
+      const { dispatcher } = clockedDispatcher({
+        logger: log.logger,
+        onAttempt: () => {
+          throw new Error('metrics backend down');
+        },
+      });
+      await dispatcher.webhooks.create({ url, events: ['*'] });
+      await dispatcher.emit(createTestEvent('customer.created'));
+      expect(await dispatcher.runDue()).toBe(1);
+      expect(await dispatcher.deliveries.list()).toMatchObject([{ status: 'delivered', attempt_count: 1 }]);
+      expect(log.lines().some((line) => line.level === 50 && (line.err as { message?: string } | undefined)?.message === 'metrics backend down')).toBe(true);
     });
   });
 });
