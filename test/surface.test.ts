@@ -10,6 +10,9 @@ import { describe, expect, it } from 'vitest';
 const ENTRIES = {
   'acct-webhook': 'src/index.ts',
   'acct-webhook/testing': 'src/testing/index.ts',
+  'acct-webhook/dispatcher': 'src/dispatcher/index.ts',
+  'acct-webhook/sqlite': 'src/sqlite/index.ts',
+  'acct-webhook/postgres': 'src/postgres/index.ts',
 } as const;
 /** The main entry stays small: the values a receiver's author calls. */
 const MAX_MAIN_VALUES = 30;

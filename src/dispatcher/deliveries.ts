@@ -7,6 +7,7 @@ import type { Delivery, DeliveryAttempt, DeliveryDetail, ExportedAttempt } from 
 import type { AttemptQuery, DispatchStore, StoreAccess } from './store.js';
 import { toAttempt, toDelivery } from './views.js';
 
+/** What a manual retry returns: the delivery after it, and the attempt it made. */
 export interface ManualRetryResult {
   delivery: Delivery;
   attempt: DeliveryAttempt;

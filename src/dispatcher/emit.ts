@@ -9,6 +9,7 @@ import { WebhookValidationError } from '../errors.js';
 import { DispatcherError } from './errors.js';
 import type { StoredEvent, StoredWebhook } from './store.js';
 
+/** The envelope fields `dispatcher.emit(type, object, options)` adds to the object. */
 export interface EmitOptions<T extends EventType> {
   business_id: string;
   previous_attributes?: PreviousAttributes<T>;

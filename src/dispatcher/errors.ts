@@ -11,6 +11,7 @@ export const DISPATCHER_ERROR_CODES = [
   'RATE_LIMIT_EXCEEDED',
   'DISPATCHER_CLOSED',
 ] as const;
+/** The codes of a {@link DispatcherError}. */
 export type DispatcherErrorCode = (typeof DISPATCHER_ERROR_CODES)[number];
 
 /** An operation of the dispatcher that was refused; `details.field` names the input at fault. */

@@ -9,6 +9,7 @@ import type { AttemptReport } from './attempt-report.js';
 import type { DispatchStore } from './store.js';
 import type { ResolveHost } from './url-guard.js';
 
+/** The options of `new Dispatcher()`; every one is checked when the constructor runs. */
 export interface DispatcherOptions {
   /**
    * Where registrations, events, the schedule and the delivery log live: a store made by

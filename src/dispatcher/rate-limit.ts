@@ -1,5 +1,6 @@
 import { RateLimitError } from './errors.js';
 
+/** At most `max` operations per `windowMs` (the platform's manual-retry limit: 50 per 15 minutes). */
 export interface RateLimit {
   /** Operations allowed per window. */
   max: number;

@@ -8,6 +8,7 @@ import type { StoreAccess, WebhookChanges } from './store.js';
 import type { UrlGuard } from './url-guard.js';
 import { toRegistration } from './views.js';
 
+/** What `dispatcher.webhooks.create()` takes: the receiver's URL, the events, optional custom headers. */
 export interface CreateWebhookInput {
   /** https URL of the receiver (plain http to localhost only with `allowInsecureUrls`). */
   url: string;

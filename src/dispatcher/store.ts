@@ -13,6 +13,7 @@ import type { DeliveryStatus, WebhookStatus } from './statuses.js';
 
 export type { StoredAttempt, StoredDelivery } from './delivery-fields.js';
 
+/** A registration as a store keeps it: with its secret, times in ms. */
 export interface StoredWebhook {
   id: string;
   url: string;
@@ -25,6 +26,7 @@ export interface StoredWebhook {
   updated_at: number;
 }
 
+/** The fields of a registration to change; the others stay. */
 export interface WebhookChanges {
   url?: string;
   events?: string[];
@@ -33,6 +35,7 @@ export interface WebhookChanges {
   secret?: string;
 }
 
+/** An event as a store keeps it: the exact JSON sent, once for all its deliveries. */
 export interface StoredEvent {
   id: string;
   type: EventType;
@@ -43,6 +46,7 @@ export interface StoredEvent {
   created_at: number;
 }
 
+/** A delivery to insert with its event: which webhook, when its first attempt is due. */
 export interface NewDelivery {
   id: string;
   webhook_id: string;
@@ -51,11 +55,13 @@ export interface NewDelivery {
   lease?: Lease;
 }
 
+/** A worker's claim on a delivery: who holds it and until when (ms). */
 export interface Lease {
   owner: string;
   until: number;
 }
 
+/** Whether an event was stored, or its id was taken already (and by what). */
 export type InsertEventResult = { inserted: true; deliveries: number } | { inserted: false; existing: StoredEvent };
 
 /** Everything one attempt needs, read in one go. */
@@ -65,6 +71,7 @@ export interface DeliveryJob {
   webhook: Pick<StoredWebhook, 'id' | 'url' | 'secret' | 'headers'>;
 }
 
+/** What `claimDue` takes: now, how many at most, and the lease to put on them. */
 export interface ClaimRequest {
   now: number;
   limit: number;
@@ -113,6 +120,7 @@ export interface AttemptQuery extends Omit<DeliveryQuery, 'limit' | 'offset'> {
   attempted_before?: number;
 }
 
+/** One attempt of an export page, with its delivery's status and the cursor for the next page. */
 export interface ExportRow {
   attempt: StoredAttempt;
   delivery_status: DeliveryStatus;
@@ -120,6 +128,11 @@ export interface ExportRow {
   cursor: number;
 }
 
+/**
+ * Where the dispatcher keeps registrations, events, deliveries and the delivery log:
+ * `sqliteDispatchStore` and `postgresDispatchStore` implement it; implement it yourself for
+ * another database (the contract suite in this repository's tests shows what each method must do).
+ */
 export interface DispatchStore {
   /**
    * Resolves when the store is usable (schema migrated, connection made); idempotent, and tried

@@ -31,6 +31,7 @@ import { openPool, type CheckedConnectionOptions, type PostgresConnectionOptions
 import { run, statementPreparer, type Statement } from './statement.js';
 import { withTransaction } from './transaction.js';
 
+/** The options of {@link postgresDispatchStore}: the connection's (schema, pool size, timeouts, prepared statements). */
 export type PostgresDispatchStoreOptions = PostgresConnectionOptions;
 
 /**

@@ -21,6 +21,7 @@ import { run, statementPreparer, type Prepare, type Statement } from './statemen
 import { STORE_MIGRATIONS } from './store-migrations.js';
 import { encodeNullableText, encodeText } from './text-codec.js';
 
+/** The options of {@link postgresStore}: retention, and the connection's. */
 export interface PostgresStoreOptions extends StoreOptions, PostgresConnectionOptions {}
 
 interface StateRow {

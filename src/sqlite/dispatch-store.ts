@@ -30,6 +30,7 @@ import type { SqliteConnection } from './driver.js';
 import { GroupCommit } from './group-commit.js';
 import { migrate } from './migrations.js';
 
+/** The options of {@link sqliteDispatchStore}: the connection's (durability, lock waiting). */
 export type SqliteDispatchStoreOptions = SqliteConnectionOptions;
 
 const sqliteDispatchStoreOptions = z.strictObject(sqliteConnectionShape);
