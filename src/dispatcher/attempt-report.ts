@@ -28,9 +28,9 @@ export function attemptReporter(logger: Logger, logging: boolean, onAttempt: ((r
   };
 }
 
-/** One line per attempt: info when delivered, warn when it will be retried, error when it is over. */
-function logAttempt(logger: Logger, { attempt, delivery }: AttemptReport): void {
-  const line = {
+/** An attempt in a line's fields: what the log line says, and what `dispatcher run` shows. */
+export function attemptSummary({ attempt, delivery }: AttemptReport) {
+  return {
     delivery_id: attempt.delivery_id,
     event_id: attempt.event_id,
     event_type: attempt.event_type,
@@ -40,11 +40,17 @@ function logAttempt(logger: Logger, { attempt, delivery }: AttemptReport): void 
     test: attempt.test,
     status: attempt.response_status,
     ms: attempt.response_time_ms,
-    outcome: attempt.error_kind === null ? 'delivered' : 'failed',
+    outcome: attempt.error_kind === null ? ('delivered' as const) : ('failed' as const),
     error_kind: attempt.error_kind,
     delivery_status: delivery.status,
     next_attempt_at: delivery.next_attempt_at,
   };
+}
+
+/** One line per attempt: info when delivered, warn when it will be retried, error when it is over. */
+function logAttempt(logger: Logger, report: AttemptReport): void {
+  const line = attemptSummary(report);
+  const { attempt, delivery } = report;
   if (attempt.error_kind === null) logger.info(line, 'webhook delivered');
   else if (delivery.status === 'finally_failed') logger.error(line, 'webhook attempt failed; no attempts left');
   else logger.warn(line, 'webhook attempt failed');

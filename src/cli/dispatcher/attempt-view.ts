@@ -1,41 +1,12 @@
-import type { AttemptReport } from '../../dispatcher/attempt-report.js';
+import { attemptSummary, type AttemptReport } from '../../dispatcher/attempt-report.js';
 import type { LogFn, Logger } from '../../logger.js';
 
-/** One attempt as `dispatcher run` shows it (a line, or a JSON object with --json). */
-export interface AttemptView {
-  time: number;
-  delivery_id: string;
-  event_id: string;
-  event_type: string;
-  webhook_id: string;
-  attempt: number;
-  manual: boolean;
-  /** null without an answer */
-  status: number | null;
-  ms: number;
-  outcome: 'delivered' | 'failed';
-  error_kind: string | null;
-  delivery_status: string;
-  next_attempt_at: string | null;
-}
+/** One attempt as `dispatcher run` shows it (a line, or a JSON object with --json): the log line's fields and the time. */
+export type AttemptView = ReturnType<typeof attemptSummary> & { time: number };
 
 /** The dispatcher's report of an attempt, as the CLI shows it. */
-export function attemptView({ attempt, delivery }: AttemptReport): AttemptView {
-  return {
-    time: Date.parse(attempt.attempted_at),
-    delivery_id: attempt.delivery_id,
-    event_id: attempt.event_id,
-    event_type: attempt.event_type,
-    webhook_id: attempt.webhook_id,
-    attempt: attempt.attempt_number,
-    manual: attempt.manual,
-    status: attempt.response_status,
-    ms: attempt.response_time_ms,
-    outcome: attempt.error_kind === null ? 'delivered' : 'failed',
-    error_kind: attempt.error_kind,
-    delivery_status: delivery.status,
-    next_attempt_at: delivery.next_attempt_at,
-  };
+export function attemptView(report: AttemptReport): AttemptView {
+  return { time: Date.parse(report.attempt.attempted_at), ...attemptSummary(report) };
 }
 
 /**
