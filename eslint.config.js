@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'coverage/', 'templates/', 'packages/*/dist/', 'packages/*/templates/', 'bench/results*.json', '**/*.db'] },
+  { ignores: ['.doc-examples/', 'dist/', 'node_modules/', 'coverage/', 'templates/', 'packages/*/dist/', 'packages/*/templates/', 'bench/results*.json', '**/*.db'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
