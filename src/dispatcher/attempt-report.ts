@@ -1,3 +1,4 @@
+import { contained } from '../contained.js';
 import type { Logger } from '../logger.js';
 import type { Delivery, DeliveryAttempt } from './records.js';
 import type { RecordedAttempt } from './store.js';
@@ -16,15 +17,15 @@ export interface AttemptReport {
 /** Reports each recorded attempt: the log line and the hook, built only when one of them takes it. */
 export function attemptReporter(logger: Logger, logging: boolean, onAttempt: ((report: AttemptReport) => void) | undefined): (recorded: RecordedAttempt) => void {
   if (!logging && onAttempt === undefined) return () => undefined;
+  // Reporting never undoes or fails an attempt: a logger or a hook that throws is contained here.
   return (recorded) => {
     const report = { attempt: toAttempt(recorded.attempt), delivery: toDelivery(recorded.delivery) };
-    if (logging) logAttempt(logger, report);
+    if (logging) contained(() => logAttempt(logger, report));
     if (onAttempt === undefined) return;
-    try {
-      onAttempt(report);
-    } catch (error) {
-      logger.error({ err: error }, 'The onAttempt hook threw; the attempt is recorded as it was');
-    }
+    contained(
+      () => onAttempt(report),
+      (error) => logger.error({ err: error }, 'The onAttempt hook threw; the attempt is recorded as it was'),
+    );
   };
 }
 

@@ -1,3 +1,4 @@
+import { contained } from '../contained.js';
 import { isAcctWebhookError, WebhookValidationError, WebhookVerificationError } from '../errors.js';
 import { parseEvent } from '../events/parse.js';
 import type { WebhookEvent } from '../events/schemas.js';
@@ -92,14 +93,15 @@ export function buildReceiver(options: ResolvedReceiverOptions): Receiver {
     return response;
   }
 
+  // Reporting never changes an answer: a logger or a hook that throws is contained here.
   function report(outcome: ReceiveOutcome): void {
-    if (options.logging) logOutcome(logger, outcome);
+    if (options.logging) contained(() => logOutcome(logger, outcome));
     if (options.onOutcome === undefined) return;
-    try {
-      options.onOutcome(outcome);
-    } catch (error) {
-      logger.error({ err: error }, 'The onOutcome hook threw; the answer is unchanged');
-    }
+    const hook = options.onOutcome;
+    contained(
+      () => hook(outcome),
+      (error) => logger.error({ err: error }, 'The onOutcome hook threw; the answer is unchanged'),
+    );
   }
 
   const runtime: ReceiverRuntime = { options, leaseMs: options.handlerTimeoutMs + LEASE_MARGIN_MS, finish };

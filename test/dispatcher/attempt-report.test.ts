@@ -2,6 +2,7 @@ import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import type { AttemptReport } from '../../src/dispatcher/index.js';
+import type { Logger } from '../../src/index.js';
 import { createTestEvent } from '../../src/testing/index.js';
 import { withServer } from '../helpers/server.js';
 import { clockedDispatcher, MINUTE, Receiver } from './fixtures.js';
@@ -117,6 +118,24 @@ describe('the log line and the onAttempt hook of each attempt', () => {
       expect(await dispatcher.runDue()).toBe(1);
       expect(await dispatcher.deliveries.list()).toMatchObject([{ status: 'delivered', attempt_count: 1 }]);
       expect(log.lines().some((line) => line.level === 50 && (line.err as { message?: string } | undefined)?.message === 'metrics backend down')).toBe(true);
+    });
+  });
+
+  it('records and reports every attempt when the logger throws', async () => {
+    const receiver = new Receiver(() => 204);
+    await withServer(receiver.listener, async (url) => {
+      const throwing = () => {
+        throw new Error('log sink down');
+      };
+      const logger: Logger = { debug: throwing, info: throwing, warn: throwing, error: throwing, child: () => logger };
+      const reports: AttemptReport[] = [];
+      const { dispatcher } = clockedDispatcher({ logger, onAttempt: (report) => reports.push(report) });
+      await dispatcher.webhooks.create({ url, events: ['*'] });
+      await dispatcher.emit(createTestEvent('customer.updated'));
+      expect(await dispatcher.runDue()).toBe(1);
+      expect(reports).toHaveLength(1);
+      const [recorded] = await dispatcher.deliveries.list();
+      expect((await dispatcher.deliveries.retry(recorded!.id)).attempt.attempt_number).toBe(2);
     });
   });
 });

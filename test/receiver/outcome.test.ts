@@ -123,6 +123,23 @@ describe.each(adapters)('the outcome hook, $name', (adapter) => {
   });
 });
 
+describe('a logger that throws', () => {
+  it.each(adapters)('changes no answer ($name)', async (adapter) => {
+    const throwing = () => {
+      throw new Error('log sink down');
+    };
+    const logger: Logger = { debug: throwing, info: throwing, warn: throwing, error: throwing, child: () => logger };
+    const { listener } = adapter.serve({ secret: SECRET, handlers: hooks(), store: memoryStore(), logger });
+    const event = createTestEvent('invoice.paid');
+    const { body, headers } = signedRequest(event, SECRET);
+    await withServer(listener, async (url) => {
+      expect((await post(url, body, headers)).body).toMatchObject({ received: true, duplicate: false });
+      expect((await post(url, body, headers)).body).toMatchObject({ duplicate: true });
+      expect((await post(url, body, signedHeaders(body, 'whsec_forged'))).status).toBe(401);
+    });
+  });
+});
+
 describe('the outcome hook, Express specifics', () => {
   it('reports a body that a parser consumed first as rejected with BODY_ALREADY_PARSED', async () => {
     const outcomes: ReceiveOutcome[] = [];
