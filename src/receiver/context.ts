@@ -3,8 +3,8 @@ import { REDACTED_PATHS, type Logger } from '../logger.js';
 import type { RawPayload } from '../signature.js';
 import type { AtomicEffect } from '../store/types.js';
 import { ConfigurationError } from '../errors.js';
-import type { ResolvedReceiverOptions } from './options.js';
-import type { Inbound } from './receive.js';
+import type { IdempotencyStore } from '../store/types.js';
+import type { Inbound } from './inbound.js';
 
 /** What a handler gets besides the event. */
 export interface HandlerContext {
@@ -55,7 +55,7 @@ export interface HandlerRun {
 }
 
 /** Builds the context of one event's handlers; the logger child and the signal are made only when read. */
-export function handlerContext(options: ResolvedReceiverOptions, event: WebhookEvent, inbound: Inbound): HandlerRun {
+export function handlerContext(options: { logger: Logger; store: IdempotencyStore }, event: WebhookEvent, inbound: Inbound): HandlerRun {
   const abort = lazyAbort();
   const effects: AtomicEffect[] = [];
   const rawBody = lazyBuffer(inbound.rawBody);

@@ -3,7 +3,8 @@ import type { AtomicEffect } from '../store/types.js';
 import { acknowledged, failed, type WebhookResponse } from './answers.js';
 import type { HandlerRun } from './context.js';
 import { ReceiverError, WebhookHandlerError } from './errors.js';
-import type { Inbound, ReceiverRuntime } from './receive.js';
+import type { Inbound } from './inbound.js';
+import type { ReceiverRuntime } from './runtime.js';
 
 type BudgetResult = { results: unknown[] } | { error: WebhookHandlerError } | 'timeout';
 

@@ -12,6 +12,8 @@ import { runHandlers } from './handlers-run.js';
 import { LEASE_MARGIN_MS, resolveReceiverOptions, type ReceiverOptions, type ResolvedReceiverOptions } from './options.js';
 import { logOutcome, type OutcomeFields, type ReceiveOutcome } from './outcome.js';
 import { quarantine } from './quarantine.js';
+import type { Inbound } from './inbound.js';
+import type { ReceiverRuntime } from './runtime.js';
 import { verifyRequest, type VerifiedRequest } from './verify-request.js';
 
 /** One delivery as any framework sees it: the raw body, the headers, and the method if known. */
@@ -47,25 +49,6 @@ export interface Receiver {
   ready(): Promise<void>;
   /** Closes the store if the receiver opened it (no `store` option given); a store you passed is yours to close. */
   close(): Promise<void>;
-}
-
-/** A delivery while it is being received. */
-export interface Inbound {
-  /** performance.now() at the start */
-  started: number;
-  /** The receiver's clock at the start. */
-  receivedAt: number;
-  rawBody: RawPayload | undefined;
-  verified: VerifiedRequest | undefined;
-}
-
-/** What the receiver's steps hand each other: the options, and how a delivery ends. */
-export interface ReceiverRuntime {
-  options: ResolvedReceiverOptions;
-  /** The claim's lease: the handler budget and a margin. */
-  leaseMs: number;
-  /** Reports the delivery (hook and log line) and returns the answer. */
-  finish: (response: WebhookResponse, inbound: Inbound, fields: OutcomeFields) => WebhookResponse;
 }
 
 /**

@@ -1,0 +1,12 @@
+import type { RawPayload } from '../signature.js';
+import type { VerifiedRequest } from './verify-request.js';
+
+/** A delivery while it is being received. */
+export interface Inbound {
+  /** performance.now() at the start */
+  started: number;
+  /** The receiver's clock at the start. */
+  receivedAt: number;
+  rawBody: RawPayload | undefined;
+  verified: VerifiedRequest | undefined;
+}
