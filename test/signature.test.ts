@@ -89,7 +89,8 @@ describe('verifySignature', () => {
     ['negative tolerance', { toleranceSeconds: -1 }, 'INVALID_CONFIGURATION'],
   ];
 
-  it.each(cases)('%s → %s', (_name, overrides, code) => {
+  // The name and the expected code first, so that the test's name says both.
+  it.each(cases.map(([name, overrides, code]) => [name, code, overrides] as const))('%s → %s', (_name, code, overrides) => {
     expect(codeOf(() => verify(overrides))).toBe(code);
   });
 
@@ -101,7 +102,7 @@ describe('verifySignature', () => {
     ['301 s ahead', NOW_MS - 301_000, 'TIMESTAMP_IN_FUTURE'],
   ];
 
-  it.each(edges)('window edge: %s → %s', (_name, now, code) => {
+  it.each(edges.map(([name, now, code]) => [name, code, now] as const))('window edge: %s → %s', (_name, code, now) => {
     expect(codeOf(() => verify({ now }))).toBe(code);
   });
 
@@ -198,7 +199,7 @@ describe('legacy signature (x-service-signature: sha256=<hex>)', () => {
     ['bare hex without sha256=', legacy.slice(7), BODY, 'MALFORMED_SIGNATURE'],
     ['tampered body', legacy, `${BODY} `, 'SIGNATURE_MISMATCH'],
   ];
-  it.each(cases)('%s → %s', (_name, signature, payload, code) => {
+  it.each(cases.map(([name, signature, payload, code]) => [name, code, signature, payload] as const))('%s → %s', (_name, code, signature, payload) => {
     expect(codeOf(() => verifyLegacySignature({ payload, signature, secret: SECRET }))).toBe(code);
   });
 });
