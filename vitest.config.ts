@@ -15,12 +15,11 @@ const SLOW = 'test/slow/**/*.test.ts';
 const BUILD = 'test/global-setup.ts';
 /**
  * Vitest's default is one worker less than the cores: one on this project's 2-core machines.
- * The unit project is CPU-bound in-process work, so it takes both (about half its wall time).
+ * The unit project is in-process CPU work, so it takes every core (about half its wall time here).
+ * The other projects keep the default: their tests start processes, servers and installs of
+ * their own, which need the core left free.
  */
-const UNIT_WORKERS = 2;
-/** The others start processes, servers and installs of their own: one file at a time, as before. */
-const PROCESS_WORKERS = 1;
-
+const UNIT_WORKERS = '100%';
 export default defineConfig({
   test: {
     // Shared by every project (`extends: true`).
@@ -34,7 +33,8 @@ export default defineConfig({
         test: {
           name: 'unit',
           maxWorkers: UNIT_WORKERS,
-          // First, on its own (vitest runs one worker count per group): the quick answer comes first.
+          // A group of its own, first (vitest runs one worker count per group): the quick answer
+          // comes first, and the other projects' processes do not compete with it.
           sequence: { groupOrder: 0 },
           include: ['test/**/*.test.ts'],
           exclude: [...configDefaults.exclude, INTEGRATION, POSTGRES, SLOW],
@@ -44,15 +44,15 @@ export default defineConfig({
       },
       {
         extends: true,
-        test: { name: 'integration', maxWorkers: PROCESS_WORKERS, sequence: { groupOrder: 1 }, include: [INTEGRATION], exclude: [...configDefaults.exclude, SLOW], globalSetup: [BUILD] },
+        test: { name: 'integration', sequence: { groupOrder: 1 }, include: [INTEGRATION], exclude: [...configDefaults.exclude, SLOW], globalSetup: [BUILD] },
       },
       {
         extends: true,
-        test: { name: 'postgres', maxWorkers: PROCESS_WORKERS, sequence: { groupOrder: 1 }, include: [POSTGRES], exclude: [...configDefaults.exclude, INTEGRATION, SLOW], globalSetup: [BUILD] },
+        test: { name: 'postgres', sequence: { groupOrder: 1 }, include: [POSTGRES], exclude: [...configDefaults.exclude, INTEGRATION, SLOW], globalSetup: [BUILD] },
       },
       {
         extends: true,
-        test: { name: 'slow', maxWorkers: PROCESS_WORKERS, sequence: { groupOrder: 1 }, include: [SLOW], globalSetup: [BUILD] },
+        test: { name: 'slow', sequence: { groupOrder: 1 }, include: [SLOW], globalSetup: [BUILD] },
       },
     ],
   },
