@@ -1,14 +1,59 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
+/*
+ * Four projects, chosen by where a test file is and how it is named (docs/development.md):
+ *   unit         everything else under test/: imports src/ only; no build, no global setup, no
+ *                subprocess, no database server. The contributor's loop: npm run test:unit.
+ *   integration  *.integration.test.ts: the built package, subprocesses, servers in child processes.
+ *   postgres     test/postgres/**: needs the PostgreSQL server (its multi-process tests start dist/).
+ *   slow         test/slow/**: npm pack and installs, scaffolded projects' installs, the bench smoke run.
+ */
+const INTEGRATION = 'test/**/*.integration.test.ts';
+const POSTGRES = 'test/postgres/**/*.test.ts';
+const SLOW = 'test/slow/**/*.test.ts';
+/** Builds dist/ (and packs, for the projects that install the tarballs) when the sources changed. */
+const BUILD = 'test/global-setup.ts';
+/**
+ * Vitest's default is one worker less than the cores: one on this project's 2-core machines.
+ * The unit project is in-process CPU work, so it takes every core (about half its wall time here).
+ * The other projects keep the default: their tests start processes, servers and installs of
+ * their own, which need the core left free.
+ */
+const UNIT_WORKERS = '100%';
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
+    // Shared by every project (`extends: true`).
     testTimeout: 20_000,
     hookTimeout: 60_000,
     pool: 'forks',
-    globalSetup: ['test/global-setup.ts'],
     setupFiles: ['test/setup.ts'],
-    // Type tests (*.test-d.ts) are compiled by tsc and counted by vitest, case by case.
-    typecheck: { enabled: true, include: ['test/**/*.test-d.ts'], tsconfig: './tsconfig.json' },
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'unit',
+          maxWorkers: UNIT_WORKERS,
+          // A group of its own, first (vitest runs one worker count per group): the quick answer
+          // comes first, and the other projects' processes do not compete with it.
+          sequence: { groupOrder: 0 },
+          include: ['test/**/*.test.ts'],
+          exclude: [...configDefaults.exclude, INTEGRATION, POSTGRES, SLOW],
+          // Type tests (*.test-d.ts) are compiled by tsc and counted by vitest, case by case.
+          typecheck: { enabled: true, include: ['test/**/*.test-d.ts'], tsconfig: './tsconfig.json' },
+        },
+      },
+      {
+        extends: true,
+        test: { name: 'integration', sequence: { groupOrder: 1 }, include: [INTEGRATION], exclude: [...configDefaults.exclude, SLOW], globalSetup: [BUILD] },
+      },
+      {
+        extends: true,
+        test: { name: 'postgres', sequence: { groupOrder: 1 }, include: [POSTGRES], exclude: [...configDefaults.exclude, INTEGRATION, SLOW], globalSetup: [BUILD] },
+      },
+      {
+        extends: true,
+        test: { name: 'slow', sequence: { groupOrder: 1 }, include: [SLOW], globalSetup: [BUILD] },
+      },
+    ],
   },
 });

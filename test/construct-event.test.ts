@@ -30,7 +30,7 @@ describe('constructEvent: verify and parse in one call', () => {
     ['no headers', () => constructEvent(body, {}, SECRET), 'MISSING_SIGNATURE'],
   ];
 
-  it.each(refusals)('refuses %s with WebhookVerificationError %s', (_name, call, code) => {
+  it.each(refusals.map(([name, call, code]) => [name, code, call] as const))('refuses %s with WebhookVerificationError %s', (_name, code, call) => {
     expect(call).toThrow(WebhookVerificationError);
     expect(call).toThrow(expect.objectContaining({ code }));
   });

@@ -1,32 +1,144 @@
+import { createHash } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join, relative, resolve, sep } from 'node:path';
 import type { TestProject } from 'vitest/node';
+
+/*
+ * The global setup of the projects that use the built package (integration, postgres, slow; see
+ * vitest.config.ts). The unit project has none: it imports src/ and never waits for a build.
+ *
+ * - Builds acct-webhook (dist/) and create-acct-webhook (packages/create-acct-webhook/dist/) only
+ *   when their inputs changed. The inputs' content hash at the last build is kept in
+ *   node_modules/.cache (not in dist/, which is packed), with the output's modification time: an
+ *   edit that is undone, or a touched file, builds nothing. A build this setup did not make (the
+ *   `prepare` of npm ci, npm run build by hand) is adopted when its output is newer than every
+ *   input file and directory (a directory's time changes when a file in it is added or removed),
+ *   so that CI does not build twice.
+ * - Packs both packages (`npm pack`, about 2 s) only for the projects that install them.
+ */
 
 const root = resolve(import.meta.dirname, '..');
 const createPackage = join(root, 'packages', 'create-acct-webhook');
+const stateDirectory = join(root, 'node_modules', '.cache', 'acct-webhook-tests');
+
+/** The projects whose tests install the packed tarballs (`inject('tarball')`). */
+const PROJECTS_THAT_PACK: ReadonlySet<string> = new Set(['slow']);
 
 declare module 'vitest' {
   export interface ProvidedContext {
-    /** Path of `npm pack`'s tarball of this repository (acct-webhook), built before the run. */
+    /** Path of `npm pack`'s tarball of this repository (acct-webhook); provided to the projects that pack. */
     tarball: string;
-    /** Path of `npm pack`'s tarball of packages/create-acct-webhook, built before the run. */
+    /** Path of `npm pack`'s tarball of packages/create-acct-webhook; provided to the projects that pack. */
     createTarball: string;
   }
 }
 
-/** The newest modification time of `path`: a file's own, or the newest file's under a directory. */
-function newestChange(path: string): number {
-  const stats = statSync(path);
-  if (!stats.isDirectory()) return stats.mtimeMs;
-  return readdirSync(path, { withFileTypes: true, recursive: true })
-    .filter((entry) => entry.isFile())
-    .reduce((newest, entry) => Math.max(newest, statSync(join(entry.parentPath, entry.name)).mtimeMs), 0);
+interface Build {
+  /** Names it in the state file and in what the setup prints. */
+  name: string;
+  directory: string;
+  /** Files and directories (relative to the repository) whose content the output depends on. */
+  inputs: readonly string[];
+  /** A file every build writes: its absence or a changed stamp means the build is not ours. */
+  output: string;
 }
 
-function isStale(built: string, sources: readonly string[]): boolean {
-  return !existsSync(built) || statSync(built).mtimeMs < Math.max(...sources.map(newestChange));
+// src/ holds both packages' code (the create package bundles src/scaffold and what it imports);
+// the configurations and manifests decide entries, versions and the copied templates.
+const BUILDS: readonly Build[] = [
+  {
+    name: 'acct-webhook',
+    directory: root,
+    inputs: ['src', 'package.json', 'tsconfig.json', 'tsup.config.ts'],
+    output: join(root, 'dist', 'index.js'),
+  },
+  {
+    name: 'create-acct-webhook',
+    directory: createPackage,
+    inputs: ['src', 'templates', 'package.json', 'packages/create-acct-webhook/package.json', 'packages/create-acct-webhook/tsup.config.ts'],
+    output: join(createPackage, 'dist', 'index.js'),
+  },
+];
+
+/** Every file under `path` (or `path` itself), relative to the repository, sorted. */
+function filesOf(path: string): string[] {
+  const absolute = join(root, path);
+  if (!existsSync(absolute)) return [];
+  if (!statSync(absolute).isDirectory()) return [path];
+  return readdirSync(absolute, { withFileTypes: true, recursive: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => relative(root, join(entry.parentPath, entry.name)).split(sep).join('/'))
+    .sort();
+}
+
+/** One hash over the names and contents of the inputs: a renamed, removed or edited file changes it. */
+function inputsHash(inputs: readonly string[]): string {
+  const hash = createHash('sha256');
+  for (const file of inputs.flatMap(filesOf)) {
+    hash.update(`${file}\0`);
+    hash.update(readFileSync(join(root, file)));
+    hash.update('\0');
+  }
+  return hash.digest('hex');
+}
+
+/** What was built last: the inputs' hash and the output's modification time right after. */
+interface BuildState {
+  inputs: string;
+  outputStamp: number;
+}
+
+function stateFile(build: Build): string {
+  return join(stateDirectory, `${build.name}.build.json`);
+}
+
+function readState(build: Build): BuildState | undefined {
+  try {
+    return JSON.parse(readFileSync(stateFile(build), 'utf8')) as BuildState;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The newest modification time among the inputs: files, and directories (entries added or removed). */
+function newestInputChange(inputs: readonly string[]): number {
+  let newest = 0;
+  for (const input of inputs) {
+    const absolute = join(root, input);
+    if (!existsSync(absolute)) continue;
+    newest = Math.max(newest, statSync(absolute).mtimeMs);
+    if (!statSync(absolute).isDirectory()) continue;
+    for (const entry of readdirSync(absolute, { withFileTypes: true, recursive: true })) {
+      newest = Math.max(newest, statSync(join(entry.parentPath, entry.name)).mtimeMs);
+    }
+  }
+  return newest;
+}
+
+function writeState(build: Build, state: BuildState): void {
+  mkdirSync(stateDirectory, { recursive: true });
+  writeFileSync(stateFile(build), `${JSON.stringify(state)}\n`);
+}
+
+/** Whether the output is built from the inputs as they are now; adopts a build made elsewhere. */
+function isCurrent(build: Build, inputs: string): boolean {
+  if (!existsSync(build.output)) return false;
+  const outputStamp = statSync(build.output).mtimeMs;
+  const state = readState(build);
+  if (state !== undefined && state.inputs === inputs && state.outputStamp === outputStamp) return true;
+  if (outputStamp <= newestInputChange(build.inputs)) return false;
+  writeState(build, { inputs, outputStamp });
+  return true;
+}
+
+function buildIfChanged(build: Build): void {
+  if (isCurrent(build, inputsHash(build.inputs))) return;
+  console.log(`global setup: building ${build.name} (its sources changed since the last build)`);
+  execFileSync('npx', ['tsup', '--silent'], { cwd: build.directory, stdio: 'inherit' });
+  // Hashed after the build: the create package's build may rewrite its own package.json.
+  writeState(build, { inputs: inputsHash(build.inputs), outputStamp: statSync(build.output).mtimeMs });
 }
 
 /** npm pack's tarball of the package in `directory`, written into `destination`. */
@@ -38,19 +150,13 @@ function pack(directory: string, destination: string): string {
   return join(destination, tarball);
 }
 
-// Tests that install the packages, run the CLIs or start receiver processes use the built output:
-// `npm test` builds first; a direct `vitest` run rebuilds here what is missing or stale.
-export default function setup(project: TestProject): () => void {
-  if (isStale(join(root, 'dist', 'index.js'), [join(root, 'src')])) {
-    execFileSync('npx', ['tsup', '--silent'], { cwd: root, stdio: 'inherit' });
-  }
-  // The create package bundles src/scaffold (and what it imports) and copies templates/.
-  const createSources = [join(root, 'src'), join(root, 'templates'), join(root, 'package.json'), join(createPackage, 'package.json'), join(createPackage, 'tsup.config.ts')];
-  if (isStale(join(createPackage, 'dist', 'index.js'), createSources)) {
-    execFileSync('npx', ['tsup', '--silent'], { cwd: createPackage, stdio: 'inherit' });
-  }
-  const packDir = mkdtempSync(join(tmpdir(), 'acct-webhook-pack-'));
-  project.provide('tarball', pack(root, packDir));
-  project.provide('createTarball', pack(createPackage, packDir));
-  return () => rmSync(packDir, { recursive: true, force: true });
+export default function setup(project: TestProject): (() => void) | undefined {
+  // Vitest runs the projects' global setups one after the other: the first builds, the others
+  // find the build current.
+  for (const build of BUILDS) buildIfChanged(build);
+  if (!PROJECTS_THAT_PACK.has(project.name)) return undefined;
+  const packDirectory = mkdtempSync(join(tmpdir(), 'acct-webhook-pack-'));
+  project.provide('tarball', pack(root, packDirectory));
+  project.provide('createTarball', pack(createPackage, packDirectory));
+  return () => rmSync(packDirectory, { recursive: true, force: true });
 }

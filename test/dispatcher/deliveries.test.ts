@@ -66,7 +66,7 @@ describe('deliveries.list and get', () => {
     [{ limit: 0 }, 'VALIDATION_ERROR', 'limit'],
     [{ limit: 1001 }, 'VALIDATION_ERROR', 'limit'],
     [{ offset: -1 }, 'VALIDATION_ERROR', 'offset'],
-  ])('refuses the list filter %j', async (filter, code, field) => {
+  ])('refuses the list filter %o', async (filter, code, field) => {
     const dispatcher = testDispatcher();
     await expect(dispatcher.deliveries.list(filter as never)).rejects.toMatchObject({ code, details: { field, ...(code === 'VALIDATION_ERROR' ? { reason: expect.any(String) } : {}) } });
   });
@@ -75,7 +75,7 @@ describe('deliveries.list and get', () => {
     [{ attempted_after: 'soon' }, 'VALIDATION_ERROR', 'attempted_after'],
     [{ limit: 10 }, 'VALIDATION_ERROR', 'limit'],
     [{ event_type: 'uva' }, 'UNKNOWN_EVENT_TYPE', 'event_type'],
-  ])('refuses the export filter %j', async (filter, code, field) => {
+  ])('refuses the export filter %o', async (filter, code, field) => {
     const dispatcher = testDispatcher();
     await expect(exportLines(dispatcher, filter as never)).rejects.toMatchObject({ code, details: { field } });
   });

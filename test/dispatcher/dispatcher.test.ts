@@ -118,7 +118,7 @@ describe('options', () => {
     ['store', { store: { query: () => undefined } }],
     ['pollIntervalMs', { pollIntervalMs: 0 }],
     ['timeout', { timeout: 200 }],
-  ])('refuses a bad %s when the Dispatcher is built', (option, options) => {
+  ])('refuses a bad %s when the Dispatcher is built: %o', (option, options) => {
     const base = { logger: false, database: join(tempDir(), 'd.db') };
     let error: unknown;
     try {

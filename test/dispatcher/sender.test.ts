@@ -1,9 +1,5 @@
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer as createHttpsServer } from 'node:https';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DELIVERY_TIMEOUT_MS, Dispatcher } from '../../src/dispatcher/index.js';
 import { USER_AGENT } from '../../src/dispatcher/defaults.js';
 import { WebhookVerificationError } from '../../src/errors.js';
@@ -176,59 +172,6 @@ describe('an attempt', () => {
     const [attempt] = (await onlyDelivery(dispatcher)).attempts;
     expect(attempt).toMatchObject({ error_kind: 'connection', response_status: null, receiver_ip: null });
     expect(attempt!.error_message).toMatch(/ECONNREFUSED/);
-  });
-});
-
-describe('https', () => {
-  let dir: string;
-  let key: Buffer;
-  let cert: Buffer;
-
-  beforeAll(() => {
-    dir = mkdtempSync(join(tmpdir(), 'acct-dispatch-tls-'));
-    execFileSync('openssl', [
-      'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'),
-      '-days', '1', '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1',
-    ], { stdio: 'ignore' });
-    key = readFileSync(join(dir, 'key.pem'));
-    cert = readFileSync(join(dir, 'cert.pem'));
-  });
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-  const tlsServer = (receiver: Receiver) => createHttpsServer({ key, cert }, receiver.listener);
-  const localhostOnly = (hostname: string) => Promise.resolve(hostname === 'localhost' ? ['127.0.0.1'] : []);
-
-  it('delivers to a receiver whose self-signed certificate is trusted through `ca`', async () => {
-    const receiver = new Receiver(() => 200);
-    await withServer(tlsServer(receiver), async (url) => {
-      const port = new URL(url).port;
-      const dispatcher = testDispatcher({ allowInsecureUrls: false, allowedHosts: ['localhost'], resolveHost: localhostOnly, ca: cert });
-      const { secret } = await dispatcher.webhooks.create({ url: `https://localhost:${port}/webhooks`, events: ['*'] });
-      await dispatcher.emit(createTestEvent('uva.confirmed'));
-      await dispatcher.runDue();
-      const detail = await onlyDelivery(dispatcher);
-      expect(detail.status).toBe('delivered');
-      expect(detail.attempts[0]).toMatchObject({ response_status: 200, receiver_ip: '127.0.0.1' });
-      const [request] = receiver.requests;
-      expect(() =>
-        verifySignature({ payload: request!.body, signature: request!.headers['x-svc-signature'], timestamp: request!.headers['x-svc-timestamp'], secret }),
-      ).not.toThrow();
-    });
-  });
-
-  it('fails as a TLS error when the certificate is not trusted', async () => {
-    const receiver = new Receiver(() => 200);
-    await withServer(tlsServer(receiver), async (url) => {
-      const port = new URL(url).port;
-      const dispatcher = testDispatcher({ allowInsecureUrls: false, allowedHosts: ['localhost'], resolveHost: localhostOnly });
-      await dispatcher.webhooks.create({ url: `https://localhost:${port}/webhooks`, events: ['*'] });
-      await dispatcher.emit(createTestEvent('uva.rejected'));
-      await dispatcher.runDue();
-      const detail = await onlyDelivery(dispatcher);
-      expect(detail.status).toBe('retrying');
-      expect(detail.attempts[0]).toMatchObject({ error_kind: 'tls', response_status: null });
-      expect(receiver.requests).toHaveLength(0);
-    });
   });
 });
 

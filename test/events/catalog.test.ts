@@ -87,7 +87,7 @@ describe('parseEvent refuses what does not match, naming the field', () => {
     ['missing business_id', { ...paid, business_id: undefined }, 'business_id'],
   ];
 
-  it.each(cases)('%s → VALIDATION_ERROR at %s', (_name, input, field) => {
+  it.each(cases.map(([name, input, field]) => [name, field, input] as const))('%s → VALIDATION_ERROR at %s', (_name, field, input) => {
     const error = failure(JSON.stringify(input));
     expect(error.code).toBe('VALIDATION_ERROR');
     expect(error.details.field).toBe(field);
@@ -118,7 +118,7 @@ describe('parseEvent refuses what does not match, naming the field', () => {
     ['no type', JSON.stringify({ ...paid, type: undefined }), 'VALIDATION_ERROR'],
     ['type "constructor"', JSON.stringify({ ...paid, type: 'constructor' }), 'UNKNOWN_EVENT_TYPE'],
   ];
-  it.each(malformed)('%s → %s', (_name, input, code) => {
+  it.each(malformed.map(([name, input, code]) => [name, code, input] as const))('%s → %s', (_name, code, input) => {
     expect(failure(input).code).toBe(code);
   });
 

@@ -65,7 +65,8 @@ describe.each(adapters)('$name', (adapter) => {
     ['malformed signature', () => ({ body, headers: { ...good, 'x-svc-signature': 'not-hex!' } }), 400, 'MALFORMED_SIGNATURE'],
   ];
 
-  it.each(rejected)('refuses %s → %i %s, handler not run', async (_name, request, status, code) => {
+  // The name, the status and the code first, so that the test's name says all three.
+  it.each(rejected.map(([name, request, status, code]) => [name, status, code, request] as const))('refuses %s → %i %s, handler not run', async (_name, status, code, request) => {
     const { listener, runs } = serve();
     const { body: sent, headers } = request();
     await withServer(listener, async (url) => {

@@ -6,8 +6,6 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigurationError, memoryStore } from '../../src/index.js';
 import { sqliteStore } from '../../src/sqlite/index.js';
 import { MIN_RETENTION_MS } from '../../src/store/types.js';
-import { postgresStore } from '../../src/postgres/index.js';
-import { describePostgres, useTestDatabase } from '../helpers/postgres.js';
 import { describeIdempotencyStore } from './contract.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'acct-webhook-stores-'));
@@ -16,15 +14,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describeIdempotencyStore('memoryStore', (options) => memoryStore(options));
 describeIdempotencyStore('sqliteStore', (options) => sqliteStore(join(dir, `store-${files++}.db`), options));
-describePostgres('PostgreSQL', () => {
-  // Each store in a schema of its own (a fresh, empty store per test), all dropped at the end.
-  const database = useTestDatabase();
-  describeIdempotencyStore('postgresStore', (options) => postgresStore(database.pool, { ...options, schema: database.newSchema() }));
-  // Behind a pooler that cannot keep prepared statements, every statement is sent unnamed.
-  describeIdempotencyStore('postgresStore, preparedStatements: false', (options) =>
-    postgresStore(database.pool, { ...options, schema: database.newSchema(), preparedStatements: false }),
-  );
-});
+// postgresStore keeps the same contract: test/postgres/store-contract.test.ts.
 
 describe('the stores\' options', () => {
   it('keep records 30 days by default and refuse less than 35 hours', () => {

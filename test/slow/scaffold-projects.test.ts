@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { Dispatcher } from '../../src/dispatcher/index.js';
 import { createTestEvent } from '../../src/testing/index.js';
-import { childEnvironment, listFiles, readJson, REPO_ROOT, runGenerator, runProcess, temporaryDirectory, waitFor } from './helpers.js';
+import { childEnvironment, listFiles, readJson, REPO_ROOT, runGenerator, runProcess, temporaryDirectory, waitFor } from '../scaffold/helpers.js';
 
 const ADAPTERS = ['express', 'node', 'fetch'] as const;
 /**

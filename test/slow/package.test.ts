@@ -4,10 +4,10 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { postgres, POSTGRES_URL } from './helpers/postgres.js';
+import { postgres, POSTGRES_URL } from '../helpers/postgres.js';
 
 const run = promisify(execFile);
-const tsc = resolve(import.meta.dirname, '..', 'node_modules', 'typescript', 'bin', 'tsc');
+const tsc = resolve(import.meta.dirname, '..', '..', 'node_modules', 'typescript', 'bin', 'tsc');
 
 // The package as a user gets it: `npm pack`, installed into a fresh project, loaded both ways.
 describe('the packed package', () => {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { generatorData, GENERATOR_DATA_FILE, type ManifestVersions } from '../../src/scaffold/generator-data.js';
-import { CREATE_PACKAGE, listFiles, readJson, REPO_ROOT } from './helpers.js';
+import { CREATE_PACKAGE, listFiles, readJson, REPO_ROOT } from '../scaffold/helpers.js';
 
 const run = promisify(execFile);
 
