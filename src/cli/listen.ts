@@ -24,7 +24,7 @@ export function listenCommand(context: CommandContext): Command {
   return new Command('listen')
     .summary('run a receiver that shows every delivery (and can forward to your app)')
     .description(
-      "Runs a receiver built from this package's webhookHandler: it verifies x-svc-signature, refuses stale timestamps, " +
+      "Runs this package's receiver (nodeHandler): it verifies x-svc-signature, refuses stale timestamps, " +
         'dedupes by event id and acknowledges. Each verified event is printed with its time, type, id and key fields; ' +
         'each refused request with its status and code. With --forward-to, every new verified event is re-signed with ' +
         'the first secret and POSTed to your app; if your app does not answer 2xx, the sender gets 500 and retries. While a ' +

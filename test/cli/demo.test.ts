@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_TIME_SCALE } from '../../src/cli/demo.js';
 import { flakyTypes } from '../../src/cli/demo/flaky-handler.js';
 import { EVENT_TYPES } from '../../src/events/catalog.js';
@@ -12,104 +12,99 @@ const FAST = ['--time-scale', String(MAX_TIME_SCALE)];
 const ATTEMPTS = EVENT_TYPES.length + flakyTypes().size + 1;
 
 const temp = temporaryDirectory('cli-demo');
+const kept = join(temp.path, 'kept');
+/** One demo run, its databases kept in `kept`, read by the tests below. (Without --keep it leaves nothing: demo.integration.test.ts.) */
+let run: CliResult;
+beforeAll(async () => {
+  run = await runCommand(['demo', '--keep', kept, ...FAST]);
+});
 afterAll(() => temp.remove());
 
-/** The event ids of the receiver's lines and of the delivery log's rows, each in the order printed. */
-function eventOrders(run: CliResult): { receiver: string[]; log: string[] } {
+/** The delivery log's rows, as printed. */
+function tableRows(): string[] {
+  const [, table = ''] = run.stdout.split(/^The delivery log.*\n/m);
+  return table.split('\n\n')[0]!.split('\n');
+}
+
+/** The event ids of the receiver's lines, in the order printed. */
+function receiverEventIds(): string[] {
   const [, afterIntro = ''] = run.stdout.split(/^What the receiver saw:\n/m);
-  const [receiverPart = '', tablePart = ''] = afterIntro.split(/^The delivery log.*\n/m);
-  const receiver = [...receiverPart.matchAll(/^\d\d:\d\d:\d\d +\d{3} \S+ +\S+ +(evt_\S+)$/gm)].map((match) => match[1]!);
-  const rows = tablePart.split('\n\n')[0]!.split('\n').slice(1);
-  const log = rows.map((row) => /(evt_\S+)/.exec(row)?.[1] ?? `no event id in: ${row}`);
-  return { receiver, log };
+  const [receiverPart = ''] = afterIntro.split(/^The delivery log.*\n/m);
+  return [...receiverPart.matchAll(/^\d\d:\d\d:\d\d +\d{3} \S+ +\S+ +(evt_\S+)$/gm)].map((match) => match[1]!);
+}
+
+/** `+1:02` or `+1:00:05` → seconds. */
+function offsetSeconds(row: string): number {
+  const [, h = '0', m = '0', s = '0'] = /^ *\+(?:(\d+):)?(\d+):(\d+)/.exec(row) ?? [];
+  return Number(h) * 3600 + Number(m) * 60 + Number(s);
 }
 
 describe('acct-webhook demo', () => {
-  it('delivers all 18 types with retries and a duplicate, prints the log as a table and a summary, exits 0', async () => {
-    const run = await runCommand(['demo', ...FAST]);
+  it('delivers all 18 types with retries and a duplicate, prints the log as a table and a summary, exits 0', () => {
     expect(run.stderr).toBe('');
     expect(run.exitCode).toBe(0);
-    const [, table = ''] = run.stdout.split(/^The delivery log.*\n/m);
-    const rows = table.split('\n\n')[0]!.split('\n');
-    expect(rows[0]).toMatch(/^ +at +event type +event id +attempt +status +ms +result$/);
-    expect(rows.slice(1)).toHaveLength(ATTEMPTS);
-    for (const type of EVENT_TYPES) expect(table).toContain(` ${type} `);
+    const [header, ...rows] = tableRows();
+    expect(header).toMatch(/^ +at +event type +event id +attempt +status +ms +result$/);
+    expect(rows).toHaveLength(ATTEMPTS);
+    for (const type of EVENT_TYPES) expect(rows.join('\n')).toContain(` ${type} `);
     const retried = flakyTypes().size;
     expect(rows.filter((row) => / 500 .* failed HANDLER_FAILED/.test(row))).toHaveLength(retried);
     expect(rows.filter((row) => /manual +200 .* duplicate/.test(row))).toHaveLength(1);
     expect(run.stdout).toContain(`Summary: ${EVENT_TYPES.length} of ${EVENT_TYPES.length} events delivered, ${retried} retried, 0 failed, 1 duplicate ignored`);
-    expect(run.stdout).not.toContain('Kept in');
   });
 
-  it('lists the events in one order in the receiver\'s view and in the delivery log: the order the attempts were made', async () => {
-    const run = await runCommand(['demo', ...FAST]);
-    expect(run.exitCode).toBe(0);
-    const { receiver, log } = eventOrders(run);
-    expect(receiver).toHaveLength(ATTEMPTS);
-    expect(log).toEqual(receiver);
-    // The "at" column runs forward: the log is not re-sorted into another order.
-    const offsets = run.stdout
-      .split(/^The delivery log.*\n/m)[1]!
-      .split('\n\n')[0]!
-      .split('\n')
-      .slice(1)
-      .map((row) => /^ *\+(?:(\d+):)?(\d+):(\d+)/.exec(row)!.slice(1).map((part) => Number(part ?? 0)))
-      .map(([h, m, s]) => h! * 3600 + m! * 60 + s!);
+  it('lists the events in one order in the receiver\'s view and in the delivery log: the order the attempts were made', () => {
+    const rows = tableRows().slice(1);
+    const logEventIds = rows.map((row) => /(evt_\S+)/.exec(row)?.[1] ?? `no event id in: ${row}`);
+    expect(receiverEventIds()).toHaveLength(ATTEMPTS);
+    expect(logEventIds).toEqual(receiverEventIds());
+    // The "at" column runs forward: the log is shown in the order the attempts were made.
+    const offsets = rows.map(offsetSeconds);
     expect(offsets).toEqual([...offsets].sort((a, b) => a - b));
   });
 
-  it('reports the same in JSON with --json', async () => {
-    const run = await runCommand(['demo', '--json', ...FAST]);
-    expect(run.exitCode).toBe(0);
-    const report = JSON.parse(run.stdout) as { summary: Record<string, number>; attempts: unknown[]; kept?: unknown };
-    expect(report.summary).toEqual({
-      events: EVENT_TYPES.length,
-      delivered: EVENT_TYPES.length,
-      retried: flakyTypes().size,
-      failed: 0,
-      duplicatesIgnored: 1,
-      handled: EVENT_TYPES.length,
-      attempts: ATTEMPTS,
-    });
-    expect(report.attempts).toHaveLength(ATTEMPTS);
-    expect(report.kept).toBeUndefined();
+  it('--keep <dir> keeps both databases there and says where', () => {
+    expect(readdirSync(kept).filter((file) => file.endsWith('.db')).sort()).toEqual(['dispatch.db', 'events.db']);
+    expect(run.stdout).toContain(`Kept in ${kept}:`);
+    expect(run.stdout).toContain(`acct-webhook replay ${join(kept, 'dispatch.db')} --dry-run`);
   });
 
-  it('--keep <dir> keeps both databases there and says where; replay reads the log from it', async () => {
-    const directory = join(temp.path, 'kept');
-    const run = await runCommand(['demo', '--keep', directory, ...FAST]);
-    expect(run.exitCode).toBe(0);
-    const dispatchDatabase = join(directory, 'dispatch.db');
-    expect(readdirSync(directory).filter((file) => file.endsWith('.db')).sort()).toEqual(['dispatch.db', 'events.db']);
-    expect(run.stdout).toContain(`Kept in ${directory}:`);
-    expect(run.stdout).toContain(`acct-webhook replay ${dispatchDatabase} --dry-run`);
-
-    const replay = await runCommand(['replay', dispatchDatabase, '--dry-run']);
+  it('replay reads the kept log: every event once, as the demo delivered it', async () => {
+    const replay = await runCommand(['replay', join(kept, 'dispatch.db'), '--dry-run']);
     expect(replay.exitCode).toBe(0);
-    expect(replay.stdout.match(/^evt_\S+ [a-z]+\.[a-z]+ {2}delivered {2}\(delivery dlv_\S+\)$/gm)).toHaveLength(EVENT_TYPES.length);
+    const planned = [...replay.stdout.matchAll(/^evt_\S+ ([a-z]+\.[a-z]+) {2}delivered {2}\(delivery dlv_\S+\)$/gm)].map((match) => match[1]);
+    expect(planned).toEqual([...EVENT_TYPES]);
     expect(replay.stdout).toContain(`Dry run: ${EVENT_TYPES.length} events would be replayed; nothing was sent.`);
     expect(replay.stdout).toContain(`Read ${ATTEMPTS} lines;`);
   });
 
-  it('--keep without a directory keeps the temporary one and names it, in JSON too', async () => {
-    const run = await runCommand(['demo', '--keep', '--json', ...FAST]);
-    expect(run.exitCode).toBe(0);
-    const { kept } = JSON.parse(run.stdout) as { kept: { directory: string; dispatchDatabase: string; eventsDatabase: string } };
-    try {
-      expect(kept.dispatchDatabase).toBe(join(kept.directory, 'dispatch.db'));
-      expect(existsSync(kept.dispatchDatabase)).toBe(true);
-      expect(existsSync(kept.eventsDatabase)).toBe(true);
-    } finally {
-      rmSync(kept.directory, { recursive: true, force: true });
-    }
+  it('refuses a --keep directory that is not empty: an earlier log is never mixed in', async () => {
+    const again = await runCommand(['demo', '--keep', kept, ...FAST]);
+    expectOneLineError(again, 'INVALID_OPTION', 2);
+    expect(again.stderr).toContain('--keep');
   });
 
-  it('refuses a --keep directory that is not empty: an earlier log is never mixed in', async () => {
-    const directory = join(temp.path, 'kept');
-    expect(existsSync(join(directory, 'dispatch.db'))).toBe(true);
-    const run = await runCommand(['demo', '--keep', directory, ...FAST]);
-    expectOneLineError(run, 'INVALID_OPTION', 2);
-    expect(run.stderr).toContain('--keep');
+  it('reports the same in JSON with --json; --keep alone keeps the temporary directory and names it', async () => {
+    const json = await runCommand(['demo', '--json', '--keep', ...FAST]);
+    expect(json.exitCode).toBe(0);
+    const report = JSON.parse(json.stdout) as { summary: Record<string, number>; attempts: unknown[]; kept: Record<string, string> };
+    try {
+      expect(report.summary).toEqual({
+        events: EVENT_TYPES.length,
+        delivered: EVENT_TYPES.length,
+        retried: flakyTypes().size,
+        failed: 0,
+        duplicatesIgnored: 1,
+        handled: EVENT_TYPES.length,
+        attempts: ATTEMPTS,
+      });
+      expect(report.attempts).toHaveLength(ATTEMPTS);
+      expect(report.kept.dispatchDatabase).toBe(join(report.kept.directory!, 'dispatch.db'));
+      expect(existsSync(report.kept.dispatchDatabase!)).toBe(true);
+      expect(existsSync(report.kept.eventsDatabase!)).toBe(true);
+    } finally {
+      rmSync(report.kept.directory!, { recursive: true, force: true });
+    }
   });
 
   it('refuses a --time-scale it cannot keep', async () => {
@@ -117,4 +112,3 @@ describe('acct-webhook demo', () => {
     expectOneLineError(await runCommand(['demo', '--time-scale', String(MAX_TIME_SCALE + 1)]), 'INVALID_OPTION', 2);
   });
 });
-
