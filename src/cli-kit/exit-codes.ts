@@ -10,5 +10,10 @@ export const EXIT_CODES = {
   usage: 2,
   /** The user cancelled (Ctrl-C at a prompt), like a shell's 128 + SIGINT. */
   cancelled: 130,
+  /**
+   * The reader of the output went away (`… | head -1`): like a Unix tool ended by SIGPIPE
+   * (128 + 13), but quietly and, for a long-running command, after finishing what was in flight.
+   */
+  closedOutput: 141,
 } as const;
 export type ExitCode = (typeof EXIT_CODES)[keyof typeof EXIT_CODES];

@@ -20,13 +20,25 @@ export function demoCommand(context: CommandContext): Command {
       'Starts a receiver (webhookHandler with a SQLite idempotency store) on a free 127.0.0.1 port and a dispatcher on a ' +
         'temporary SQLite file, registers the receiver, and emits one event of each of the 18 types. The handler fails the ' +
         'first attempt of a few on purpose, so the retry schedule shows; one event is sent again by hand, so deduplication ' +
-        'shows. Prints the delivery log and a summary; everything is removed afterwards. Needs no server, no secret, no network.',
+        'shows. Prints the delivery log and a summary; everything is removed afterwards, unless --keep keeps the two SQLite ' +
+        'files (the delivery log for replay, the receiver\'s event ids). Needs no server, no secret, no network.',
     )
     .option('--time-scale <factor>', `how much faster the retry schedule runs than real time (default: ${DEFAULT_TIME_SCALE}, a minute takes a second)`, positiveNumber('--time-scale', MAX_TIME_SCALE), DEFAULT_TIME_SCALE)
+    .option('--keep [dir]', 'keep the databases, in <dir> (new or empty) or in the temporary directory, and print where')
     .addOption(jsonOption('print the delivery log and the summary as JSON'))
-    .addHelpText('after', examples(['acct-webhook demo', 'the whole round trip in a few seconds'], [`acct-webhook demo --time-scale ${MAX_TIME_SCALE}`, 'even faster']))
-    .action(async (options: { timeScale: number; json?: boolean }) => {
+    .addHelpText(
+      'after',
+      examples(
+        ['acct-webhook demo', 'the whole round trip in a few seconds'],
+        [`acct-webhook demo --time-scale ${MAX_TIME_SCALE}`, 'even faster'],
+        ['acct-webhook demo --keep demo-data', 'keep the delivery log in ./demo-data …'],
+        ['acct-webhook replay demo-data/dispatch.db --dry-run', '… and see what replay would send from it'],
+      ),
+    )
+    .action(async (options: { timeScale: number; json?: boolean; keep?: string | true }) => {
       const { runDemo } = await import('./demo/run.js');
-      context.setExitCode(await runDemo(context, { timeScale: options.timeScale, json: options.json === true }));
+      context.setExitCode(
+        await runDemo(context, { timeScale: options.timeScale, json: options.json === true, ...(options.keep === undefined ? {} : { keep: options.keep }) }),
+      );
     });
 }

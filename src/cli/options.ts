@@ -83,12 +83,34 @@ export function collect(value: string, previous: readonly string[] | undefined):
   return [...(previous ?? []), value];
 }
 
-/** The webhook secret from `--secret` or the environment; MISSING_SECRET otherwise. */
-export function requireSecret(secret: string | undefined): string {
-  if (secret === undefined || secret === '') {
-    throw new CliError('MISSING_SECRET', `No webhook secret: pass --secret whsec_… or set ${SECRET_ENV}`, { env: SECRET_ENV });
+/**
+ * The webhook secret from `--secret`, else from WEBHOOK_SECRET in `env`; MISSING_SECRET without
+ * either. A secret with whitespace around it (a stray space or newline from copying) is refused
+ * with only that hint: no platform secret has any, and every signature made or checked with it
+ * would be wrong for that reason alone.
+ */
+export function requireSecret(secret: string | undefined, env: NodeJS.ProcessEnv): string {
+  const [only] = requireSecrets(secret === undefined ? undefined : [secret], env);
+  return only ?? missingSecret();
+}
+
+/** Every `--secret` given (newest first, while rotating), else WEBHOOK_SECRET; as {@link requireSecret}. */
+export function requireSecrets(secrets: readonly string[] | undefined, env: NodeJS.ProcessEnv): string[] {
+  const given = secrets !== undefined && secrets.length > 0;
+  const chosen = given ? secrets : [env[SECRET_ENV] ?? ''];
+  if (chosen.some((secret) => secret === '')) missingSecret();
+  if (chosen.some((secret) => secret !== secret.trim())) {
+    const source = given ? '--secret' : SECRET_ENV;
+    // The value itself is never shown: it is a secret.
+    throw new CliError('INVALID_OPTION', `${source} has whitespace before or after the secret (from copying?); platform secrets have none: give it without`, {
+      option: source,
+    });
   }
-  return secret;
+  return [...chosen];
+}
+
+function missingSecret(): never {
+  throw new CliError('MISSING_SECRET', `No webhook secret: pass --secret whsec_… or set ${SECRET_ENV}`, { env: SECRET_ENV });
 }
 
 /** A value an option needs, when the option is only required in some modes (e.g. not with --dry-run). */

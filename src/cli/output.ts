@@ -28,6 +28,15 @@ export class Output {
     return this.io.stderr.isTTY === true;
   }
 
+  /** Whether stdout is a terminal that wants colours (and NO_COLOR is not set). */
+  get stdoutHasColors(): boolean {
+    return this.colors(this.io.stdout);
+  }
+
+  get stderrHasColors(): boolean {
+    return this.colors(this.io.stderr);
+  }
+
   /** The raw stdout stream, for streaming output such as JSON Lines. */
   get stdoutStream(): TerminalStream {
     return this.io.stdout;

@@ -62,7 +62,7 @@ export function replayCommand(context: CommandContext): Command {
     .action(async function (this: Command, log: string, options: ReplayOptions) {
       const dryRun = options.dryRun === true;
       const to = dryRun ? options.to : requireOption(options.to, '--to', 'to send (or use --dry-run)');
-      const secret = dryRun && options.secret === undefined ? undefined : requireSecret(options.secret);
+      const secret = dryRun ? undefined : requireSecret(options.secret, context.io.env);
       const { parseEventPattern } = await import('./event-types.js');
       const { runReplay } = await import('./replay/run.js');
       const filter = {

@@ -5,7 +5,7 @@ import type { CommandContext } from './context.js';
 import { CliError } from './errors.js';
 import { EXIT_CODES, exitCodeFor, type ExitCode } from './exit-codes.js';
 import { loadHelpResources } from './help.js';
-import type { CliIo } from './io.js';
+import type { CliIo, TerminalStream } from './io.js';
 import { Output } from './output.js';
 import { allCommands, commandPath } from './command-tree.js';
 import { COMMAND_NAME, createProgram } from './program.js';
@@ -29,7 +29,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<ExitCo
       setExitCode: (code) => (exitCode = code),
     };
     const program = createProgram(context);
-    for (const command of allCommands(program)) configure(command, io, (name) => (current = name));
+    for (const command of allCommands(program)) configure(command, context, (name) => (current = name));
     await program.parseAsync(argv, { from: 'user' });
     return exitCode;
   } catch (error) {
@@ -39,7 +39,13 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<ExitCo
   }
 }
 
-function configure(command: Command, io: CliIo, onCommand: (path: string) => void): void {
+/**
+ * Settings of every command: output to the injected streams, errors through our one line, and
+ * which command an error names — set before a subcommand parses its options, so that a bad
+ * option value names the command it belongs to.
+ */
+function configure(command: Command, context: CommandContext, onCommand: (path: string) => void): void {
+  const { io, output } = context;
   command
     .exitOverride((error) => {
       onCommand(commandPath(command));
@@ -50,8 +56,22 @@ function configure(command: Command, io: CliIo, onCommand: (path: string) => voi
       writeErr: (text) => io.stderr.write(text),
       // Commander's own error message is replaced by our one-line error.
       outputError: () => undefined,
+      getOutHelpWidth: () => helpWidth(io.stdout),
+      getErrHelpWidth: () => helpWidth(io.stderr),
+      getOutHasColors: () => output.stdoutHasColors,
+      getErrHasColors: () => output.stderrHasColors,
     })
+    // Each description states its default in words (`(default: 50)`); commander would add it again.
+    .configureHelp({ optionDescription: (option) => option.description })
+    .hook('preSubcommand', (_self, subcommand) => onCommand(commandPath(subcommand)))
     .hook('preAction', (_self, action) => onCommand(commandPath(action)));
+}
+
+/** Commander's own width for help that is not shown on a terminal. */
+const PIPED_HELP_WIDTH = 80;
+
+function helpWidth(stream: TerminalStream): number {
+  return stream.isTTY === true && stream.columns !== undefined ? stream.columns : PIPED_HELP_WIDTH;
 }
 
 function commanderExit(error: CommanderError, command: string, io: CliIo, verbose: boolean): ExitCode {

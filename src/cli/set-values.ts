@@ -16,8 +16,25 @@ export function parseSetValue(assignment: string): Record<string, unknown> {
   if (segments.some((segment) => segment === '' || UNSAFE_SEGMENTS.has(segment))) {
     throw invalidSet(assignment, 'the path must be dot-separated field names, e.g. data.object.amount');
   }
-  return segments.reduceRight<unknown>((value, segment) => ({ [segment]: value }), readValue(assignment.slice(equals + 1))) as Record<string, unknown>;
+  const value = readValue(assignment.slice(equals + 1));
+  checkAmount(assignment, segments.at(-1) ?? '', value);
+  return segments.reduceRight<unknown>((nested, segment) => ({ [segment]: nested }), value) as Record<string, unknown>;
 }
+
+/**
+ * `amount`, `net_amount`, `vat_amount` …: the catalog's amounts are integers in minor units. A
+ * decimal there is the common slip (euros for cents), so it is explained here rather than
+ * refused later by the schema as "expected int".
+ */
+function checkAmount(assignment: string, field: string, value: unknown): void {
+  const isAmount = field === 'amount' || field.endsWith('_amount');
+  if (!isAmount || typeof value !== 'number' || Number.isInteger(value)) return;
+  const minorUnits = Math.round(value * MINOR_UNITS_PER_MAJOR);
+  throw invalidSet(assignment, `amounts are integers in minor units (cents): ${field}=${minorUnits} for ${value.toFixed(2)}`);
+}
+
+/** Cents per euro: the example in the hint (the catalog's samples are in EUR). */
+const MINOR_UNITS_PER_MAJOR = 100;
 
 /** `base` with every `--set` merged in, in order: objects merge, everything else is replaced. */
 export function applySetValues<T>(base: T, assignments: readonly string[]): T {

@@ -39,7 +39,7 @@ export function signCommand(context: CommandContext): Command {
       ),
     )
     .action(async (options: SignOptions) => {
-      const secret = requireSecret(options.secret);
+      const secret = requireSecret(options.secret, context.io.env);
       const body = await readBody(context.io, options.file);
       const { signPayload, SECRET_PREFIX } = await import('../signature.js');
       const signed = signPayload({ payload: body, secret, ...(options.timestamp === undefined ? {} : { timestamp: options.timestamp }) });

@@ -43,7 +43,7 @@ export function verifyCommand(context: CommandContext): Command {
       ),
     )
     .action(async (options: VerifyOptions) => {
-      const secret = requireSecret(options.secret);
+      const secret = requireSecret(options.secret, context.io.env);
       const body = await readBody(context.io, options.file);
       const { verifySignature } = await import('../signature.js');
       const { WebhookVerificationError } = await import('../errors.js');

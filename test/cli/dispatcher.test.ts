@@ -2,21 +2,10 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Delivery, WebhookRegistration } from '../../src/dispatcher/records.js';
+import type { Delivery, DeliveryDetail, WebhookRegistration } from '../../src/dispatcher/records.js';
 import { verifySignature } from '../../src/signature.js';
-import {
-  CliProcess,
-  closedPort,
-  closeServer,
-  expectOneLineError,
-  listenOnLoopback,
-  runCli,
-  startRecorder,
-  temporaryDirectory,
-  waitFor,
-  type Recorder,
-  type RecordedRequest,
-} from './helpers.js';
+import { CommandRun, expectOneLineError, runCommand, temporaryDirectory, waitFor, type CliResult } from './helpers.js';
+import { closedPort, closeServer, listenOnLoopback, startRecorder, type RecordedRequest, type Recorder } from './servers.js';
 
 const workspace = temporaryDirectory('cli-dispatcher');
 const db = join(workspace.path, 'dispatch.db');
@@ -30,11 +19,11 @@ afterAll(async () => {
 });
 
 /** `acct-webhook dispatcher --db <the test's file> …args` */
-function dispatcher(args: readonly string[], dbFile = db): ReturnType<typeof runCli> {
-  return runCli(['dispatcher', '--db', dbFile, ...args]);
+function dispatcher(args: readonly string[], dbFile = db): Promise<CliResult> {
+  return runCommand(['dispatcher', '--db', dbFile, ...args]);
 }
 
-function json<T>(run: { exitCode: number | null; stdout: string; stderr: string }): T {
+function json<T>(run: CliResult): T {
   expect(run.exitCode, run.stderr).toBe(0);
   return JSON.parse(run.stdout) as T;
 }
@@ -57,8 +46,11 @@ describe.sequential('acct-webhook dispatcher on a SQLite file', () => {
     expectOneLineError(await dispatcher(['webhooks', 'list']), 'UNREADABLE_FILE', 2);
   });
 
-  it('refuses a plain http receiver without --allow-insecure-urls', async () => {
-    expectOneLineError(await dispatcher(['webhooks', 'add', '--url', receiver.url]), 'INVALID_URL', 2);
+  it('webhooks add: refuses a plain http receiver without --allow-insecure-urls, naming the flag', async () => {
+    const run = await dispatcher(['webhooks', 'add', '--url', receiver.url]);
+    expectOneLineError(run, 'INVALID_URL', 2);
+    expect(run.stderr).toContain('--allow-insecure-urls');
+    expect(run.stderr).not.toContain('allowInsecureUrls');
   });
 
   it('webhooks add: registers the receiver and prints its secret', async () => {
@@ -79,6 +71,12 @@ describe.sequential('acct-webhook dispatcher on a SQLite file', () => {
     }
   });
 
+  it('webhooks list: a table with borders on a terminal', async () => {
+    const run = await runCommand(['dispatcher', '--db', db, 'webhooks', 'list'], { terminalColumns: 160 });
+    expect(run.stdout).toMatch(/^┌─+┬/);
+    expect(run.stdout).toMatch(/│ id +│ url +│ events/);
+  });
+
   it('emit: queues the sample for the subscribed webhook only', async () => {
     const paid = json<{ event: { id: string; type: string }; queuedFor: string[] }>(await dispatcher(['emit', 'invoice.paid', '--set', 'data.object.amount=5000', '--json']));
     expect(paid.event.type).toBe('invoice.paid');
@@ -87,15 +85,20 @@ describe.sequential('acct-webhook dispatcher on a SQLite file', () => {
     expect(customer.queuedFor).toEqual([]);
   });
 
+  it('run: refuses to start without --allow-insecure-urls while a webhook is on this machine, and attempts nothing', async () => {
+    const run = await dispatcher(['run']);
+    expectOneLineError(run, 'INVALID_URL', 2);
+    expect(run.stderr).toContain(webhook.id);
+    expect(run.stderr).toContain('--allow-insecure-urls');
+    expect(receiver.requests).toHaveLength(0);
+    expect(json<Delivery[]>(await dispatcher(['deliveries', 'list', '--json'])).map((listed) => listed.attempt_count)).toEqual([0]);
+  });
+
   it('run: delivers, signed with the secret, with the custom header; Ctrl-C stops it gracefully', async () => {
-    const run = new CliProcess(['dispatcher', '--db', db, 'run', '--allow-insecure-urls']);
-    try {
-      await run.waitForOutput(/200 delivered +invoice\.paid +evt_\S+ +→ wh_\S+ +attempt 1/);
-      expect(await run.stop('SIGINT')).toBe(0);
-    } finally {
-      run.kill();
-    }
-    expect(run.stderr).toContain('Stopped.');
+    const run = new CommandRun(['dispatcher', '--db', db, 'run', '--allow-insecure-urls']);
+    await run.waitForOutput(/200 delivered +invoice\.paid +evt_\S+ +→ wh_\S+ +attempt 1/);
+    expect(await run.stop('SIGINT')).toBe(0);
+    expect(run.stderr).toMatch(/Ctrl-C: finishing the attempts in flight…\nStopped\.\n$/);
     expect(receiver.requests).toHaveLength(1);
     const [request] = receiver.requests;
     expect(signedWith(request!, webhook.secret)).toBe(true);
@@ -115,6 +118,16 @@ describe.sequential('acct-webhook dispatcher on a SQLite file', () => {
     expect(shown.stdout).toMatch(/\n1 +\d{4}-\d\d-\d\d \d\d:\d\d:\d\d +200 +\d+ +delivered /);
   });
 
+  it('deliveries retry: refuses before any attempt without --allow-insecure-urls, naming the flag; no ssrf attempt is logged', async () => {
+    const run = await dispatcher(['deliveries', 'retry', delivery.id]);
+    expectOneLineError(run, 'INVALID_URL', 2);
+    expect(run.stderr).toContain('--allow-insecure-urls');
+    expect(receiver.requests).toHaveLength(1);
+    const shown = json<DeliveryDetail>(await dispatcher(['deliveries', 'show', delivery.id, '--json']));
+    expect(shown.attempts.map((attempt) => attempt.error_kind)).toEqual([null]);
+    expect((await dispatcher(['deliveries', 'export'])).stdout).not.toContain('ssrf');
+  });
+
   it('webhooks rotate-secret: the next attempt is signed with the new secret', async () => {
     const rotated = json<{ id: string; secret: string }>(await dispatcher(['webhooks', 'rotate-secret', webhook.id, '--json']));
     expect(rotated.secret).toMatch(/^whsec_/);
@@ -131,14 +144,13 @@ describe.sequential('acct-webhook dispatcher on a SQLite file', () => {
     const file = join(workspace.path, 'export.jsonl');
     const run = await dispatcher(['deliveries', 'export', '--out', file]);
     expect(run.exitCode).toBe(0);
+    expect(run.stderr).toBe(`2 attempts written to ${file}\n`);
     const lines = readFileSync(file, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { delivery_id: string; attempt_number: number });
     expect(lines.map((line) => [line.delivery_id, line.attempt_number])).toEqual([
       [delivery.id, 1],
       [delivery.id, 2],
     ]);
-    expect((await dispatcher(['deliveries', 'export', '--type', 'invoice.paid'])).stdout).toBe(readFileSync(file, 'utf8'));
-    expect((await dispatcher(['deliveries', 'export', '--type', 'invoice.*'])).stdout).toBe(readFileSync(file, 'utf8'));
-    expect((await dispatcher(['deliveries', 'export', '--type', 'customer.*'])).stdout).toBe('');
+    expect((await dispatcher(['deliveries', 'export'])).stdout).toBe(readFileSync(file, 'utf8'));
 
     // --since means the attempt's time in export, the delivery's creation in list.
     const [, second] = readFileSync(file, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { attempted_at: string; attempt_number: number });
@@ -148,11 +160,29 @@ describe.sequential('acct-webhook dispatcher on a SQLite file', () => {
     expect(json<Delivery[]>(await dispatcher(['deliveries', 'list', '--until', second!.attempted_at, '--json'])).map((listed) => listed.id)).toEqual([delivery.id]);
   });
 
+  // What the UNKNOWN_EVENT_TYPE message suggests — a type, a group, or * — each command takes.
+  it.each([
+    ['invoice.paid', true],
+    ['invoice.*', true],
+    ['*', true],
+    ['customer.*', false],
+    ['payment.failed', false],
+  ])('deliveries list and export --type %s select by type, group or all', async (type, selected) => {
+    const listed = json<Delivery[]>(await dispatcher(['deliveries', 'list', '--type', type, '--json']));
+    expect(listed.map((entry) => entry.id)).toEqual(selected ? [delivery.id] : []);
+    const exported = await dispatcher(['deliveries', 'export', '--type', type]);
+    expect(exported.exitCode).toBe(0);
+    expect(exported.stdout.trim().split('\n').filter((line) => line !== '')).toHaveLength(selected ? 2 : 0);
+  });
+
   it('webhooks update: disables it', async () => {
     const updated = json<WebhookRegistration>(await dispatcher(['webhooks', 'update', webhook.id, '--status', 'disabled', '--json']));
     expect(updated.status).toBe('disabled');
     expectOneLineError(await dispatcher(['webhooks', 'update', webhook.id]), 'INVALID_OPTION', 2);
     expectOneLineError(await dispatcher(['webhooks', 'update', webhook.id, '--url', 'http://169.254.169.254/latest']), 'INVALID_URL', 2);
+    const local = await dispatcher(['webhooks', 'update', webhook.id, '--url', 'http://127.0.0.1:9/webhooks']);
+    expectOneLineError(local, 'INVALID_URL', 2);
+    expect(local.stderr).toContain('--allow-insecure-urls');
   });
 
   it('deliveries retry: exit 1 when the receiver does not answer', async () => {
@@ -185,14 +215,28 @@ describe('acct-webhook dispatcher with bad input', () => {
     expectOneLineError(await dispatcher(['emit', 'invoice.payed'], other), 'UNKNOWN_EVENT_TYPE', 2);
     expectOneLineError(await dispatcher(['webhooks', 'add', '--url', 'http://127.0.0.1:9/webhooks', '--events', 'invoices.*', '--allow-insecure-urls'], other), 'UNKNOWN_EVENT_TYPE', 2);
     expectOneLineError(await dispatcher(['deliveries', 'list', '--type', 'invoices.*'], other), 'UNKNOWN_EVENT_TYPE', 2);
+    expectOneLineError(await dispatcher(['deliveries', 'export', '--type', 'invoices.*'], other), 'UNKNOWN_EVENT_TYPE', 2);
+  });
+
+  it('emit takes one type, and its error suggests no group', async () => {
+    const run = await dispatcher(['emit', 'invoice.*'], other);
+    expectOneLineError(run, 'UNKNOWN_EVENT_TYPE', 2);
+    expect(run.stderr).not.toContain('group');
   });
 
   it('refuses an event that --set made invalid', async () => {
     expectOneLineError(await dispatcher(['emit', 'invoice.paid', '--set', 'data.object.amount="many"'], other), 'VALIDATION_ERROR', 2);
   });
 
+  it('explains that amounts are integers in minor units: emit --set data.object.amount=12.5', async () => {
+    const run = await dispatcher(['emit', 'invoice.paid', '--set', 'data.object.amount=12.5'], other);
+    expectOneLineError(run, 'INVALID_OPTION', 2);
+    expect(run.stderr).toContain('amounts are integers in minor units (cents): amount=1250 for 12.50');
+  });
+
   it('refuses an unknown delivery id', async () => {
     expectOneLineError(await dispatcher(['deliveries', 'show', 'dlv_nope'], other), 'NOT_FOUND', 2);
+    expectOneLineError(await dispatcher(['deliveries', 'retry', 'dlv_nope', '--allow-insecure-urls'], other), 'NOT_FOUND', 2);
   });
 
   it('refuses a --db that is not a dispatch database', async () => {
@@ -226,16 +270,13 @@ describe('acct-webhook dispatcher run', () => {
     try {
       expect((await dispatcher(['webhooks', 'add', '--url', url, '--allow-insecure-urls'], file)).exitCode).toBe(0);
       expect((await dispatcher(['emit', 'uva.submitted'], file)).exitCode).toBe(0);
-      const run = new CliProcess(['dispatcher', '--db', file, 'run', '--allow-insecure-urls']);
-      try {
-        await waitFor(() => held.length === 1, 'the attempt to arrive');
-        const stopped = run.stop('SIGTERM');
-        await waitFor(() => run.stderr.includes('finishing the attempts in flight'), 'the stop to begin');
-        for (const answer of held) answer();
-        expect(await stopped).toBe(0);
-      } finally {
-        run.kill();
-      }
+      const run = new CommandRun(['dispatcher', '--db', file, 'run', '--allow-insecure-urls']);
+      await waitFor(() => held.length === 1, 'the attempt to arrive');
+      const stopped = run.stop('SIGTERM');
+      await waitFor(() => run.stderr.includes('SIGTERM: finishing the attempts in flight'), 'the stop to begin');
+      expect(run.stdout).toBe('');
+      for (const answer of held) answer();
+      expect(await stopped).toBe(0);
       expect(run.stdout).toMatch(/200 delivered +uva\.submitted/);
       const [delivery] = json<Delivery[]>(await dispatcher(['deliveries', 'list', '--json'], file));
       expect(delivery?.status).toBe('delivered');

@@ -1,55 +1,114 @@
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
+import { PassThrough, Writable } from 'node:stream';
 import { expect } from 'vitest';
-import { childEnvironment, REPO_ROOT, waitFor } from '../scaffold/helpers.js';
+import type { CliIo } from '../../src/cli/io.js';
+import { runCli } from '../../src/cli/run.js';
+import { StopRequests, type StopReason } from '../../src/cli/stop-requests.js';
+import { waitFor } from '../scaffold/helpers.js';
 
-export { REPO_ROOT, REPO_VERSION, temporaryDirectory, waitFor } from '../scaffold/helpers.js';
+export { temporaryDirectory, waitFor } from '../scaffold/helpers.js';
 
-/** The launcher users run; it imports the built dist/cli.js (the global setup builds it when stale). */
-export const CLI = join(REPO_ROOT, 'bin', 'acct-webhook.js');
-/** A process that has not ended by then is killed and the test fails: no test waits forever. */
-const RUN_TIMEOUT_MS = 15_000;
+/*
+ * `acct-webhook …` in this process, through the same `runCli(argv, io)` the bin calls, with
+ * streams, environment and stop requests of the test's own: no build, no subprocess. The
+ * process-level behaviour (bins, signals, pipes, terminals) is proven by *.integration.test.ts.
+ */
+
+/** The version the in-process CLI reports (the bin reads the package's own). */
+export const TEST_VERSION = '9.8.7-test';
 
 export interface CliResult {
-  exitCode: number | null;
+  exitCode: number;
   stdout: string;
   stderr: string;
 }
 
 export interface RunOptions {
-  cwd?: string;
-  /** Variables on top of the test's environment (without vitest's, without WEBHOOK_SECRET). */
+  /** The whole environment the command sees: no WEBHOOK_SECRET, no colours unless given. */
   env?: NodeJS.ProcessEnv;
-  /** Written to stdin, which is then closed; stdin is an empty pipe otherwise. */
+  /** Piped to stdin, which then ends; an empty pipe otherwise. */
   stdin?: string | Buffer;
-  timeoutMs?: number;
+  /** stdin is a terminal: nothing is piped. */
+  stdinIsTerminal?: boolean;
+  /** stdout and stderr are terminals this wide. */
+  terminalColumns?: number;
 }
 
-/** The environment of a CLI process: no colours, and no secret unless a test gives one. */
-export function cliEnvironment(env: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
-  const base = childEnvironment();
-  delete base.WEBHOOK_SECRET;
-  return { ...base, ...env };
+/** A stream that keeps what is written to it, and may claim to be a terminal. */
+class Capture extends Writable {
+  text = '';
+  isTTY?: boolean;
+  columns?: number;
+
+  override _write(chunk: Buffer | string, _encoding: BufferEncoding, done: () => void): void {
+    this.text += chunk.toString();
+    done();
+  }
 }
 
-/** `acct-webhook …args` as a real subprocess, run to its end. */
-export function runCli(args: readonly string[], options: RunOptions = {}): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { cwd: options.cwd ?? REPO_ROOT, env: cliEnvironment(options.env) });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? RUN_TIMEOUT_MS);
-    child.once('error', reject);
-    child.once('close', (exitCode) => {
-      clearTimeout(timer);
-      resolve({ exitCode, stdout, stderr });
-    });
-    child.stdin.end(options.stdin ?? '');
-  });
+function capture(columns: number | undefined): Capture {
+  const stream = new Capture();
+  if (columns !== undefined) Object.assign(stream, { isTTY: true, columns });
+  return stream;
+}
+
+/** A command started in this process; long-running ones (listen, dispatcher run) run until {@link stop}. */
+export class CommandRun {
+  readonly exited: Promise<number>;
+  private readonly out: Capture;
+  private readonly err: Capture;
+  private readonly stopRequests = new StopRequests();
+
+  constructor(argv: readonly string[], options: RunOptions = {}) {
+    this.out = capture(options.terminalColumns);
+    this.err = capture(options.terminalColumns);
+    const stdin = Object.assign(new PassThrough(), options.stdinIsTerminal ? { isTTY: true } : {});
+    if (!options.stdinIsTerminal) stdin.end(options.stdin ?? '');
+    const io: CliIo = { stdout: this.out, stderr: this.err, stdin, env: options.env ?? {}, version: TEST_VERSION, stopRequests: this.stopRequests };
+    this.exited = runCli(argv, io);
+  }
+
+  get stdout(): string {
+    return this.out.text;
+  }
+
+  get stderr(): string {
+    return this.err.text;
+  }
+
+  /** Waits until stdout matches `pattern` and returns the match; fails if the command ends first. */
+  async waitForOutput(pattern: RegExp, timeoutMs?: number): Promise<RegExpMatchArray> {
+    let ended = false;
+    void this.exited.then(() => (ended = true));
+    await waitFor(() => pattern.test(this.stdout) || ended, `${String(pattern)} on stdout; got:\n${this.stdout}\n${this.stderr}`, timeoutMs);
+    const match = this.stdout.match(pattern);
+    if (!match) throw new Error(`The command ended without printing ${String(pattern)}:\n${this.stdout}\n${this.stderr}`);
+    return match;
+  }
+
+  /** Asks the command to stop as Ctrl-C (or `reason`) would, once it waits for that, and resolves with its exit code. */
+  async stop(reason: StopReason = 'SIGINT'): Promise<number> {
+    let ended = false;
+    void this.exited.then(() => (ended = true));
+    await waitFor(() => ended || this.stopRequests.request(reason), 'the command to wait for a stop request');
+    return this.exited;
+  }
+
+  async result(): Promise<CliResult> {
+    const exitCode = await this.exited;
+    return { exitCode, stdout: this.stdout, stderr: this.stderr };
+  }
+}
+
+/** `acct-webhook …argv` in this process, run to its end. */
+export function runCommand(argv: readonly string[], options: RunOptions = {}): Promise<CliResult> {
+  return new CommandRun(argv, options).result();
+}
+
+/** `acct-webhook listen` on a free port; resolves once it prints its URL. */
+export async function startListen(args: readonly string[], options: RunOptions = {}): Promise<{ run: CommandRun; url: string }> {
+  const run = new CommandRun(['listen', '--port', '0', ...args], options);
+  const [url] = await run.waitForOutput(/http:\/\/127\.0\.0\.1:\d+\/[^\s"]*/);
+  return { run, url };
 }
 
 /**
@@ -61,108 +120,6 @@ export function expectOneLineError(result: CliResult, code: string, exitCode: nu
   expect(result.stderr).toMatch(new RegExp(`^acct-webhook[a-z -]*: .+ \\[${code}\\]\\n$`));
   expect(result.stderr).not.toMatch(/^\s+at /m);
   expect(result.exitCode).toBe(exitCode);
-}
-
-/** A long-running CLI command (listen, dispatcher run) with its output collected as it comes. */
-export class CliProcess {
-  stdout = '';
-  stderr = '';
-  private readonly child: ChildProcessWithoutNullStreams;
-  private readonly exited: Promise<number | null>;
-
-  constructor(args: readonly string[], options: Omit<RunOptions, 'stdin'> = {}) {
-    this.child = spawn(process.execPath, [CLI, ...args], { cwd: options.cwd ?? REPO_ROOT, env: cliEnvironment(options.env) });
-    this.child.stdout.on('data', (chunk: Buffer) => (this.stdout += chunk.toString()));
-    this.child.stderr.on('data', (chunk: Buffer) => (this.stderr += chunk.toString()));
-    this.exited = new Promise((resolve) => this.child.once('exit', (code) => resolve(code)));
-  }
-
-  /** Waits until stdout matches `pattern` and returns the match. */
-  async waitForOutput(pattern: RegExp, timeoutMs?: number): Promise<RegExpMatchArray> {
-    await waitFor(() => pattern.test(this.stdout) || this.child.exitCode !== null, `${String(pattern)} on stdout; got:\n${this.stdout}\n${this.stderr}`, timeoutMs);
-    const match = this.stdout.match(pattern);
-    if (!match) throw new Error(`The process ended (${this.child.exitCode}) without printing ${String(pattern)}:\n${this.stdout}\n${this.stderr}`);
-    return match;
-  }
-
-  /** Sends `signal` and resolves with the exit code; SIGKILL if it does not end in time. */
-  async stop(signal: NodeJS.Signals = 'SIGINT'): Promise<number | null> {
-    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill(signal);
-    const timer = setTimeout(() => this.child.kill('SIGKILL'), RUN_TIMEOUT_MS);
-    try {
-      return await this.exited;
-    } finally {
-      clearTimeout(timer);
-    }
-  }
-
-  /** Ends the process at once (cleanup after a failed test). */
-  kill(): void {
-    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill('SIGKILL');
-  }
-}
-
-/** `acct-webhook listen` on a free port; resolves once it prints its URL. */
-export async function startListen(args: readonly string[], options: Omit<RunOptions, 'stdin'> = {}): Promise<{ process: CliProcess; url: string }> {
-  const listen = new CliProcess(['listen', '--port', '0', ...args], options);
-  const [url] = await listen.waitForOutput(/http:\/\/127\.0\.0\.1:\d+\/[^\s"]*/);
-  return { process: listen, url };
-}
-
-/** One request as a server saw it. */
-export interface RecordedRequest {
-  method: string;
-  url: string;
-  headers: IncomingMessage['headers'];
-  body: Buffer;
-}
-
-/** A loopback HTTP server that records every request and answers with `answer`. */
-export interface Recorder {
-  url: string;
-  requests: RecordedRequest[];
-  server: Server;
-  close(): Promise<void>;
-}
-
-export type Answer = (request: RecordedRequest) => { status: number; body?: unknown };
-
-export async function startRecorder(answer: Answer = () => ({ status: 200, body: { ok: true } })): Promise<Recorder> {
-  const requests: RecordedRequest[] = [];
-  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const request = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks) };
-      requests.push(request);
-      const { status, body } = answer(request);
-      res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body ?? {}));
-    });
-  });
-  const url = await listenOnLoopback(server);
-  return { url: `${url}/webhooks`, requests, server, close: () => closeServer(server) };
-}
-
-export async function listenOnLoopback(server: Server): Promise<string> {
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}
-
-export async function closeServer(server: Server): Promise<void> {
-  server.closeAllConnections();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-}
-
-/** A port on 127.0.0.1 that nothing listens on: it was free a moment ago and is closed again. */
-export async function closedPort(): Promise<number> {
-  const server = createServer();
-  await listenOnLoopback(server);
-  const { port } = server.address() as AddressInfo;
-  await closeServer(server);
-  return port;
 }
 
 /** A whsec_… secret for a test. */

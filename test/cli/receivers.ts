@@ -1,44 +1,35 @@
 import { createServer, type IncomingMessage } from 'node:http';
-import { pino } from 'pino';
 import type { WebhookEvent } from '../../src/events/schemas.js';
 import { nodeHandler } from '../../src/receiver/node.js';
+import type { ReceiveOutcome } from '../../src/receiver/outcome.js';
 import { Webhooks } from '../../src/receiver/webhooks.js';
 import { memoryStore } from '../../src/store/memory.js';
-import { closeServer, listenOnLoopback } from './helpers.js';
-
-/** One line of the receiver's delivery log. */
-export interface DeliveryOutcome {
-  outcome: string;
-  status?: number;
-  code?: string;
-  eventId?: string;
-  type?: string;
-}
+import { closeServer, listenOnLoopback } from './servers.js';
 
 /**
  * A fresh receiver of this package (nodeHandler, in-memory dedupe) on a loopback port, as a user
  * runs it: it records the events its handler ran for, every request's headers, and the outcome
- * of every delivery from its log.
+ * of every delivery (its `onOutcome` reports).
  */
 export interface TestReceiver {
   url: string;
   handled: WebhookEvent[];
   headers: IncomingMessage['headers'][];
-  outcomes: DeliveryOutcome[];
+  outcomes: ReceiveOutcome[];
   close(): Promise<void>;
 }
 
-export async function startReceiver(secret: string): Promise<TestReceiver> {
+export async function startReceiver(secret: string | string[]): Promise<TestReceiver> {
   const handled: WebhookEvent[] = [];
   const headers: IncomingMessage['headers'][] = [];
-  const outcomes: DeliveryOutcome[] = [];
-  const logger = pino({ level: 'info' }, {
-    write: (line: string) => {
-      const record = JSON.parse(line) as DeliveryOutcome & { msg?: string };
-      if (record.msg === 'webhook delivery') outcomes.push(record);
-    },
+  const outcomes: ReceiveOutcome[] = [];
+  const handler = nodeHandler({
+    secret,
+    store: memoryStore(),
+    handlers: new Webhooks().onAny((event) => void handled.push(event)),
+    logger: false,
+    onOutcome: (outcome) => outcomes.push(outcome),
   });
-  const handler = nodeHandler({ secret, store: memoryStore(), handlers: new Webhooks().onAny((event) => void handled.push(event)), logger });
   const server = createServer((req, res) => {
     headers.push(req.headers);
     handler(req, res);

@@ -9,8 +9,9 @@ import type { EventType } from '../../src/events/catalog.js';
 import { verifySignature } from '../../src/signature.js';
 import { createTestEvent } from '../../src/testing/index.js';
 import { FakeClock } from '../helpers/clock.js';
-import { closedPort, expectOneLineError, runCli, startRecorder, temporaryDirectory, testSecret, type Recorder } from './helpers.js';
+import { expectOneLineError, runCommand, temporaryDirectory, testSecret, type CliResult } from './helpers.js';
 import { startReceiver, type TestReceiver } from './receivers.js';
+import { closedPort, startRecorder, type Recorder } from './servers.js';
 
 const workspace = temporaryDirectory('cli-replay');
 const logFile = join(workspace.path, 'deliveries.jsonl');
@@ -91,8 +92,8 @@ async function freshReceiver(): Promise<TestReceiver> {
   return fresh;
 }
 
-function replay(args: string[], to: string = receiver.url): ReturnType<typeof runCli> {
-  return runCli(['replay', logFile, '--to', to, '--secret', secret, '--rate', '1000', ...args]);
+function replay(args: string[], to: string = receiver.url): Promise<CliResult> {
+  return runCommand(['replay', logFile, '--to', to, '--secret', secret, '--rate', '1000', ...args]);
 }
 
 describe('the log the tests replay', () => {
@@ -140,6 +141,7 @@ describe('acct-webhook replay', () => {
     [['--status', 'retrying'], ['payment.received']],
     [['--status', 'delivered'], ['invoice.paid', 'invoice.sent', 'customer.created']],
     [['--type', 'invoice.*'], ['invoice.paid', 'invoice.sent']],
+    [['--type', '*'], ['invoice.paid', 'invoice.sent', 'payment.failed', 'customer.created', 'payment.received']],
     [['--type', 'payment.failed'], ['payment.failed']],
     [['--since', '2026-11-22T10:00:00Z'], ['customer.created', 'payment.received']],
     [['--until', '2026-11-22T10:00:00Z'], ['invoice.paid', 'invoice.sent', 'payment.failed']],
@@ -165,14 +167,14 @@ describe('acct-webhook replay', () => {
   });
 
   it('--dry-run needs neither --to nor a secret', async () => {
-    const run = await runCli(['replay', logFile, '--dry-run', '--json']);
+    const run = await runCommand(['replay', logFile, '--dry-run', '--json']);
     expect(run.exitCode).toBe(0);
     expect(JSON.parse(run.stdout)).toMatchObject({ dryRun: true, summary: { lines: 7, deliveries: 5, events: 5 } });
   });
 
   it('reads a dispatcher\'s SQLite file the same way', async () => {
     const target = await freshReceiver();
-    const run = await runCli(['replay', dbFile, '--to', target.url, '--secret', secret, '--status', 'retrying']);
+    const run = await runCommand(['replay', dbFile, '--to', target.url, '--secret', secret, '--status', 'retrying']);
     expect(run.exitCode).toBe(0);
     expect(target.handled.map((event) => event.id)).toEqual([eventOf('payment.received')]);
   });
@@ -182,7 +184,7 @@ describe('acct-webhook replay', () => {
     const file = join(workspace.path, 'with-bad-lines.jsonl');
     writeFileSync(file, [lines[0], '{"not": "an attempt"', lines[5], '', '[1,2]', JSON.stringify({ ...log[6], request_payload: 7 })].join('\n') + '\n');
     const target = await freshReceiver();
-    const run = await runCli(['replay', file, '--to', target.url, '--secret', secret]);
+    const run = await runCommand(['replay', file, '--to', target.url, '--secret', secret]);
     expect(run.exitCode).toBe(2);
     expect(target.handled.map((event) => event.type)).toEqual(['invoice.paid', 'customer.created']);
     const errors = run.stderr.trim().split('\n');
@@ -194,7 +196,7 @@ describe('acct-webhook replay', () => {
   });
 
   it('exits 1 when the receiver refuses, and shows the status and code per event', async () => {
-    const run = await runCli(['replay', logFile, '--to', receiver.url, '--secret', testSecret('wrong'), '--type', 'invoice.paid']);
+    const run = await runCommand(['replay', logFile, '--to', receiver.url, '--secret', testSecret('wrong'), '--type', 'invoice.paid']);
     expect(run.exitCode).toBe(1);
     expect(run.stdout).toContain('delivered → 401 failed');
     expect(run.stdout).toContain('SIGNATURE_MISMATCH');
@@ -210,10 +212,11 @@ describe('acct-webhook replay', () => {
 
   it('keeps to --rate', async () => {
     const started = performance.now();
-    const run = await runCli(['replay', logFile, '--to', receiver.url, '--secret', secret, '--rate', '5']);
+    const run = await runCommand(['replay', logFile, '--to', receiver.url, '--secret', secret, '--rate', '10']);
     expect(run.exitCode).toBe(0);
-    // Five starts at most five a second: the last no earlier than 4 × 200 ms after the first.
-    expect(performance.now() - started).toBeGreaterThanOrEqual(800);
+    // Five starts at most ten a second: the last no earlier than 4 × 100 ms after the first.
+    // (The spacing itself is tested on a fake clock in timing.test.ts.)
+    expect(performance.now() - started).toBeGreaterThanOrEqual(400);
   });
 
   it('sends several at once with --concurrency', async () => {
@@ -234,11 +237,11 @@ describe('acct-webhook replay', () => {
 
 describe('acct-webhook replay with bad input', () => {
   it('needs a secret to send', async () => {
-    expectOneLineError(await runCli(['replay', logFile, '--to', receiver.url]), 'MISSING_SECRET', 2);
+    expectOneLineError(await runCommand(['replay', logFile, '--to', receiver.url]), 'MISSING_SECRET', 2);
   });
 
   it('needs --to to send', async () => {
-    expectOneLineError(await runCli(['replay', logFile, '--secret', secret]), 'INVALID_OPTION', 2);
+    expectOneLineError(await runCommand(['replay', logFile, '--secret', secret]), 'INVALID_OPTION', 2);
   });
 
   it('refuses an unreadable file', async () => {
@@ -260,6 +263,18 @@ describe('acct-webhook replay with bad input', () => {
   });
 });
 
-function replayFile(file: string): ReturnType<typeof runCli> {
-  return runCli(['replay', file, '--to', receiver.url, '--secret', secret]);
+function replayFile(file: string): Promise<CliResult> {
+  return runCommand(['replay', file, '--to', receiver.url, '--secret', secret]);
 }
+
+describe('acct-webhook replay on a terminal', () => {
+  it('shows a progress bar on a terminal\'s stderr, and none in a pipe', async () => {
+    const args = ['replay', logFile, '--to', receiver.url, '--secret', secret, '--rate', '1000'];
+    const terminal = await runCommand(args, { terminalColumns: 120 });
+    expect(terminal.exitCode).toBe(0);
+    expect(terminal.stderr).toMatch(/replaying \[█+░*\] \d\/5/);
+    const piped = await runCommand(args);
+    expect(piped.exitCode).toBe(0);
+    expect(piped.stdout + piped.stderr).not.toContain('replaying [');
+  });
+});

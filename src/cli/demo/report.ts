@@ -1,5 +1,7 @@
 import type { ExportedAttempt } from '../../dispatcher/records.js';
 import type { Output } from '../output.js';
+import { shellQuote } from '../shell-quote.js';
+import type { DemoWorkdir } from './workdir.js';
 import { renderTable, type Column } from '../table.js';
 
 export interface DemoSummary {
@@ -35,10 +37,12 @@ export function tableTitle(output: Output): string {
   return output.style('bold', 'The delivery log (the dispatcher\'s view, one row per attempt; "at" is schedule time):');
 }
 
-/** The delivery log as a table; `at` counts schedule time from the first emit. */
+/**
+ * The delivery log as a table, in the log's order: the order the attempts were made, which is
+ * the order the receiver's lines above were printed in (the demo sends one at a time). `at`
+ * counts schedule time from the first emit.
+ */
 export function attemptsTable(attempts: readonly ExportedAttempt[], startedAt: number, boxed: boolean): string {
-  // The log is in the order attempts were recorded; the table reads best in the order they started.
-  const byTime = [...attempts].sort((a, b) => Date.parse(a.attempted_at) - Date.parse(b.attempted_at) || a.attempt_number - b.attempt_number);
   const columns: Column<ExportedAttempt>[] = [
     { header: 'at', value: (attempt) => offset(Date.parse(attempt.attempted_at) - startedAt), align: 'right' },
     { header: 'event type', value: (attempt) => attempt.event_type },
@@ -48,7 +52,7 @@ export function attemptsTable(attempts: readonly ExportedAttempt[], startedAt: n
     { header: 'ms', value: (attempt) => String(attempt.response_time_ms), align: 'right' },
     { header: 'result', value: resultOf },
   ];
-  return renderTable(byTime, columns, { boxed });
+  return renderTable(attempts, columns, { boxed });
 }
 
 export function summaryLines(output: Output, summary: DemoSummary): string[] {
@@ -69,6 +73,17 @@ export function closingLines(output: Output, summary: DemoSummary): string[] {
     '',
     output.style('bold', 'Next:'),
     ...aligned(NEXT_STEPS),
+  ];
+}
+
+/** Where `--keep` left the databases, and the replay that reads the log. */
+export function keptLines(output: Output, workdir: DemoWorkdir): string[] {
+  return [
+    '',
+    output.style('bold', `Kept in ${workdir.directory}:`),
+    `  ${workdir.dispatchDatabase}   the dispatcher's database and delivery log`,
+    `  ${workdir.eventsDatabase}     the receiver's handled event ids`,
+    `  acct-webhook replay ${shellQuote(workdir.dispatchDatabase)} --dry-run   what replay would send from its log`,
   ];
 }
 

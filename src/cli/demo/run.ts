@@ -1,6 +1,3 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { DELIVERY_TIMEOUT_MS, DISPATCH_LEASE_MARGIN_MS } from '../../dispatcher/defaults.js';
 import { Dispatcher } from '../../dispatcher/dispatcher.js';
@@ -16,14 +13,16 @@ import { EXIT_CODES, type ExitCode } from '../exit-codes.js';
 import { createLocalReceiver } from '../local-receiver/receiver.js';
 import { renderDelivery, type DeliveryView } from '../local-receiver/render.js';
 import { listenOn, serverUrl } from '../local-receiver/server.js';
-import { onStopSignal } from '../signals.js';
 import { flakyHandler, flakyTypes } from './flaky-handler.js';
-import { attemptsTable, closingLines, introLines, summarize, summaryLines, tableTitle } from './report.js';
+import { attemptsTable, closingLines, introLines, keptLines, summarize, summaryLines, tableTitle } from './report.js';
 import { scaledClock } from './scaled-clock.js';
+import { demoWorkdir, finishWorkdir, type DemoWorkdir } from './workdir.js';
 
 export interface DemoOptions {
   timeScale: number;
   json: boolean;
+  /** Keep the databases: in this directory (new or empty), or with true in the temporary one. */
+  keep?: string | true;
 }
 
 const DEMO_HOST = '127.0.0.1';
@@ -40,29 +39,36 @@ type Cleanup = (() => Promise<void>)[];
  * The demo: receiver and dispatcher in this process on temporary SQLite files, all 18 types
  * delivered, three first attempts failed on purpose and retried, one event sent again to show
  * deduplication; then the log as a table and a summary. Exit 0 when it all worked that way.
+ * The files are removed afterwards, unless `keep` says where they stay (for replay).
  */
 export async function runDemo(context: CommandContext, options: DemoOptions): Promise<ExitCode> {
-  const workdir = await mkdtemp(join(tmpdir(), 'acct-webhook-demo-'));
+  const workdir = await demoWorkdir(options.keep);
   const cleanup: Cleanup = [];
   let interrupted = false;
-  const unsubscribe = onStopSignal(() => (interrupted = true));
+  const unsubscribe = context.io.stopRequests.onStop(() => (interrupted = true));
   try {
     return await demonstrate(context, options, workdir, cleanup, () => interrupted);
+  } catch (error) {
+    if (workdir.kept) context.output.note(`The demo's databases are kept in ${workdir.directory}`);
+    throw error;
   } finally {
     unsubscribe();
     for (const close of cleanup.reverse()) await close().catch(() => undefined);
-    await rm(workdir, { recursive: true, force: true });
+    await finishWorkdir(workdir);
   }
 }
 
-async function demonstrate(context: CommandContext, options: DemoOptions, workdir: string, cleanup: Cleanup, interrupted: () => boolean): Promise<ExitCode> {
+async function demonstrate(context: CommandContext, options: DemoOptions, workdir: DemoWorkdir, cleanup: Cleanup, interrupted: () => boolean): Promise<ExitCode> {
   const { output } = context;
   const clock = scaledClock(options.timeScale);
   const server = await listenOn(undefined, 0, DEMO_HOST);
   cleanup.push(() => server.close());
   const dispatcher = new Dispatcher({
-    database: join(workdir, 'dispatch.db'),
+    database: workdir.dispatchDatabase,
     clock,
+    // One attempt at a time: the receiver's lines are printed as it answers, and the log records
+    // in the order attempts are made; sent one by one, both list the events in the same order.
+    concurrency: 1,
     // The development switch, explicitly: plain http to 127.0.0.1 is refused without it.
     allowInsecureUrls: true,
     // The claim on an attempt in flight is measured on the compressed clock: it must last as
@@ -80,7 +86,7 @@ async function demonstrate(context: CommandContext, options: DemoOptions, workdi
   const tally = { handled: 0, duplicates: 0 };
   const receiver = createLocalReceiver({
     secret: webhook.secret,
-    store: sqliteStore(join(workdir, 'events.db')),
+    store: sqliteStore(workdir.eventsDatabase),
     path: DEMO_PATH,
     clock,
     // As for the dispatcher: the claim's lease, on the compressed clock, lasts the real budget.
@@ -109,18 +115,23 @@ async function demonstrate(context: CommandContext, options: DemoOptions, workdi
 
   const attempts = await readLog(dispatcher);
   const summary = summarize(attempts, EVENT_TYPES.length, tally.handled, tally.duplicates);
-  if (options.json) output.json({ summary, attempts });
+  if (options.json) output.json({ summary, attempts, ...(workdir.kept ? { kept: keptFiles(workdir) } : {}) });
   else {
     output.line();
     output.line(tableTitle(output));
     output.raw(attemptsTable(attempts, startedAt, output.stdoutIsTTY));
     output.line();
     for (const line of [...summaryLines(output, summary), ...closingLines(output, summary)]) output.line(line);
+    if (workdir.kept) for (const line of keptLines(output, workdir)) output.line(line);
   }
   if (summary.delivered !== summary.events || summary.duplicatesIgnored === 0) {
     throw new CliError('DEMO_FAILED', 'The demo did not end with every event delivered once and a duplicate ignored', { ...summary });
   }
   return EXIT_CODES.ok;
+}
+
+function keptFiles(workdir: DemoWorkdir): Record<string, string> {
+  return { directory: workdir.directory, dispatchDatabase: workdir.dispatchDatabase, eventsDatabase: workdir.eventsDatabase };
 }
 
 /** Receiver lines without the events' fields: the table shows the rest. */

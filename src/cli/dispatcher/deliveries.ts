@@ -12,7 +12,8 @@ import { openOutputFile } from '../output-file.js';
 import { isoTime, oneOf, positiveInteger } from '../options.js';
 import { renderTable } from '../table.js';
 import { tableTime } from '../time-format.js';
-import { withDispatcher } from './shared.js';
+import { checkRetryTarget } from './insecure-urls.js';
+import { allowsInsecureUrls, withDispatcher } from './shared.js';
 
 interface FilterOptions {
   status?: DeliveryStatus;
@@ -137,7 +138,12 @@ function retryCommand(context: CommandContext): Command {
     .addOption(jsonOption())
     .addHelpText('after', examples(['acct-webhook dispatcher deliveries retry dlv_… --allow-insecure-urls', 'once more, now, to a local receiver']))
     .action(async function (this: Command, id: string, options: { json?: boolean }) {
-      const { delivery, attempt } = await withDispatcher(this, {}, (dispatcher) => dispatcher.deliveries.retry(id));
+      const allowInsecureUrls = allowsInsecureUrls(this);
+      const { delivery, attempt } = await withDispatcher(this, {}, async (dispatcher) => {
+        // Before the attempt: a refused URL would be recorded as a failed (ssrf) attempt.
+        await checkRetryTarget(dispatcher, id, allowInsecureUrls);
+        return dispatcher.deliveries.retry(id);
+      });
       if (options.json) context.output.json({ delivery, attempt });
       else {
         const status = attempt.response_status === null ? 'no answer' : String(attempt.response_status);

@@ -4,10 +4,11 @@ import { jsonOption } from '../common-options.js';
 import { examples } from '../help.js';
 import type { Output } from '../output.js';
 import { positiveInteger } from '../options.js';
-import { signalName, waitForStopSignal } from '../signals.js';
+import { stopReasonName } from '../stop-requests.js';
 import { clockTime } from '../time-format.js';
 import { attemptView, noticeLogger, type AttemptView } from './attempt-view.js';
-import { openFromCommand } from './shared.js';
+import { checkRunTargets } from './insecure-urls.js';
+import { allowsInsecureUrls, openFromCommand } from './shared.js';
 
 interface RunOptions {
   concurrency?: number;
@@ -37,10 +38,11 @@ export function runCommand(context: CommandContext): Command {
         ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),
       });
       try {
+        await checkRunTargets(dispatcher, allowsInsecureUrls(this));
         await dispatcher.start();
         output.note(`Sending due deliveries from ${dispatcher.settings.database ?? ''}; Ctrl-C to stop.`);
-        const signal = await waitForStopSignal();
-        output.note(`${signalName(signal)}: finishing the attempts in flight…`);
+        const reason = await context.io.stopRequests.wait();
+        output.note(`${stopReasonName(reason)}: finishing the attempts in flight…`);
       } finally {
         await dispatcher.close();
       }

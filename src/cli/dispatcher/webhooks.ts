@@ -8,7 +8,8 @@ import { examples } from '../help.js';
 import { collect, oneOf } from '../options.js';
 import { renderTable } from '../table.js';
 import { tableTime } from '../time-format.js';
-import { withDispatcher } from './shared.js';
+import { inCliWords } from './insecure-urls.js';
+import { allowsInsecureUrls, withDispatcher } from './shared.js';
 
 const WEBHOOK_STATUSES: readonly WebhookStatus[] = ['active', 'disabled'];
 /** What `webhooks add` subscribes to without --events: everything. */
@@ -52,7 +53,9 @@ function addCommand(context: CommandContext): Command {
       const headers = parseHeaders(options.header ?? []);
       const created = await withDispatcher(this, { create: true }, (dispatcher) =>
         dispatcher.webhooks.create({ url: options.url, events, headers, ...(options.status ? { status: options.status } : {}) }),
-      );
+      ).catch((error: unknown) => {
+        throw inCliWords(error, options.url, allowsInsecureUrls(this));
+      });
       if (options.json) return context.output.json({ ...publicView(created), secret: created.secret });
       context.output.line(`Registered ${created.id} → ${created.url}`);
       context.output.line(`  events: ${created.events.join(', ')}; status: ${created.status}`);
@@ -101,7 +104,9 @@ function updateCommand(context: CommandContext): Command {
     .addHelpText('after', examples(['acct-webhook dispatcher webhooks update wh_… --status disabled', 'pause deliveries; pending ones wait']))
     .action(async function (this: Command, id: string, options: WebhookFields) {
       const changes = await changesFrom(options);
-      const updated = await withDispatcher(this, {}, (dispatcher) => dispatcher.webhooks.update(id, changes));
+      const updated = await withDispatcher(this, {}, (dispatcher) => dispatcher.webhooks.update(id, changes)).catch((error: unknown) => {
+        throw inCliWords(error, options.url, allowsInsecureUrls(this));
+      });
       if (options.json) return context.output.json(publicView(updated));
       context.output.line(`Updated ${updated.id} → ${updated.url}; events: ${updated.events.join(', ')}; status: ${updated.status}`);
     });

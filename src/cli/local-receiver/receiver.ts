@@ -16,7 +16,8 @@ export interface ReceiverNotice {
 }
 
 export interface LocalReceiverOptions {
-  secret: string;
+  /** Several while a secret is being rotated: a delivery signed with any of them is accepted. */
+  secret: string | string[];
   store: IdempotencyStore;
   /** @default the receiver's default, /webhooks */
   path?: string;

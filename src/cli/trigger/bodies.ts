@@ -1,7 +1,8 @@
-import { parseEventType } from '../event-types.js';
+import { parseEventPattern } from '../event-types.js';
 import { readInputFile } from '../input.js';
 import { applySetValues } from '../set-values.js';
 import { createTestEvent } from '../../testing/index.js';
+import type { EventType } from '../../events/catalog.js';
 
 /** What one request carries: the exact bytes, and what to call it in the output. */
 export interface TriggerBody {
@@ -10,24 +11,37 @@ export interface TriggerBody {
   type: string;
 }
 
+/** Where the bodies come from: a type or pattern with changes, or a file. */
+export interface BodySpec {
+  /** An event type, a group such as `invoice.*`, or `*`. */
+  pattern?: string;
+  file?: string;
+  sets: readonly string[];
+  /** The event id of every sample; a fresh `evt_test_…` each time without it. */
+  id?: string;
+}
+
 /**
- * The bodies `trigger` sends, one per call: a fresh catalog sample of `type` (new `evt_test_…`
- * id, `created` now) with the `--set` values merged in — or the same file bytes every time.
+ * The bodies `trigger` sends, one function per selected type (in catalog order): each call makes
+ * a fresh catalog sample of the type (new `evt_test_…` id unless `id` fixes it, `created` now)
+ * with the `--set` values merged in — or, for a file, the same bytes every time.
  */
-export async function bodySource(type: string | undefined, file: string | undefined, sets: readonly string[]): Promise<() => TriggerBody> {
-  if (file !== undefined) {
-    const bytes = await readInputFile(file);
+export async function bodySources(spec: BodySpec): Promise<(() => TriggerBody)[]> {
+  if (spec.file !== undefined) {
+    const bytes = await readInputFile(spec.file);
     const about = describe(bytes);
-    return () => ({ bytes, ...about });
+    return [() => ({ bytes, ...about })];
   }
-  const eventType = parseEventType(type ?? '');
+  const types = parseEventPattern(spec.pattern ?? '');
+  const sets = spec.id === undefined ? spec.sets : [...spec.sets, `id=${JSON.stringify(spec.id)}`];
   // Checked once before anything is sent, so a bad --set stops the command at once.
-  applySetValues(createTestEvent(eventType), sets);
-  return () => {
-    const event = applySetValues(createTestEvent(eventType), sets) as { id?: unknown; type?: unknown };
-    const bytes = Buffer.from(JSON.stringify(event), 'utf8');
-    return { bytes, eventId: String(event.id), type: String(event.type) };
-  };
+  for (const type of types) applySetValues(createTestEvent(type), sets);
+  return types.map((type) => () => sample(type, sets));
+}
+
+function sample(type: EventType, sets: readonly string[]): TriggerBody {
+  const event = applySetValues(createTestEvent(type), sets) as { id?: unknown; type?: unknown };
+  return { bytes: Buffer.from(JSON.stringify(event), 'utf8'), eventId: String(event.id), type: String(event.type) };
 }
 
 /** Id and type of a custom body, for the output; "-" when it is not an event. */

@@ -2,7 +2,7 @@ import { EXIT_CODES, type ExitCode } from '../exit-codes.js';
 import type { CommandContext } from '../context.js';
 import { isDelivered, sendSigned, type SendResult } from '../send.js';
 import type { TriggerOptions } from '../trigger.js';
-import { bodySource, type TriggerBody } from './bodies.js';
+import { bodySources, type TriggerBody } from './bodies.js';
 
 interface Sent {
   eventId: string;
@@ -13,18 +13,24 @@ interface Sent {
 }
 
 /**
- * Sends `count` bodies one after the other and prints each answer. A receiver that does not
- * answer at all stops the run (UNREACHABLE); any answer is printed, and the exit code is 1
- * unless all of them were 2xx.
+ * Sends `count` bodies of each selected type, one after the other (a type's repeats together),
+ * and prints each answer. A receiver that does not answer at all stops the run (UNREACHABLE);
+ * any answer is printed, and the exit code is 1 unless all of them were 2xx.
  */
-export async function runTrigger(context: CommandContext, type: string | undefined, options: TriggerOptions & { secret: string }): Promise<ExitCode> {
-  const next = await bodySource(type, options.file, options.set ?? []);
+export async function runTrigger(context: CommandContext, pattern: string | undefined, options: TriggerOptions & { secret: string }): Promise<ExitCode> {
+  const sources = await bodySources({
+    sets: options.set ?? [],
+    ...(pattern === undefined ? {} : { pattern }),
+    ...(options.file === undefined ? {} : { file: options.file }),
+    ...(options.id === undefined ? {} : { id: options.id }),
+  });
+  const bodies = sources.flatMap((next) => Array.from({ length: options.count }, () => next));
   const sent: Sent[] = [];
-  for (let i = 1; i <= options.count; i++) {
+  for (const [index, next] of bodies.entries()) {
     const body = next();
     const result = await sendSigned({ url: options.url, body: body.bytes, secret: options.secret, userAgent: context.userAgent });
     sent.push(toSent(body, result));
-    if (!options.json) printAnswer(context, body, result, options.count > 1 ? `[${i}/${options.count}] ` : '');
+    if (!options.json) printAnswer(context, body, result, bodies.length > 1 ? `[${index + 1}/${bodies.length}] ` : '');
   }
   if (options.json) context.output.json({ url: options.url, sent });
   return sent.every((answer) => isDelivered(answer.status)) ? EXIT_CODES.ok : EXIT_CODES.failure;
