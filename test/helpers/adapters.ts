@@ -17,34 +17,27 @@ export interface Adapter {
   serve(options: WebhookHandlerOptions): Served;
 }
 
+/** `app.use(webhookHandler(…))` in an Express app that has a route of its own too. */
+function expressAdapter(name: string, createApp: typeof express): Adapter {
+  return {
+    name,
+    routes: true,
+    serve(options) {
+      const handler = webhookHandler(options);
+      const app = createApp();
+      app.use(handler);
+      app.get('/health', (_req, res) => {
+        res.json({ from: 'app' });
+      });
+      return { listener: app, receiver: handler.receiver };
+    },
+  };
+}
+
 export const adapters: Adapter[] = [
-  {
-    name: 'express (app.use)',
-    routes: true,
-    serve(options) {
-      const handler = webhookHandler(options);
-      const app = express();
-      app.use(handler);
-      app.get('/health', (_req, res) => {
-        res.json({ from: 'app' });
-      });
-      return { listener: app, receiver: handler.receiver };
-    },
-  },
-  {
-    // The adapter imports no Express: it works with what Express 4 and 5 both give a middleware.
-    name: 'express 4 (app.use)',
-    routes: true,
-    serve(options) {
-      const handler = webhookHandler(options);
-      const app = express4();
-      app.use(handler);
-      app.get('/health', (_req, res) => {
-        res.json({ from: 'app' });
-      });
-      return { listener: app, receiver: handler.receiver };
-    },
-  },
+  expressAdapter('express (app.use)', express),
+  // The adapter imports no Express: it works with what Express 4 and 5 both give a middleware.
+  expressAdapter('express 4 (app.use)', express4),
   {
     name: 'node:http',
     routes: true,
