@@ -12,7 +12,6 @@ import { openOutputFile } from '../output-file.js';
 import { isoTime, oneOf, positiveInteger } from '../options.js';
 import { renderTable } from '../table.js';
 import { tableTime } from '../time-format.js';
-import { checkRetryTarget } from './insecure-urls.js';
 import { allowsInsecureUrls, withDispatcher } from './shared.js';
 
 interface FilterOptions {
@@ -139,6 +138,7 @@ function retryCommand(context: CommandContext): Command {
     .addHelpText('after', examples(['acct-webhook dispatcher deliveries retry dlv_… --allow-insecure-urls', 'once more, now, to a local receiver']))
     .action(async function (this: Command, id: string, options: { json?: boolean }) {
       const allowInsecureUrls = allowsInsecureUrls(this);
+      const { checkRetryTarget } = await import('./insecure-urls.js');
       const { delivery, attempt } = await withDispatcher(this, {}, async (dispatcher) => {
         // Before the attempt: a refused URL would be recorded as a failed (ssrf) attempt.
         await checkRetryTarget(dispatcher, id, allowInsecureUrls);

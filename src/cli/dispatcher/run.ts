@@ -6,8 +6,7 @@ import type { Output } from '../output.js';
 import { positiveInteger } from '../options.js';
 import { stopReasonName } from '../stop-requests.js';
 import { clockTime } from '../time-format.js';
-import { attemptView, noticeLogger, type AttemptView } from './attempt-view.js';
-import { checkRunTargets } from './insecure-urls.js';
+import type { AttemptView } from './attempt-view.js';
 import { allowsInsecureUrls, openFromCommand } from './shared.js';
 
 interface RunOptions {
@@ -31,6 +30,8 @@ export function runCommand(context: CommandContext): Command {
     .addHelpText('after', examples(['acct-webhook dispatcher run --allow-insecure-urls', 'deliver to local receivers too']))
     .action(async function (this: Command, options: RunOptions) {
       const { output } = context;
+      // Loaded when the command runs: they bring the dispatcher, which `--help` does not need.
+      const [{ attemptView, noticeLogger }, { checkRunTargets }] = await Promise.all([import('./attempt-view.js'), import('./insecure-urls.js')]);
       const show = (view: AttemptView): void => (options.json ? output.jsonLine(view) : output.line(attemptLine(output, view)));
       const dispatcher = await openFromCommand(this, {
         logger: noticeLogger((message) => output.note(`error: ${message}`)),

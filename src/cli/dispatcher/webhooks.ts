@@ -8,7 +8,6 @@ import { examples } from '../help.js';
 import { collect, oneOf } from '../options.js';
 import { renderTable } from '../table.js';
 import { tableTime } from '../time-format.js';
-import { inCliWords } from './insecure-urls.js';
 import { allowsInsecureUrls, withDispatcher } from './shared.js';
 
 const WEBHOOK_STATUSES: readonly WebhookStatus[] = ['active', 'disabled'];
@@ -53,7 +52,8 @@ function addCommand(context: CommandContext): Command {
       const headers = parseHeaders(options.header ?? []);
       const created = await withDispatcher(this, { create: true }, (dispatcher) =>
         dispatcher.webhooks.create({ url: options.url, events, headers, ...(options.status ? { status: options.status } : {}) }),
-      ).catch((error: unknown) => {
+      ).catch(async (error: unknown) => {
+        const { inCliWords } = await import('./insecure-urls.js');
         throw inCliWords(error, options.url, allowsInsecureUrls(this));
       });
       if (options.json) return context.output.json({ ...publicView(created), secret: created.secret });
@@ -104,7 +104,8 @@ function updateCommand(context: CommandContext): Command {
     .addHelpText('after', examples(['acct-webhook dispatcher webhooks update wh_… --status disabled', 'pause deliveries; pending ones wait']))
     .action(async function (this: Command, id: string, options: WebhookFields) {
       const changes = await changesFrom(options);
-      const updated = await withDispatcher(this, {}, (dispatcher) => dispatcher.webhooks.update(id, changes)).catch((error: unknown) => {
+      const updated = await withDispatcher(this, {}, (dispatcher) => dispatcher.webhooks.update(id, changes)).catch(async (error: unknown) => {
+        const { inCliWords } = await import('./insecure-urls.js');
         throw inCliWords(error, options.url, allowsInsecureUrls(this));
       });
       if (options.json) return context.output.json(publicView(updated));
