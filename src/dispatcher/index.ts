@@ -6,7 +6,7 @@ export { DispatcherError, InvalidUrlError, NotFoundError, RateLimitError, type D
 export type { DispatcherOptions, DispatcherSettings } from './options.js';
 export type { CreateWebhookInput, Registrations, UpdateWebhookInput } from './registrations.js';
 export type { Deliveries, ManualRetryResult } from './deliveries.js';
-export type { DeliveryExportFilter, DeliveryFilter, DeliveryListOptions, TimeInput } from './delivery-filters.js';
+export type { DeliveryExportFilter, DeliveryFilter, DeliveryListOptions, ResponseStatusClass, TimeInput } from './delivery-filters.js';
 export type { AttemptReport } from './attempt-report.js';
 export type { EmitOptions } from './emit.js';
 export type { RateLimit } from './rate-limit.js';
@@ -28,6 +28,7 @@ export type {
   AttemptQuery,
   AttemptRecording,
   ClaimRequest,
+  DeliveryCountQuery,
   DeliveryJob,
   DeliveryQuery,
   DeliveryState,
