@@ -1,4 +1,4 @@
-import type { DeliveryFilter } from '../dispatcher/delivery-filters.js';
+import { MAX_LIST_LIMIT, type DeliveryFilter } from '../dispatcher/delivery-filters.js';
 import type { Dispatcher } from '../dispatcher/dispatcher.js';
 import { RateLimitError } from '../dispatcher/errors.js';
 
@@ -23,7 +23,8 @@ const CONCURRENCY = 4;
  */
 export async function retryMatching(dispatcher: Dispatcher, filter: DeliveryFilter): Promise<BulkRetryResult> {
   const matched = await dispatcher.deliveries.count(filter);
-  const ids = (await dispatcher.deliveries.list({ ...filter, limit: Math.max(1, Math.min(1000, dispatcher.settings.manualRetryLimit.max)) })).map((delivery) => delivery.id);
+  // One more than the limit allows: when more match, the limiter's refusal of that one says when it frees up.
+  const ids = (await dispatcher.deliveries.list({ ...filter, limit: Math.min(MAX_LIST_LIMIT, dispatcher.settings.manualRetryLimit.max + 1) })).map((delivery) => delivery.id);
   const result: BulkRetryResult = { matched, delivered: 0, failed: 0, notRetried: 0, limit: undefined };
   let next = 0;
   async function worker(): Promise<void> {

@@ -1,0 +1,198 @@
+import { describe, expect, it } from 'vitest';
+import { dashboard, dashboardFetchHandler, dashboardNodeHandler } from '../../src/dashboard/index.js';
+import { createTestEvent } from '../../src/testing/index.js';
+import { testDispatcher } from '../dispatcher/fixtures.js';
+import { withServer } from '../helpers/server.js';
+import { BASE, Client, oneDelivery, setup } from './fixtures.js';
+
+describe('options are checked when the factory runs', () => {
+  const dispatcher = () => testDispatcher();
+  it.each([
+    ['no authorize', () => ({ dispatcher: dispatcher() }), 'authorize'],
+    ['authorize not a function', () => ({ dispatcher: dispatcher(), authorize: true }), 'authorize'],
+    ['neither side', () => ({ authorize: () => true }), 'dispatcher'],
+    ['a relative base path', () => ({ dispatcher: dispatcher(), authorize: () => true, basePath: 'admin' }), 'basePath'],
+    ['an unknown option', () => ({ dispatcher: dispatcher(), authorize: () => true, open: true }), 'open'],
+  ])('%s → INVALID_CONFIGURATION on %s', (_name, options, option) => {
+    for (const factory of [dashboard, dashboardNodeHandler, dashboardFetchHandler]) {
+      expect(() => factory(options() as never)).toThrow(expect.objectContaining({ code: 'INVALID_CONFIGURATION', details: expect.objectContaining({ option }) }));
+    }
+  });
+});
+
+describe('access', () => {
+  it.each([
+    ['false', () => false],
+    ['a promise of false', () => Promise.resolve(false)],
+    ['a truthy non-boolean', () => 'yes' as unknown as boolean],
+    ['a throw', () => { throw new Error('session store down'); }],
+  ])('authorize answering %s → 403 FORBIDDEN on every page, asset and action', async (_name, authorize) => {
+    const s = await setup({ authorize });
+    for (const path of ['/', '/webhooks', '/deliveries', '/receiver/quarantine', '/assets/dashboard.css']) {
+      const page = await s.client.get(`${BASE}${path}`, { accept: 'application/json' });
+      expect(page.status, path).toBe(403);
+      expect(JSON.parse(page.text)).toMatchObject({ error: { code: 'FORBIDDEN' } });
+    }
+    const posted = await s.client.post(`${BASE}/webhooks`, { url: s.targetUrl, events: '*' });
+    expect(posted.status).toBe(403);
+    expect(await s.dispatcher.webhooks.list()).toEqual([]);
+  });
+
+  it('authorize gets the framework request: node:http IncomingMessage', async () => {
+    const seen: string[] = [];
+    const s = await setup({ authorize: (req) => { seen.push((req as { headers: Record<string, string> }).headers['x-user'] ?? ''); return (req as { headers: Record<string, string> }).headers['x-user'] === 'admin'; } });
+    expect((await s.client.get(`${BASE}/`, { 'x-user': 'admin' })).status).toBe(200);
+    expect((await s.client.get(`${BASE}/`, { 'x-user': 'guest' })).status).toBe(403);
+    expect(seen).toEqual(['admin', 'guest']);
+  });
+
+  it('answers only below the base path: node:http 404 outside, Express hands on to next', async () => {
+    const s = await setup();
+    expect((await s.client.get('/elsewhere')).status).toBe(404);
+    expect((await s.client.get(`${BASE}x/`)).status).toBe(404);
+    const board = dashboard({ dispatcher: s.dispatcher, authorize: () => true, basePath: BASE });
+    const express = (await import('express')).default;
+    const app = express();
+    app.use(board);
+    app.get('/elsewhere', (_req, res) => void res.send('host app'));
+    await withServer(app, async (url) => {
+      expect(await (await fetch(`${url}/elsewhere`)).text()).toBe('host app');
+      expect((await fetch(`${url}${BASE}/deliveries`)).status).toBe(200);
+    });
+  });
+});
+
+describe('every answer carries the security headers', () => {
+  it.each(['/', '/webhooks', '/deliveries', '/receiver/events', '/receiver/quarantine', '/receiver/inbox', '/nope', '/assets/dashboard.js'])('%s', async (path) => {
+    const s = await setup();
+    const page = await s.client.get(`${BASE}${path}`);
+    expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
+    expect(page.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+    expect(page.headers.get('x-content-type-options')).toBe('nosniff');
+  });
+});
+
+describe('CSRF', () => {
+  it.each([
+    ['no token', (c: Client) => ({ _csrf: '' }), {}],
+    ['a token of its own', () => ({ _csrf: 'A'.repeat(43) }), {}],
+    ['the right token from another origin', (c: Client) => ({ _csrf: c.csrfToken }), { origin: 'http://evil.example' }],
+  ])('a forged retry with %s → 403 CSRF_TOKEN_INVALID, nothing sent', async (_name, fields, headers) => {
+    const s = await setup({ answer: () => 500 });
+    const { delivery } = await oneDelivery(s);
+    await s.client.get(`${BASE}/deliveries/${delivery.id}`);
+    const forged = await s.client.post(`${BASE}/deliveries/${delivery.id}/retry`, fields(s.client), headers as Record<string, string>);
+    expect(forged.status).toBe(403);
+    expect(forged.text).toContain('CSRF_TOKEN_INVALID');
+    expect((await s.dispatcher.deliveries.get(delivery.id)).attempt_count).toBe(1);
+    expect(s.target.requests).toHaveLength(1);
+  });
+
+  it('a POST from a client without the cookie (a cross-site form) → 403, nothing registered', async () => {
+    const s = await setup();
+    const stranger = new Client(s.origin);
+    const page = await stranger.post(`${BASE}/webhooks`, { url: s.targetUrl, events: '*', _csrf: 'B'.repeat(43) });
+    expect(page.status).toBe(403);
+    expect(await s.dispatcher.webhooks.list()).toEqual([]);
+  });
+});
+
+describe('escaping', () => {
+  const HOSTILE = '<script>alert(1)</script>"><img src=x onerror=alert(2)>';
+  it('payload fields, response bodies, headers and URLs render as text', async () => {
+    const s = await setup({ answer: () => ({ status: 500, body: HOSTILE }) });
+    const { delivery, webhook } = await oneDelivery(s, { id: HOSTILE, customer_id: HOSTILE });
+    await s.dispatcher.webhooks.update(webhook.id, { headers: { 'x-note': HOSTILE.replaceAll('<', '(') } });
+    for (const path of [`/deliveries/${delivery.id}`, '/deliveries', `/webhooks/${webhook.id}`, `/deliveries?q=${encodeURIComponent(HOSTILE)}`]) {
+      const page = await s.client.get(`${BASE}${path}`);
+      expect(page.text, path).not.toContain('<script>alert');
+      expect(page.text, path).not.toContain('<img src=x');
+    }
+    expect((await s.client.get(`${BASE}/deliveries/${delivery.id}`)).text).toContain('&lt;script&gt;alert(1)&lt;/script&gt;&quot;&gt;&lt;img src=x onerror=alert(2)&gt;');
+  });
+});
+
+describe('registrations', () => {
+  it('create shows the secret once; the list, the page and later answers never do', async () => {
+    const s = await setup();
+    await s.client.get(`${BASE}/webhooks/new`);
+    const created = await s.client.post(`${BASE}/webhooks`, { url: s.targetUrl, events: ['invoice.*', 'payment.received'], headers: 'X-Api-Key: k-123' });
+    expect(created.status).toBe(201);
+    const secret = /whsec_[A-Za-z0-9_-]+/.exec(created.text)![0];
+    const [webhook] = await s.dispatcher.webhooks.list();
+    expect(webhook).toMatchObject({ url: s.targetUrl, events: ['invoice.*', 'payment.received'], headers: { 'x-api-key': 'k-123' } });
+    for (const path of ['/webhooks', `/webhooks/${webhook!.id}`, '/']) expect((await s.client.get(`${BASE}${path}`)).text).not.toContain(secret);
+    const rotated = await s.client.post(`${BASE}/webhooks/${webhook!.id}/rotate-secret`);
+    const next = /whsec_[A-Za-z0-9_-]+/.exec(rotated.text)![0];
+    expect(next).not.toBe(secret);
+    expect((await s.client.get(`${BASE}/webhooks/${webhook!.id}`)).text).not.toContain(next);
+  });
+
+  it('a refused URL re-shows the form with the code and the values, nothing stored', async () => {
+    const s = await setup();
+    await s.client.get(`${BASE}/webhooks/new`);
+    const page = await s.client.post(`${BASE}/webhooks`, { url: 'ftp://example.com/x', events: '*' });
+    expect(page.status).toBe(422);
+    expect(page.text).toContain('INVALID_URL');
+    expect(page.text).toContain('value="ftp://example.com/x"');
+    expect(await s.dispatcher.webhooks.list()).toEqual([]);
+  });
+});
+
+describe('deliveries', () => {
+  it('filters by status, HTTP status class, event id and correlation id; says where the page is', async () => {
+    let status = 200;
+    const s = await setup({ answer: () => status });
+    const webhook = await s.dispatcher.webhooks.create({ url: s.targetUrl, events: ['*'] });
+    const events = [];
+    for (let index = 0; index < 60; index++) {
+      status = index < 55 ? 200 : 503;
+      const event = createTestEvent('customer.created');
+      events.push(event);
+      await s.dispatcher.emit(event);
+      await s.dispatcher.runDue();
+    }
+    const all = await s.client.get(`${BASE}/deliveries`);
+    expect(all.text).toMatch(/Showing <strong>1–50<\/strong> of <strong>60<\/strong> deliveries · page 1 of 2/);
+    const second = await s.client.get(`${BASE}/deliveries?page=2`);
+    expect(second.text).toMatch(/Showing <strong>51–60<\/strong> of <strong>60<\/strong>/);
+    expect((await s.client.get(`${BASE}/deliveries?http=5xx`)).text).toMatch(/of <strong>5<\/strong>/);
+    expect((await s.client.get(`${BASE}/deliveries?status=retrying&webhook_id=${webhook.id}`)).text).toMatch(/of <strong>5<\/strong>/);
+    expect((await s.client.get(`${BASE}/deliveries?q=${events[3]!.id}`)).text).toMatch(/of <strong>1<\/strong>/);
+    expect((await s.client.get(`${BASE}/deliveries?q=${events[7]!.correlation_id}`)).text).toMatch(/of <strong>1<\/strong>/);
+    const refused = await s.client.get(`${BASE}/deliveries?event_type=nope.*`);
+    expect(refused.status).toBe(422);
+    expect(refused.text).toContain('UNKNOWN_EVENT_TYPE');
+  });
+
+  it('retry all matching stops at the manual-retry limit and says so', async () => {
+    const s = await setup({ answer: () => 500, dispatcher: { manualRetryLimit: { max: 3, windowMs: 15 * 60_000 } } });
+    await s.dispatcher.webhooks.create({ url: s.targetUrl, events: ['*'] });
+    for (let index = 0; index < 5; index++) await s.dispatcher.emit(createTestEvent('invoice.sent'));
+    await s.dispatcher.runDue();
+    const confirm = await s.client.get(`${BASE}/deliveries/retry?status=retrying`);
+    expect(confirm.text).toContain('<strong id="match-count">5</strong>');
+    const done = await s.client.post(`${BASE}/deliveries/retry`, { status: 'retrying' });
+    expect(done.status).toBe(429);
+    expect(done.text).toContain('<strong id="retried-count">3</strong> of 5');
+    expect(done.text).toContain('manual-retry limit is reached');
+    expect(s.target.requests).toHaveLength(8);
+    const again = await s.client.post(`${BASE}/deliveries/${(await s.dispatcher.deliveries.list())[0]!.id}/retry`);
+    expect(again.status).toBe(429);
+    expect(s.target.requests).toHaveLength(8);
+  });
+});
+
+describe('the Fetch adapter', () => {
+  it('serves the pages and refuses a forged POST', async () => {
+    const dispatcher = testDispatcher();
+    const board = dashboardFetchHandler({ dispatcher, authorize: (request) => request.headers.get('x-user') === 'admin', basePath: BASE });
+    const page = await board(new Request(`http://127.0.0.1${BASE}/deliveries`, { headers: { 'x-user': 'admin' } }));
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-security-policy')).toContain("default-src 'none'");
+    expect((await board(new Request(`http://127.0.0.1${BASE}/deliveries`))).status).toBe(403);
+    const forged = await board(new Request(`http://127.0.0.1${BASE}/webhooks`, { method: 'POST', headers: { 'x-user': 'admin', 'content-type': 'application/x-www-form-urlencoded' }, body: 'url=https://example.com&events=*' }));
+    expect(forged.status).toBe(403);
+    expect(await dispatcher.webhooks.list()).toEqual([]);
+  });
+});
