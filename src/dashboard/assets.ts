@@ -7,6 +7,7 @@
 export const STYLESHEET = `
 :root { color-scheme: light; --ink: #1b1f24; --muted: #4d5661; --line: #d0d7de; --accent: #0b5cad; --bad: #a4161a; --good: #17663a; --warn: #7a4d00; --bg: #f6f8fa; }
 * { box-sizing: border-box; }
+[hidden] { display: none !important; }
 body { margin: 0; font: 15px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; color: var(--ink); background: #fff; }
 a { color: var(--accent); }
 a:focus, button:focus, input:focus, select:focus, textarea:focus { outline: 3px solid #f2b600; outline-offset: 1px; }
@@ -24,7 +25,8 @@ td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 code, pre, .mono { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 0.9em; }
 pre { background: var(--bg); border: 1px solid var(--line); padding: 10px; overflow: auto; max-height: 420px; white-space: pre-wrap; word-break: break-word; }
 form.filters { display: flex; flex-wrap: wrap; gap: 10px 14px; align-items: flex-end; background: var(--bg); padding: 10px; border: 1px solid var(--line); }
-form.filters label, form.stack label { display: flex; flex-direction: column; font-size: 0.85rem; font-weight: 600; gap: 2px; }
+form.filters .field, form.stack label { display: flex; flex-direction: column; font-size: 0.85rem; gap: 2px; }
+form.filters .field label { font-weight: 600; } form.stack label { font-weight: 600; }
 form.stack { display: grid; gap: 12px; max-width: 760px; }
 fieldset { border: 1px solid var(--line); padding: 8px 12px; } legend { font-weight: 600; }
 fieldset .choices { display: grid; grid-template-columns: repeat(auto-fill, minmax(210px, 1fr)); gap: 2px 12px; }
@@ -67,3 +69,6 @@ document.querySelectorAll('button[data-copy]').forEach(function (button) {
   });
 });
 `;
+
+/** A small icon, so that browsers find one below the base path instead of asking the host app. */
+export const ICON = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect width="16" height="16" rx="3" fill="#0b5cad"/><path d="M3 8h4l2-4 2 8 2-4" stroke="#fff" stroke-width="1.6" fill="none"/></svg>';

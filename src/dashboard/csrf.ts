@@ -32,9 +32,12 @@ export function csrfTokensMatch(cookieToken: string | undefined, formToken: stri
   return timingSafeEqual(Buffer.from(cookieToken), Buffer.from(formToken));
 }
 
-/** True when the request's Origin, if sent, is the host the request went to. */
+/**
+ * True when the request's Origin, if it names one, is the host the request went to. An absent
+ * or opaque (`null`) origin proves nothing either way; the token decides then.
+ */
 export function sameOrigin(origin: string | undefined, host: string | undefined): boolean {
-  if (origin === undefined) return true;
+  if (origin === undefined || origin === 'null') return true;
   if (host === undefined) return false;
   try {
     return new URL(origin).host === host;

@@ -1,5 +1,5 @@
 import { isAcctWebhookError, type AcctWebhookError } from '../errors.js';
-import { SCRIPT, STYLESHEET } from './assets.js';
+import { ICON, SCRIPT, STYLESHEET } from './assets.js';
 import { csrfCookie, CSRF_FIELD, csrfTokenOf, csrfTokensMatch, newCsrfToken, parseCookies, sameOrigin } from './csrf.js';
 import { DashboardError } from './errors.js';
 import { html } from './html.js';
@@ -21,6 +21,7 @@ export interface DashboardCore {
 const ASSETS: Readonly<Record<string, { type: string; body: string }>> = {
   '/assets/dashboard.css': { type: 'text/css; charset=utf-8', body: STYLESHEET },
   '/assets/dashboard.js': { type: 'text/javascript; charset=utf-8', body: SCRIPT },
+  '/assets/favicon.svg': { type: 'image/svg+xml', body: ICON },
 };
 
 /** Builds the dashboard from checked options (the adapters check their own, then call this). */

@@ -57,16 +57,21 @@ const EVENT_TYPE_CHOICES = [...new Set(EVENT_TYPES.map((type) => `${type.split('
   ...EVENT_TYPES.filter((type) => type.startsWith(group.slice(0, -1))).map((type) => [type, `  ${type}`] as const),
 ]);
 
+/** A label and its control, tied by id (the label's name is its text alone, not the options'). */
+function field(name: FilterParam, label: string, control: Html): Html {
+  return html`<span class="field"><label for="filter-${name}">${label}</label>${control}</span>`;
+}
+
 /** The GET form of the filters: works without JavaScript, and its URL is the view's address. */
 export function filterForm(action: string, values: FilterValues, webhooks: readonly WebhookRegistration[]): Html {
   return html`<form class="filters" method="get" action="${action}" role="search" aria-label="Filter deliveries">
-<label>Status<select name="status">${options(DELIVERY_STATUSES.map((status) => [status, status.replace('_', ' ')] as const), values.status, 'any')}</select></label>
-<label>Event type<select name="event_type">${options(EVENT_TYPE_CHOICES, values.event_type, 'any')}</select></label>
-<label>Registration<select name="webhook_id">${options(webhooks.map((webhook) => [webhook.id, webhook.url] as const), values.webhook_id, 'any')}</select></label>
-<label>Created from (UTC)<input type="datetime-local" name="from" value="${values.from ?? ''}" step="1"></label>
-<label>Created before (UTC)<input type="datetime-local" name="to" value="${values.to ?? ''}" step="1"></label>
-<label>Last HTTP status<select name="http">${options(RESPONSE_STATUS_CLASSES.map((kind) => [kind, kind === 'none' ? 'no answer' : kind] as const), values.http, 'any')}</select></label>
-<label>Event id or correlation id<input type="search" name="q" value="${values.q ?? ''}" size="28"></label>
+${field('status', 'Status', html`<select id="filter-status" name="status">${options(DELIVERY_STATUSES.map((status) => [status, status.replace('_', ' ')] as const), values.status, 'any')}</select>`)}
+${field('event_type', 'Event type', html`<select id="filter-event_type" name="event_type">${options(EVENT_TYPE_CHOICES, values.event_type, 'any')}</select>`)}
+${field('webhook_id', 'Registration', html`<select id="filter-webhook_id" name="webhook_id">${options(webhooks.map((webhook) => [webhook.id, webhook.url] as const), values.webhook_id, 'any')}</select>`)}
+${field('from', 'Created from (UTC)', html`<input id="filter-from" type="datetime-local" name="from" value="${values.from ?? ''}" step="1">`)}
+${field('to', 'Created before (UTC)', html`<input id="filter-to" type="datetime-local" name="to" value="${values.to ?? ''}" step="1">`)}
+${field('http', 'Last HTTP status', html`<select id="filter-http" name="http">${options(RESPONSE_STATUS_CLASSES.map((kind) => [kind, kind === 'none' ? 'no answer' : kind] as const), values.http, 'any')}</select>`)}
+${field('q', 'Event id or correlation id', html`<input id="filter-q" type="search" name="q" value="${values.q ?? ''}" size="28">`)}
 <button type="submit">Filter</button> <a href="${action}">Clear</a>
 </form>`;
 }

@@ -43,9 +43,9 @@ export function page(context: PageContext, section: Section, title: string, cont
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
 <title>${title} · acct-webhook dashboard</title>
 <link rel="stylesheet" href="${context.base}/assets/dashboard.css">
+<link rel="icon" href="${context.base}/assets/favicon.svg" type="image/svg+xml">
 </head>
 <body>
 <a class="skip" href="#main">Skip to the content</a>
@@ -90,7 +90,7 @@ export function statusBadge(status: string, label = status.replace('_', ' ')): H
 /** Pretty-printed JSON when the text is JSON, the text as it is otherwise; with a copy button. */
 export function codeBlock(id: string, label: string, text: string): Html {
   return html`<div class="actions"><button type="button" class="secondary" data-copy="${id}" hidden>Copy ${label}</button><span id="${id}-status" role="status" class="muted"></span></div>
-<pre id="${id}" tabindex="0" aria-label="${label}">${prettyJson(text)}</pre>`;
+<pre id="${id}" tabindex="0" role="region" aria-label="${label}">${prettyJson(text)}</pre>`;
 }
 
 export function prettyJson(text: string): string {

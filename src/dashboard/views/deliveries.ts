@@ -134,7 +134,7 @@ function attemptSection(attempt: DeliveryDetail['attempts'][number]): Html {
   const answer: Content =
     attempt.response_body === null
       ? html`<p class="muted">No answer.</p>`
-      : html`<h4>Response body${attempt.response_body_truncated ? ' (cut at 64 KiB)' : ''}</h4><pre tabindex="0" aria-label="Response body of attempt ${attempt.attempt_number}">${attempt.response_body}</pre>`;
+      : html`<h4>Response body${attempt.response_body_truncated ? ' (cut at 64 KiB)' : ''}</h4><pre tabindex="0" role="region" aria-label="Response body of attempt ${attempt.attempt_number}">${attempt.response_body}</pre>`;
   return html`<section class="attempt" aria-labelledby="attempt-${attempt.attempt_number}">
 <h3 id="attempt-${attempt.attempt_number}">Attempt ${attempt.attempt_number}${attempt.manual ? ' (manual)' : ''}</h3>
 <dl class="facts">
