@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import type { CommandContext } from './context.js';
+import { dashboardCommand } from './dashboard.js';
 import { demoCommand } from './demo.js';
 import { dispatcherCommand } from './dispatcher/index.js';
 import { examples } from './help.js';
@@ -48,6 +49,7 @@ export function createProgram(context: CommandContext): Command {
     listenCommand(context),
     replayCommand(context),
     dispatcherCommand(context),
+    dashboardCommand(context),
   ];
   for (const command of commands) program.addCommand(command);
   return program;

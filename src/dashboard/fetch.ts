@@ -17,7 +17,7 @@ export type DashboardFetchHandler = (request: Request) => Promise<Response>;
  * export { board as GET, board as POST };
  */
 export function dashboardFetchHandler(options: DashboardOptions<Request>): DashboardFetchHandler {
-  const core = buildDashboard(resolveDashboardOptions(options as DashboardOptions<never>, 'dashboardFetchHandler'));
+  const core = buildDashboard(resolveDashboardOptions(options, 'dashboardFetchHandler'));
   return async (request) => {
     const url = new URL(request.url);
     const headers = Object.fromEntries(request.headers);

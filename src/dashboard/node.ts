@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { buildDashboard, internalErrorResponse } from './dashboard.js';
+import { buildDashboard, internalErrorResponse, type DashboardCore } from './dashboard.js';
 import { DashboardError } from './errors.js';
 import { MAX_FORM_BYTES, type DashboardResponse } from './http.js';
 import { resolveDashboardOptions, type DashboardOptions } from './options.js';
@@ -25,7 +25,14 @@ export function nodeListener<Request extends IncomingMessage>(
   subject: string,
   form: (req: Request) => Promise<string>,
 ): (req: Request, res: ServerResponse, next?: (error?: unknown) => void) => void {
-  const core = buildDashboard(resolveDashboardOptions(options as DashboardOptions<never>, subject));
+  return nodeListenerOf(buildDashboard(resolveDashboardOptions(options as DashboardOptions<never>, subject)), form);
+}
+
+/** A node:http listener (Connect-style `next` optional) over a built dashboard. */
+export function nodeListenerOf<Request extends IncomingMessage>(
+  core: DashboardCore,
+  form: (req: Request) => Promise<string>,
+): (req: Request, res: ServerResponse, next?: (error?: unknown) => void) => void {
   return (req, res, next) => {
     const url = (req as { originalUrl?: string }).originalUrl ?? req.url ?? '/';
     core

@@ -74,14 +74,14 @@ describe('every answer carries the security headers', () => {
 
 describe('CSRF', () => {
   it.each([
-    ['no token', (c: Client) => ({ _csrf: '' }), {}],
+    ['no token', () => ({ _csrf: '' }), {}],
     ['a token of its own', () => ({ _csrf: 'A'.repeat(43) }), {}],
     ['the right token from another origin', (c: Client) => ({ _csrf: c.csrfToken }), { origin: 'http://evil.example' }],
   ])('a forged retry with %s → 403 CSRF_TOKEN_INVALID, nothing sent', async (_name, fields, headers) => {
     const s = await setup({ answer: () => 500 });
     const { delivery } = await oneDelivery(s);
     await s.client.get(`${BASE}/deliveries/${delivery.id}`);
-    const forged = await s.client.post(`${BASE}/deliveries/${delivery.id}/retry`, fields(s.client), headers as Record<string, string>);
+    const forged = await s.client.post(`${BASE}/deliveries/${delivery.id}/retry`, fields(s.client), headers);
     expect(forged.status).toBe(403);
     expect(forged.text).toContain('CSRF_TOKEN_INVALID');
     expect((await s.dispatcher.deliveries.get(delivery.id)).attempt_count).toBe(1);

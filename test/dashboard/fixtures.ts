@@ -102,7 +102,7 @@ export async function setup(
 /** A registration to the target and one event emitted to it, delivered once. */
 export async function oneDelivery(s: Setup, object: Record<string, unknown> = {}) {
   const webhook = await s.dispatcher.webhooks.create({ url: s.targetUrl, events: ['invoice.*'] });
-  const event = createTestEvent('invoice.paid', { data: { object } } as never);
+  const event = createTestEvent('invoice.paid', { data: { object } });
   await s.dispatcher.emit(event);
   await s.dispatcher.runDue();
   const [delivery] = await s.dispatcher.deliveries.list({ event_id: event.id });

@@ -42,7 +42,8 @@ async function resolveFilter(dispatcher: Dispatcher, values: FilterValues): Prom
 /** A filter the dispatcher refuses is shown as a problem on the page, not as an error page. */
 function filterProblem(error: unknown): string {
   if (error instanceof DispatcherError && (error.code === 'VALIDATION_ERROR' || error.code === 'UNKNOWN_EVENT_TYPE')) {
-    return `The filter ${String(error.details.field ?? '')} is not usable: ${String(error.details.reason ?? error.message)} (${error.code})`;
+    const { field, reason } = error.details as { field?: string; reason?: string };
+    return `The filter ${field ?? ''} is not usable: ${reason ?? error.message} (${error.code})`;
   }
   throw error;
 }

@@ -10,6 +10,9 @@ import type { Route, RouteContext } from '../routes.js';
 const INBOX_STATUSES = ['pending', 'processing', 'done', 'dead'] as const;
 const LIST_LIMIT = 100;
 
+/** A count from the inbox's stats; anything but a number shows as 0. */
+const countOf = (value: unknown): number => (typeof value === 'number' ? value : 0);
+
 function inboxOf(context: RouteContext): InboxView | undefined {
   if (!context.receiver) throw new DashboardError('NOT_FOUND', 'This dashboard has no receiver');
   return context.receiver.inbox;
@@ -32,7 +35,7 @@ async function listPage(context: RouteContext): Promise<DashboardResponse> {
   const status = INBOX_STATUSES.find((known) => known === given);
   const [stats, events] = await Promise.all([inbox.stats(), inbox.list({ ...(status ? { status } : {}), limit: LIST_LIMIT })]);
   const cards = INBOX_STATUSES.map(
-    (name) => html`<a class="card" href="${base}/receiver/inbox?status=${name}"${status === name ? html` aria-current="true"` : ''}><span class="count">${String(stats[name] ?? 0)}</span>${name}</a>`,
+    (name) => html`<a class="card" href="${base}/receiver/inbox?status=${name}"${status === name ? html` aria-current="true"` : ''}><span class="count">${countOf(stats[name])}</span>${name}</a>`,
   );
   const rows = events.map(
     (event) => html`<tr><td>${timeOf(event.received_at)}</td><td><a href="${base}/receiver/inbox/${encodeURIComponent(event.event_id)}">${event.event_type}</a><br><span class="muted mono">${event.event_id}</span></td>

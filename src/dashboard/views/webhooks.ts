@@ -20,7 +20,7 @@ function dispatcherOf(context: RouteContext): Dispatcher {
 /** The registration pages: list, create, show, edit, test delivery, rotate secret, enable/disable. */
 export const WEBHOOK_ROUTES: readonly Route[] = [
   { method: 'GET', path: '/webhooks', handler: listPage },
-  { method: 'GET', path: '/webhooks/new', handler: async (context) => htmlResponse(formPage(context.page, undefined, emptyForm())) },
+  { method: 'GET', path: '/webhooks/new', handler: (context) => Promise.resolve(htmlResponse(formPage(context.page, undefined, emptyForm()))) },
   { method: 'POST', path: '/webhooks', handler: create },
   { method: 'GET', path: '/webhooks/:id', handler: showPage },
   { method: 'POST', path: '/webhooks/:id', handler: update },

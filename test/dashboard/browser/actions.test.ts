@@ -102,7 +102,7 @@ describe('deliveries', () => {
     expect(payload).toContain('\n  "id": "evt_');
     await page.getByRole('button', { name: 'Copy the request payload' }).click();
     await page.getByText('Copied to the clipboard.').waitFor();
-    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(payload);
+    expect(await page.evaluate('navigator.clipboard.readText()')).toBe(payload);
     await screenshot(page, 'delivery');
 
     const tab = await context.newPage();

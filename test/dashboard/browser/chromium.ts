@@ -47,14 +47,18 @@ export async function openPage(browser: Browser, { javaScript = true } = {}): Pr
   return { context, page, watch };
 }
 
+interface AxeViolation {
+  id: string;
+  impact: string;
+  targets: string[];
+}
+
 /** Runs axe-core in the page (evaluated through the driver, so the page's CSP stays as it is); returns the serious and critical violations. */
-export async function seriousViolations(page: Page): Promise<{ id: string; impact: string; targets: string[] }[]> {
+export async function seriousViolations(page: Page): Promise<AxeViolation[]> {
   await page.evaluate(AXE_SOURCE);
-  const violations = await page.evaluate(async () => {
-    const axe = (globalThis as unknown as { axe: { run: (context: Document, options: object) => Promise<{ violations: { id: string; impact: string | null; nodes: { target: string[] }[] }[] }> } }).axe;
-    const result = await axe.run(document, { resultTypes: ['violations'] });
-    return result.violations.map((violation) => ({ id: violation.id, impact: violation.impact ?? '', targets: violation.nodes.map((node) => node.target.join(' ')) }));
-  });
+  // Runs in the page (a string, since this file is compiled without the DOM's types).
+  const violations = await page.evaluate<AxeViolation[]>(`axe.run(document, { resultTypes: ['violations'] }).then((result) =>
+    result.violations.map((violation) => ({ id: violation.id, impact: violation.impact || '', targets: violation.nodes.map((node) => node.target.join(' ')) })))`);
   return violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical');
 }
 
