@@ -27,6 +27,7 @@ pre { background: var(--bg); border: 1px solid var(--line); padding: 10px; overf
 form.filters { display: flex; flex-wrap: wrap; gap: 10px 14px; align-items: flex-end; background: var(--bg); padding: 10px; border: 1px solid var(--line); }
 form.filters .field, form.stack label { display: flex; flex-direction: column; font-size: 0.85rem; gap: 2px; }
 form.filters .field label { font-weight: 600; } form.stack label { font-weight: 600; }
+form.stack label.inline { flex-direction: row; font-weight: 400; gap: 6px; align-items: center; }
 form.stack { display: grid; gap: 12px; max-width: 760px; }
 fieldset { border: 1px solid var(--line); padding: 8px 12px; } legend { font-weight: 600; }
 fieldset .choices { display: grid; grid-template-columns: repeat(auto-fill, minmax(210px, 1fr)); gap: 2px 12px; }

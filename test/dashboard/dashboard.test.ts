@@ -128,6 +128,22 @@ describe('registrations', () => {
     expect((await s.client.get(`${BASE}/webhooks/${webhook!.id}`)).text).not.toContain(next);
   });
 
+  it('never renders custom header values; an empty edit keeps them, lines replace them, the checkbox removes them', async () => {
+    const s = await setup();
+    const webhook = await s.dispatcher.webhooks.create({ url: s.targetUrl, events: ['*'], headers: { 'x-api-key': 'receiver-key-123' } });
+    for (const path of ['/webhooks', `/webhooks/${webhook.id}`]) {
+      const page = await s.client.get(`${BASE}${path}`);
+      expect(page.text).toContain('x-api-key');
+      expect(page.text).not.toContain('receiver-key-123');
+    }
+    await s.client.post(`${BASE}/webhooks/${webhook.id}`, { url: s.targetUrl, events: ['invoice.*'], headers: '' });
+    expect(await s.dispatcher.webhooks.get(webhook.id)).toMatchObject({ events: ['invoice.*'], headers: { 'x-api-key': 'receiver-key-123' } });
+    await s.client.post(`${BASE}/webhooks/${webhook.id}`, { url: s.targetUrl, events: ['*'], headers: 'X-Tenant: t-1\nX-Api-Key: key-2' });
+    expect((await s.dispatcher.webhooks.get(webhook.id)).headers).toEqual({ 'x-tenant': 't-1', 'x-api-key': 'key-2' });
+    await s.client.post(`${BASE}/webhooks/${webhook.id}`, { url: s.targetUrl, events: ['*'], headers: '', remove_headers: '1' });
+    expect((await s.dispatcher.webhooks.get(webhook.id)).headers).toEqual({});
+  });
+
   it('a refused URL re-shows the form with the code and the values, nothing stored', async () => {
     const s = await setup();
     await s.client.get(`${BASE}/webhooks/new`);

@@ -37,7 +37,7 @@ async function listPage(context: RouteContext): Promise<DashboardResponse> {
 <td><a href="${base}/webhooks/${encodeURIComponent(webhook.id)}">${webhook.url}</a><br><span class="muted mono">${webhook.id}</span></td>
 <td>${webhook.events.join(', ')}</td>
 <td>${statusBadge(webhook.status)}</td>
-<td>${Object.keys(webhook.headers).length === 0 ? html`<span class="muted">none</span>` : Object.keys(webhook.headers).join(', ')}</td>
+<td>${headerNames(webhook)}</td>
 <td>${timeOf(webhook.created_at)}</td>
 <td><a href="${base}/deliveries?webhook_id=${encodeURIComponent(webhook.id)}">Deliveries</a></td>
 </tr>`,
@@ -60,7 +60,6 @@ async function showPage(context: RouteContext): Promise<DashboardResponse> {
 function detailPage(context: PageContext, webhook: WebhookRegistration, messages: { notice?: string | undefined; problem?: string; secret?: string; form?: FormValues }): Html {
   const id = encodeURIComponent(webhook.id);
   const extra = Object.entries(webhook).filter(([key]) => !KNOWN_FIELDS.has(key));
-  const headers = Object.entries(webhook.headers);
   const secret = messages.secret
     ? html`<div class="notice" role="status"><p><strong>The new signing secret.</strong> It is shown this once: copy it to the receiver now.</p><p><code class="secret" id="secret">${messages.secret}</code></p><button type="button" class="secondary" data-copy="secret" hidden>Copy the secret</button><span id="secret-status" role="status" class="muted"></span></div>`
     : '';
@@ -71,7 +70,7 @@ function detailPage(context: PageContext, webhook: WebhookRegistration, messages
 <dt>URL</dt><dd>${webhook.url}</dd>
 <dt>Events</dt><dd>${webhook.events.join(', ')}</dd>
 <dt>Status</dt><dd>${statusBadge(webhook.status)}</dd>
-<dt>Custom headers</dt><dd>${headers.length === 0 ? html`<span class="muted">none</span>` : headers.map(([name, value]) => html`<code>${name}: ${value}</code><br>`)}</dd>
+<dt>Custom headers</dt><dd>${headerNames(webhook)}</dd>
 ${extra.map(([key, value]) => html`<dt>${key.replaceAll('_', ' ')}</dt><dd>${typeof value === 'string' && /^\d{4}-\d\d-\d\dT/.test(value) ? timeOf(value) : JSON.stringify(value)}</dd>`)}
 <dt>Created</dt><dd>${timeOf(webhook.created_at)}</dd>
 <dt>Updated</dt><dd>${timeOf(webhook.updated_at)}</dd>
@@ -83,7 +82,7 @@ ${toggle}
 <a href="${context.base}/deliveries?webhook_id=${id}">Its deliveries</a>
 </div>
 <h2>Edit</h2>
-${registrationForm(context, `/webhooks/${id}`, messages.form ?? formOf(webhook), 'Save the registration')}`;
+${registrationForm(context, `/webhooks/${id}`, messages.form ?? formOf(webhook), 'Save the registration', Object.keys(webhook.headers))}`;
   return page(context, 'webhooks', `Registration ${webhook.url}`, content);
 }
 
@@ -95,13 +94,14 @@ interface FormValues {
 
 const emptyForm = (): FormValues => ({ url: '', events: [], headers: '' });
 
-const formOf = (webhook: WebhookRegistration): FormValues => ({
-  url: webhook.url,
-  events: webhook.events,
-  headers: Object.entries(webhook.headers)
-    .map(([name, value]) => `${name}: ${value}`)
-    .join('\n'),
-});
+/** A registration's form: its custom header values are never rendered (they often hold a receiver's key), only kept. */
+const formOf = (webhook: WebhookRegistration): FormValues => ({ url: webhook.url, events: webhook.events, headers: '' });
+
+/** The names of the custom headers; their values are never shown, as in the CLI. */
+function headerNames(webhook: WebhookRegistration): Content {
+  const names = Object.keys(webhook.headers);
+  return names.length === 0 ? html`<span class="muted">none</span>` : html`${names.map((name) => html`<code>${name}</code> `)}<span class="muted">(values are not shown)</span>`;
+}
 
 function formPage(context: PageContext, problem: string | undefined, values: FormValues): Html {
   return page(context, 'webhooks', 'Register a webhook', html`${notice(problem, 'problem')}${registrationForm(context, '/webhooks', values, 'Register')}`);
@@ -119,13 +119,21 @@ function eventChoices(selected: readonly string[]): Html {
   return html`<fieldset><legend>Events</legend>${box('*', html`<code>*</code> every event type`)}${groups}</fieldset>`;
 }
 
-function registrationForm(context: PageContext, action: string, values: FormValues, submit: string): Html {
+/** The form to register or edit; `existingHeaders` (editing) are kept unless replaced or removed. */
+function registrationForm(context: PageContext, action: string, values: FormValues, submit: string, existingHeaders?: readonly string[]): Html {
+  const keep =
+    existingHeaders && existingHeaders.length > 0
+      ? html` Leave empty to keep the current ones (${existingHeaders.join(', ')}); lines replace them all.`
+      : '';
+  const remove =
+    existingHeaders && existingHeaders.length > 0 ? html`<label class="inline"><input type="checkbox" name="remove_headers" value="1"> Remove every custom header</label>` : '';
   return html`<form class="stack" method="post" action="${context.base}${action}">${csrfField(context)}
 <label>Receiver URL (https; plain http only to localhost when the dispatcher allows it)
 <input type="url" name="url" required value="${values.url}" size="60" autocomplete="off"></label>
 ${eventChoices(values.events)}
-<label>Custom headers, one per line as <code>Name: value</code> (sent with every delivery)
-<textarea name="headers" rows="3" cols="60" spellcheck="false">${values.headers}</textarea></label>
+<label>Custom headers, one per line as <code>Name: value</code> (sent with every delivery).${keep}
+<textarea name="headers" rows="3" cols="60" spellcheck="false" autocomplete="off">${values.headers}</textarea></label>
+${remove}
 <p><button type="submit">${submit}</button></p>
 </form>`;
 }
@@ -144,6 +152,12 @@ function parseHeaders(text: string): Record<string, string> {
     headers[line.slice(0, colon).trim()] = line.slice(colon + 1).trim();
   }
   return headers;
+}
+
+/** Editing: blank keeps the custom headers (their values are never sent to the page), lines replace them, the checkbox removes them. */
+function headerChange(text: string, remove: boolean): { headers?: Record<string, string> } {
+  if (remove) return { headers: {} };
+  return text.trim() === '' ? {} : { headers: parseHeaders(text) };
 }
 
 /** A refusal of the input as a message for the form; anything else is thrown on. */
@@ -171,7 +185,7 @@ async function update(context: RouteContext): Promise<DashboardResponse> {
   const id = context.params.id!;
   const values = formValues(context.form);
   try {
-    await dispatcher.webhooks.update(id, { url: values.url, events: values.events as never, headers: parseHeaders(values.headers) });
+    await dispatcher.webhooks.update(id, { url: values.url, events: values.events as never, ...headerChange(values.headers, context.form.get('remove_headers') === '1') });
   } catch (error) {
     const problem = inputProblem(error);
     return htmlResponse(detailPage(context.page, await dispatcher.webhooks.get(id), { problem, form: values }), 422);
