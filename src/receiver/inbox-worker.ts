@@ -8,6 +8,9 @@ import { ReceiverError, WebhookHandlerError } from './errors.js';
 import { reportFailure, withinBudget } from './handlers-run.js';
 import type { ResolvedReceiverOptions } from './options.js';
 
+/** How often `drain()` looks at the inbox at most. */
+const DRAIN_POLL_MS = 20;
+
 /** The message of the worker's log line per run. */
 export const INBOX_RUN_LOG_MESSAGE = 'inbox event';
 
@@ -30,7 +33,6 @@ export class InboxWorker {
   private ticking: Promise<void> | undefined;
   private again = false;
   private closed = false;
-  private readonly idleWaiters = new Set<() => void>();
 
   constructor(
     private readonly options: ResolvedReceiverOptions & { inbox: NonNullable<ResolvedReceiverOptions['inbox']> },
@@ -66,14 +68,9 @@ export class InboxWorker {
         throw new ReceiverError('DRAIN_TIMEOUT', `The inbox did not drain within ${timeoutMs} ms`, { pending: stats.pending, processing: stats.processing });
       }
       this.wake();
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(finish, Math.min(this.options.inbox.pollIntervalMs, 50));
-        this.idleWaiters.add(finish);
-        function finish() {
-          clearTimeout(timer);
-          resolve();
-        }
-      });
+      // A timer, not a promise the worker resolves: with a store that answers in microtasks
+      // (memoryStore) a promise loop would starve the timers the handlers' budgets run on.
+      await new Promise<void>((resolve) => setTimeout(resolve, Math.min(this.options.inbox.pollIntervalMs, DRAIN_POLL_MS)));
     }
   }
 
@@ -104,7 +101,6 @@ export class InboxWorker {
     try {
       if (free > 0) claimed = await this.inbox.claim(clock(), settings.leaseMs, free);
       for (const event of claimed) this.start(event);
-      if (claimed.length === 0) this.notifyIdle();
       await this.sleep(claimed.length === free ? 0 : await this.untilNextDue());
     } catch (error) {
       logger.error({ err: error }, 'The inbox worker could not read the store; it tries again');
@@ -124,11 +120,6 @@ export class InboxWorker {
     // The worker alone never keeps a process alive: the server (or the test) does.
     this.timer.unref();
     return Promise.resolve();
-  }
-
-  private notifyIdle(): void {
-    for (const waiter of this.idleWaiters) waiter();
-    this.idleWaiters.clear();
   }
 
   private start(claimed: ClaimedInboxEvent): void {
