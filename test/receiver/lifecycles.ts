@@ -42,7 +42,7 @@ export function lifecycleEvents(variants: readonly number[]): WebhookEvent[][] {
         id: `evt_${index}_${seq}`,
         created: new Date(T0 + index * 60_000 + seq * 1_000).toISOString(),
         data: { object: { id: objectId, seq } as never },
-      } as never),
+      }),
     );
   });
 }
@@ -63,7 +63,7 @@ export function appliedInOrder(lifecycles: WebhookEvent[][]): Map<string, Object
     for (const event of events) {
       const key = event.data.object.id;
       const creations = (rows.get(key)?.creations ?? 0) + (CREATION_TYPES.has(event.type) ? 1 : 0);
-      rows.set(key, { type: event.type, seq: (event.data.object as { seq: number }).seq, creations });
+      rows.set(key, { type: event.type, seq: (event.data.object as unknown as { seq: number }).seq, creations });
     }
   }
   return rows;

@@ -25,7 +25,7 @@ function applyingHandlers(rows: Map<string, ObjectRow>): Webhooks {
     const creation = ['invoice.created', 'customer.created', 'payment.received', 'subscription.created', 'uva.submitted'].includes(event.type);
     const creations = (current?.creations ?? 0) + (creation ? 1 : 0);
     if (context.stale && current) rows.set(key, { ...current, creations });
-    else rows.set(key, { type: event.type, seq: (event.data.object as { seq: number }).seq, creations });
+    else rows.set(key, { type: event.type, seq: (event.data.object as unknown as { seq: number }).seq, creations });
   });
 }
 
