@@ -1,28 +1,8 @@
 import type { WebhookResponse } from '../receiver/answers.js';
+import { inboxApi, type Inbox } from '../receiver/inbox.js';
 import type { Receiver } from '../receiver/receive.js';
 import { eventRecordsOf, type EventRecords } from '../store/event-records.js';
 import type { IdempotencyStore, QuarantineStore } from '../store/types.js';
-
-/** An inbox event as the dashboard shows it: the fields of the receiver's inbox records it reads. */
-export interface InboxEventView {
-  event_id: string;
-  event_type: string;
-  status: string;
-  attempts: number;
-  received_at: string;
-  next_attempt_at: string | null;
-  completed_at: string | null;
-  last_error: { code: string; message: string } | null;
-  raw_body: Uint8Array;
-}
-
-/** The receiver's inbox (inbox mode), as far as the dashboard uses it. */
-export interface InboxView {
-  list(filter: { status?: string; type?: string; limit?: number }): Promise<readonly InboxEventView[]>;
-  get(id: string): Promise<InboxEventView | undefined | null>;
-  retry(id: string): Promise<unknown>;
-  stats(): Promise<Record<string, unknown>>;
-}
 
 /** What the dashboard reads and does on the receiving side. */
 export interface ReceiverSide {
@@ -31,8 +11,8 @@ export interface ReceiverSide {
   events: EventRecords | undefined;
   /** Runs a quarantined payload through the handlers again; absent when only the store is known (the CLI). */
   reprocess: ((quarantineId: string) => Promise<WebhookResponse>) | undefined;
-  /** Present when the receiver runs in inbox mode. */
-  inbox: InboxView | undefined;
+  /** The store's inbox (inbox mode keeps events there); absent for a store without one. */
+  inbox: Inbox | undefined;
 }
 
 /** The receiving side of a receiver: its store's views, reprocessing and the inbox when present. */
@@ -40,18 +20,14 @@ export function receiverSideOf(receiver: Receiver): ReceiverSide {
   return {
     ...storeSideOf(receiver.store),
     reprocess: (id) => receiver.reprocess(id),
-    inbox: inboxOf(receiver),
+    inbox: receiver.store.inbox ? receiver.inbox : undefined,
   };
 }
 
-/** The read-only receiving side of a store alone (no handlers to reprocess with). */
+/**
+ * The receiving side of a store alone (the CLI): no handlers to reprocess with; an inbox event
+ * retried here is run by the receiver process that serves the store.
+ */
 export function storeSideOf(store: IdempotencyStore): ReceiverSide {
-  return { quarantine: store.quarantine, events: eventRecordsOf(store), reprocess: undefined, inbox: undefined };
-}
-
-function inboxOf(receiver: Receiver): InboxView | undefined {
-  const inbox = (receiver as { inbox?: unknown }).inbox;
-  if (typeof inbox !== 'object' || inbox === null) return undefined;
-  const methods = ['list', 'get', 'retry', 'stats'] as const;
-  return methods.every((name) => typeof (inbox as Record<string, unknown>)[name] === 'function') ? (inbox as InboxView) : undefined;
+  return { quarantine: store.quarantine, events: eventRecordsOf(store), reprocess: undefined, inbox: store.inbox ? inboxApi(store, Date.now, undefined) : undefined };
 }

@@ -52,6 +52,7 @@ describe('acct-webhook dashboard', () => {
     expect(registrations.status).toBe(200);
     expect(await registrations.text()).toContain(webhookUrl);
     expect(await (await fetch(`${origin}/receiver/events`, { headers: { cookie } })).text()).toContain('evt_cli_dashboard_1');
+    expect((await fetch(`${origin}/receiver/inbox`, { headers: { cookie } })).status).toBe(200);
     expect((await fetch(url, { redirect: 'manual' })).status).toBe(401);
   });
 

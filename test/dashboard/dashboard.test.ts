@@ -212,3 +212,20 @@ describe('the Fetch adapter', () => {
     expect(await dispatcher.webhooks.list()).toEqual([]);
   });
 });
+
+describe('the inbox', () => {
+  it('refuses to retry an event that is done (NOT_RETRYABLE), and an unknown one is 404', async () => {
+    const s = await setup({ inbox: true });
+    const event = createTestEvent('customer.deleted');
+    expect(await s.receive(event)).toBe(200);
+    await s.receiver.inbox.drain();
+    await s.client.get(`${BASE}/receiver/inbox/${event.id}`);
+    const refused = await s.client.post(`${BASE}/receiver/inbox/${event.id}/retry`);
+    expect(refused.status).toBe(422);
+    expect(refused.text).toContain('NOT_RETRYABLE');
+    expect(await s.receiver.inbox.get(event.id)).toMatchObject({ status: 'done', attempts: 1 });
+    expect((await s.client.get(`${BASE}/receiver/inbox/evt_unknown`)).status).toBe(404);
+    const listed = await s.client.get(`${BASE}/receiver/inbox?status=done`);
+    expect(listed.text).toContain(event.id);
+  });
+});

@@ -66,6 +66,8 @@ export interface Setup {
   client: Client;
   /** Sends a signed event to the receiver, as the platform would. */
   receive(event: object): Promise<number>;
+  /** While true, the receiver's handlers throw. */
+  handlers: { failing: boolean };
 }
 
 /**
@@ -73,14 +75,30 @@ export interface Setup {
  * loopback, and the dashboard for both on another loopback port; all closed when the test ends.
  */
 export async function setup(
-  options: { answer?: ConstructorParameters<typeof Receiver>[0]; dispatcher?: DispatcherOptions; authorize?: DashboardOptions['authorize'] } = {},
+  options: {
+    answer?: ConstructorParameters<typeof Receiver>[0];
+    dispatcher?: DispatcherOptions;
+    authorize?: DashboardOptions['authorize'];
+    /** The receiver in inbox mode, one run per event (a failure makes it dead at once). */
+    inbox?: boolean;
+  } = {},
 ): Promise<Setup> {
   const dispatcher = testDispatcher(options.dispatcher);
   const target = new Receiver(options.answer);
   const targetServer = await listen(target.listener);
   onTestFinished(() => close(targetServer.server));
-  const handlers = new Webhooks().onAny(() => 'handled');
-  const receiver = createReceiver({ secret: RECEIVER_SECRET, handlers, store: sqliteStore(join(tempDir(), 'events.db')), logger: false });
+  const control = { failing: false };
+  const handlers = new Webhooks().onAny(() => {
+    if (control.failing) throw new Error('the handler is down');
+    return 'handled';
+  });
+  const receiver = createReceiver({
+    secret: RECEIVER_SECRET,
+    handlers,
+    store: sqliteStore(join(tempDir(), 'events.db')),
+    logger: false,
+    ...(options.inbox ? { inbox: { retryDelaysMs: [], pollIntervalMs: 20 } } : {}),
+  });
   onTestFinished(() => receiver.close());
   const board = dashboardNodeHandler({ dispatcher, receiver, authorize: options.authorize ?? (() => true), basePath: BASE });
   const boardServer = await listen(board);
@@ -92,6 +110,7 @@ export async function setup(
     targetUrl: `${targetServer.url}/hooks`,
     origin: boardServer.url,
     client: new Client(boardServer.url),
+    handlers: control,
     async receive(event) {
       const { body, headers } = signedRequest(event, RECEIVER_SECRET);
       return (await receiver.receive({ rawBody: body, headers, method: 'POST' })).status;

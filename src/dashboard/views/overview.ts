@@ -20,11 +20,12 @@ ${DELIVERY_STATUSES.map((status, index) => html`<a class="card" href="${base}/de
   }
   if (context.receiver) {
     const receiver = context.receiver;
-    const [handled, quarantined] = await Promise.all([receiver.events?.count('completed'), receiver.quarantine.list()]);
+    const [handled, quarantined, inbox] = await Promise.all([receiver.events?.count('completed'), receiver.quarantine.list(), receiver.inbox?.stats()]);
     sections.push(html`<h2>Receiving</h2><div class="cards">
 ${handled === undefined ? '' : html`<a class="card" href="${base}/receiver/events?state=completed"><span class="count">${handled}</span>handled events</a>`}
 <a class="card" href="${base}/receiver/quarantine"><span class="count">${quarantined.length}</span>quarantined</a>
-<a class="card" href="${base}/receiver/inbox"><span class="count">${receiver.inbox ? 'on' : 'off'}</span>inbox mode</a>
+${inbox === undefined ? '' : html`<a class="card" href="${base}/receiver/inbox?status=pending"><span class="count">${inbox.pending}</span>pending in the inbox</a>
+<a class="card" href="${base}/receiver/inbox?status=dead"><span class="count">${inbox.dead}</span>dead in the inbox</a>`}
 </div>`);
   }
   return htmlResponse(page(context.page, 'overview', 'Webhooks', sections));

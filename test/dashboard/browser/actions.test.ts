@@ -184,6 +184,38 @@ describe('the receiving side', () => {
   });
 });
 
+describe('the inbox', () => {
+  it('shows a dead event with its error, and retries it until the handlers succeed', async () => {
+    const s = await setup({ inbox: true });
+    s.handlers.failing = true;
+    const event = createTestEvent('invoice.overdue');
+    expect(await s.receive(event)).toBe(200);
+    await s.receiver.inbox.drain();
+    expect(await s.receiver.inbox.get(event.id)).toMatchObject({ status: 'dead', last_error: { code: 'HANDLER_FAILED' } });
+    const { page, watch } = await openPage(browser());
+
+    await page.goto(`${s.origin}${BASE}/`);
+    await expectAccessible(page);
+    await page.getByRole('link', { name: /dead in the inbox/ }).click();
+    await expectAccessible(page);
+    expect(await page.locator('tbody tr').count()).toBe(1);
+    await screenshot(page, 'inbox');
+    await page.getByRole('link', { name: 'invoice.overdue' }).click();
+    await expectAccessible(page);
+    expect(await page.locator('main').textContent()).toContain('HANDLER_FAILED');
+
+    s.handlers.failing = false;
+    await page.getByRole('button', { name: 'Retry' }).click();
+    await page.getByText('The event is pending again').waitFor();
+    await s.receiver.inbox.drain();
+    expect(await s.receiver.inbox.get(event.id)).toMatchObject({ status: 'done' });
+    await page.reload();
+    expect(await page.locator('.status').first().textContent()).toBe('done');
+    expect(await page.getByRole('button', { name: 'Retry' }).count()).toBe(0);
+    expect(watch).toEqual({ dialogs: [], errors: [] });
+  });
+});
+
 describe('without JavaScript', () => {
   it('lists with filters and retries by plain form posts', async () => {
     const s = await setup({ answer: () => 500 });
