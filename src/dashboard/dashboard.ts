@@ -1,7 +1,7 @@
 import { isAcctWebhookError, type AcctWebhookError } from '../errors.js';
 import { ICON, SCRIPT, STYLESHEET } from './assets.js';
 import { csrfCookie, CSRF_FIELD, csrfTokenOf, csrfTokensMatch, newCsrfToken, parseCookies, sameOrigin } from './csrf.js';
-import { DashboardError } from './errors.js';
+import { DashboardError, formTooLarge } from './errors.js';
 import { html } from './html.js';
 import { headerOf, htmlResponse, jsonResponse, MAX_FORM_BYTES, wantsHtml, withSecurityHeaders, type DashboardRequest, type DashboardResponse } from './http.js';
 import { page, type PageContext } from './layout.js';
@@ -88,7 +88,7 @@ function pathBelow(pathname: string, base: string): string | undefined {
  * names one) is this host. @throws DashboardError CSRF_TOKEN_INVALID, PAYLOAD_TOO_LARGE
  */
 async function checkedForm(request: DashboardRequest, cookieToken: string): Promise<URLSearchParams> {
-  if (Number(headerOf(request, 'content-length') ?? 0) > MAX_FORM_BYTES) throw new DashboardError('PAYLOAD_TOO_LARGE', `Forms are at most ${MAX_FORM_BYTES} bytes`, { max_body_bytes: MAX_FORM_BYTES });
+  if (Number(headerOf(request, 'content-length') ?? 0) > MAX_FORM_BYTES) throw formTooLarge(MAX_FORM_BYTES);
   if (!sameOrigin(headerOf(request, 'origin'), headerOf(request, 'host'))) throw new DashboardError('CSRF_TOKEN_INVALID', 'The form came from another site');
   const form = new URLSearchParams(await request.body());
   // A cookie made for this very answer proves nothing: the form must carry the one the browser had.

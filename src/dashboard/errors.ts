@@ -33,3 +33,8 @@ export class DashboardError extends AcctWebhookError<DashboardErrorCode> {
     return STATUSES[this.code];
   }
 }
+
+/** A form larger than `maxBytes`: refused before or while it is read. */
+export function formTooLarge(maxBytes: number): DashboardError {
+  return new DashboardError('PAYLOAD_TOO_LARGE', `Forms are at most ${maxBytes} bytes`, { max_body_bytes: maxBytes });
+}

@@ -1,5 +1,5 @@
 import { buildDashboard, internalErrorResponse } from './dashboard.js';
-import { DashboardError } from './errors.js';
+import { formTooLarge } from './errors.js';
 import { MAX_FORM_BYTES } from './http.js';
 import { resolveDashboardOptions, type DashboardOptions } from './options.js';
 
@@ -40,6 +40,6 @@ function toHeaders(headers: Record<string, string | string[]>): Headers {
 
 async function readForm(request: Request): Promise<string> {
   const text = await request.text();
-  if (Buffer.byteLength(text) > MAX_FORM_BYTES) throw new DashboardError('PAYLOAD_TOO_LARGE', `Forms are at most ${MAX_FORM_BYTES} bytes`, { max_body_bytes: MAX_FORM_BYTES });
+  if (Buffer.byteLength(text) > MAX_FORM_BYTES) throw formTooLarge(MAX_FORM_BYTES);
   return text;
 }

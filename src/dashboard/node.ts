@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { buildDashboard, internalErrorResponse, type DashboardCore } from './dashboard.js';
-import { DashboardError } from './errors.js';
+import { formTooLarge } from './errors.js';
 import { MAX_FORM_BYTES, type DashboardResponse } from './http.js';
 import { resolveDashboardOptions, type DashboardOptions } from './options.js';
 
@@ -63,7 +63,7 @@ export function readForm(req: IncomingMessage): Promise<string> {
       size += chunk.length;
       if (size > MAX_FORM_BYTES) {
         req.destroy();
-        reject(new DashboardError('PAYLOAD_TOO_LARGE', `Forms are at most ${MAX_FORM_BYTES} bytes`, { max_body_bytes: MAX_FORM_BYTES }));
+        reject(formTooLarge(MAX_FORM_BYTES));
       } else {
         chunks.push(chunk);
       }

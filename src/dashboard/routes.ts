@@ -1,4 +1,5 @@
 import type { Dispatcher } from '../dispatcher/dispatcher.js';
+import { DashboardError } from './errors.js';
 import type { DashboardResponse } from './http.js';
 import type { PageContext } from './layout.js';
 import type { ReceiverSide } from './receiver-side.js';
@@ -59,4 +60,16 @@ function matchPath(pattern: string, path: string): Record<string, string> | unde
     }
   }
   return params;
+}
+
+/** The dispatcher of a route that needs one (its routes exist only when one is given). */
+export function dispatcherOf(context: RouteContext): Dispatcher {
+  if (!context.dispatcher) throw new DashboardError('NOT_FOUND', 'This dashboard has no dispatcher');
+  return context.dispatcher;
+}
+
+/** The receiving side of a route that needs one (its routes exist only when one is given). */
+export function receiverOf(context: RouteContext): ReceiverSide {
+  if (!context.receiver) throw new DashboardError('NOT_FOUND', 'This dashboard has no receiver');
+  return context.receiver;
 }

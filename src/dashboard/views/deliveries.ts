@@ -4,20 +4,15 @@ import { DispatcherError, RateLimitError } from '../../dispatcher/errors.js';
 import type { DeliveryDetail } from '../../dispatcher/records.js';
 import { retryMatching } from '../bulk-retry.js';
 import { deliveryFilterOf, filterForm, filterQuery, filterValuesOf, FILTER_PARAMS, type FilterValues } from '../delivery-filter-form.js';
-import { DashboardError } from '../errors.js';
 import { html, type Content, type Html } from '../html.js';
 import { htmlResponse, redirect, type DashboardResponse } from '../http.js';
 import { actionForm, codeBlock, csrfField, notice, page, statusBadge, timeOf, type PageContext } from '../layout.js';
 import { noticeText } from '../notices.js';
-import type { Route, RouteContext } from '../routes.js';
+import { dispatcherOf, type Route, type RouteContext } from '../routes.js';
 
 /** Deliveries per page of the list. */
 export const PAGE_SIZE = 50;
 
-function dispatcherOf(context: RouteContext): Dispatcher {
-  if (!context.dispatcher) throw new DashboardError('NOT_FOUND', 'This dashboard has no dispatcher');
-  return context.dispatcher;
-}
 
 /** The delivery log: the filtered list, one delivery with its attempts, retries. */
 export const DELIVERY_ROUTES: readonly Route[] = [

@@ -5,14 +5,13 @@ import { actionForm, codeBlock, notice, page, statusBadge, timeOf } from '../lay
 import { noticeText } from '../notices.js';
 import type { Inbox } from '../../receiver/inbox.js';
 import { INBOX_STATUSES } from '../../store/inbox.js';
-import type { Route, RouteContext } from '../routes.js';
+import { receiverOf, type Route, type RouteContext } from '../routes.js';
 
 const LIST_LIMIT = 100;
 
 
 function inboxOf(context: RouteContext): Inbox | undefined {
-  if (!context.receiver) throw new DashboardError('NOT_FOUND', 'This dashboard has no receiver');
-  return context.receiver.inbox;
+  return receiverOf(context).inbox;
 }
 
 const NO_INBOX = html`<p>This receiver's store has no inbox (the stores of this package have one). See the received events and the quarantine instead.</p>`;

@@ -5,15 +5,10 @@ import { html, type Html } from '../html.js';
 import { htmlResponse, redirect, type DashboardResponse } from '../http.js';
 import { actionForm, codeBlock, notice, page, statusBadge, timeOf } from '../layout.js';
 import { noticeText } from '../notices.js';
-import type { ReceiverSide } from '../receiver-side.js';
-import type { Route, RouteContext } from '../routes.js';
+import { receiverOf, type Route, type RouteContext } from '../routes.js';
 
 const PAGE_SIZE = 50;
 
-function receiverOf(context: RouteContext): ReceiverSide {
-  if (!context.receiver) throw new DashboardError('NOT_FOUND', 'This dashboard has no receiver');
-  return context.receiver;
-}
 
 /** The receiving side: handled events, the quarantine, the inbox. */
 export const RECEIVER_ROUTES: readonly Route[] = [

@@ -1,4 +1,3 @@
-import type { Dispatcher } from '../../dispatcher/dispatcher.js';
 import { DispatcherError } from '../../dispatcher/errors.js';
 import type { WebhookRegistration } from '../../dispatcher/records.js';
 import { EVENT_CATALOG, EVENT_GROUPS, EVENT_TYPES, type EventGroup } from '../../events/catalog.js';
@@ -7,15 +6,11 @@ import { html, type Content, type Html } from '../html.js';
 import { htmlResponse, redirect, type DashboardResponse } from '../http.js';
 import { actionForm, csrfField, notice, page, statusBadge, timeOf, type PageContext } from '../layout.js';
 import { noticeText } from '../notices.js';
-import type { Route, RouteContext } from '../routes.js';
+import { dispatcherOf, type Route, type RouteContext } from '../routes.js';
 
 /** Fields of a registration this page lays out itself; any other field (added by a later version) is listed as it is. */
 const KNOWN_FIELDS = new Set(['id', 'url', 'events', 'headers', 'status', 'created_at', 'updated_at']);
 
-function dispatcherOf(context: RouteContext): Dispatcher {
-  if (!context.dispatcher) throw new DashboardError('NOT_FOUND', 'This dashboard has no dispatcher');
-  return context.dispatcher;
-}
 
 /** The registration pages: list, create, show, edit, test delivery, rotate secret, enable/disable. */
 export const WEBHOOK_ROUTES: readonly Route[] = [
