@@ -62,6 +62,32 @@ describe('access', () => {
   });
 });
 
+describe('forms', () => {
+  it('a form over 64 KiB → 413 PAYLOAD_TOO_LARGE, nothing registered', async () => {
+    const s = await setup();
+    await s.client.get(`${BASE}/webhooks/new`);
+    const page = await s.client.post(`${BASE}/webhooks`, { url: s.targetUrl, events: '*', headers: `X-Big: ${'a'.repeat(70_000)}` }, { accept: 'application/json' });
+    expect(page.status).toBe(413);
+    expect(JSON.parse(page.text)).toMatchObject({ error: { code: 'PAYLOAD_TOO_LARGE' } });
+    expect(await s.dispatcher.webhooks.list()).toEqual([]);
+  });
+
+  it('Express: a body already parsed by express.urlencoded() is used, the CSRF check still applies', async () => {
+    const s = await setup();
+    const express = (await import('express')).default;
+    const app = express();
+    app.use(express.urlencoded({ extended: false }));
+    app.use(dashboard({ dispatcher: s.dispatcher, authorize: () => true, basePath: BASE }));
+    await withServer(app, async (url) => {
+      const client = new Client(url);
+      await client.get(`${BASE}/webhooks/new`);
+      expect((await client.post(`${BASE}/webhooks`, { url: s.targetUrl, events: 'invoice.*' })).status).toBe(201);
+      expect((await client.post(`${BASE}/webhooks`, { url: s.targetUrl, events: '*', _csrf: 'C'.repeat(43) })).status).toBe(403);
+    });
+    expect((await s.dispatcher.webhooks.list()).map((webhook) => webhook.events)).toEqual([['invoice.*']]);
+  });
+});
+
 describe('every answer carries the security headers', () => {
   it.each(['/', '/webhooks', '/deliveries', '/receiver/events', '/receiver/quarantine', '/receiver/inbox', '/nope', '/assets/dashboard.js'])('%s', async (path) => {
     const s = await setup();
