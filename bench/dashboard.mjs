@@ -115,7 +115,7 @@ for (const [name, query] of Object.entries(VIEWS)) {
   for (let sample = 0; sample < WARMUP + SAMPLES; sample++) {
     const search = typeof query === 'function' ? query() : query;
     const start = performance.now();
-    const response = await board(new Request(`http://127.0.0.1/dash/deliveries${search ? `?${search}` : ''}`));
+    const response = await board(new globalThis.Request(`http://127.0.0.1/dash/deliveries${search ? `?${search}` : ''}`));
     const html = await response.text();
     const ms = performance.now() - start;
     if (response.status !== 200 || !html.includes('deliveries · page')) throw new Error(`${name}: status ${response.status}`);
