@@ -32,6 +32,8 @@ describe('npm run bench (smoke run)', () => {
         'express: webhookHandler / bare Express',
         'express: webhookHandler / @octokit/webhooks',
         'node:http: nodeHandler / bare node:http',
+        'express: webhookHandler inbox mode / @octokit/webhooks',
+        'node:http: nodeHandler inbox mode / bare node:http',
         'parser: parseEvent / JSON.parse + zod safeParse',
         'dispatcher: deliveries per second',
         'dashboard: deliveries page, no filter, page 1, p95',
