@@ -111,7 +111,7 @@ function eventChoices(selected: readonly string[]): Html {
     const prefix = `${types[0]!.split('.')[0]!}.*`;
     return html`<fieldset><legend>${EVENT_GROUPS[group].title}</legend><div class="choices">${box(prefix, html`<code>${prefix}</code> (all)`)}${types.map((type) => box(type, html`<code>${type}</code>`))}</div></fieldset>`;
   });
-  return html`<fieldset><legend>Events</legend>${box('*', html`<code>*</code> every event type`)}${groups}</fieldset>`;
+  return html`<fieldset><legend>Events</legend><div class="choices">${box('*', html`<code>*</code> every event type`)}</div>${groups}</fieldset>`;
 }
 
 /** The form to register or edit; `existingHeaders` (editing) are kept unless replaced or removed. */
