@@ -126,7 +126,7 @@ function registrationForm(context: PageContext, action: string, values: FormValu
 <label>Receiver URL (https; plain http only to localhost when the dispatcher allows it)
 <input type="url" name="url" required value="${values.url}" size="60" autocomplete="off"></label>
 ${eventChoices(values.events)}
-<label>Custom headers, one per line as <code>Name: value</code> (sent with every delivery).${keep}
+<label><span>Custom headers, one per line as <code>Name: value</code> (sent with every delivery).${keep}</span>
 <textarea name="headers" rows="3" cols="60" spellcheck="false" autocomplete="off">${values.headers}</textarea></label>
 ${remove}
 <p><button type="submit">${submit}</button></p>
