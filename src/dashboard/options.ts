@@ -51,7 +51,8 @@ const optionsSchema = z
     dispatcher: instanceOf(Dispatcher, 'a Dispatcher from acct-webhook/dispatcher').optional(),
     receiver: receiverShape.optional(),
     authorize: callable<Authorize<unknown>>('(request) => boolean | Promise<boolean>'),
-    basePath: basePath.default('/'),
+    // prefault: the default goes through the transform too ('/' → '', the root).
+    basePath: basePath.prefault('/'),
   })
   .refine((options) => options.dispatcher !== undefined || options.receiver !== undefined, {
     error: 'needs a dispatcher, a receiver or both',

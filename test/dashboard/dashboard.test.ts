@@ -225,6 +225,21 @@ describe('deliveries', () => {
   });
 });
 
+describe('the base path', () => {
+  it.each([
+    ['left out: the root', undefined, '/deliveries', '/'],
+    ['/', '/', '/deliveries', '/'],
+    ['with a trailing slash', '/ops/hooks/', '/ops/hooks/deliveries', '/ops/hooks/'],
+  ])('%s', async (_name, basePath, path, home) => {
+    const board = dashboardFetchHandler({ dispatcher: testDispatcher(), authorize: () => true, ...(basePath === undefined ? {} : { basePath }) });
+    const page = await board(new Request(`http://127.0.0.1${path}`));
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).toContain(`href="${home === '/' ? '' : home.slice(0, -1)}/webhooks"`);
+    expect((await board(new Request(`http://127.0.0.1${home}`))).status).toBe(200);
+  });
+});
+
 describe('the Fetch adapter', () => {
   it('serves the pages and refuses a forged POST', async () => {
     const dispatcher = testDispatcher();
