@@ -1,7 +1,8 @@
 import { expect, it } from 'vitest';
 import { dashboardFetchHandler } from '../../src/dashboard/index.js';
-import { postgresDispatchStore } from '../../src/postgres/index.js';
-import { createTestEvent } from '../../src/testing/index.js';
+import { createReceiver, Webhooks } from '../../src/index.js';
+import { postgresDispatchStore, postgresStore } from '../../src/postgres/index.js';
+import { createTestEvent, signedRequest } from '../../src/testing/index.js';
 import { closeWhenFinished } from '../dispatcher/store-contract.js';
 import { Receiver, testDispatcher } from '../dispatcher/fixtures.js';
 import { describePostgres, useTestDatabase } from '../helpers/postgres.js';
@@ -33,5 +34,23 @@ describePostgres('the dashboard on a PostgreSQL dispatcher', () => {
       expect(await page(`q=${events[5]!.correlation_id}`)).toMatch(/of <strong>1<\/strong> deliveries/);
       expect(await dispatcher.deliveries.count({ response_status_class: '5xx', status: 'retrying' })).toBe(4);
     });
+  });
+
+  it('lists the received events of a PostgreSQL store, newest first, by outcome', async () => {
+    const secret = 'whsec_dashboardPostgres';
+    const store = closeWhenFinished(postgresStore(database.url, { schema: database.newSchema() }));
+    // One millisecond apart, so that "newest first" has one answer.
+    let now = Date.now();
+    const receiver = createReceiver({ secret, store, handlers: new Webhooks().onAny(() => 'ok'), logger: false, clock: () => now++ });
+    const events = [createTestEvent('invoice.sent'), createTestEvent('uva.confirmed')];
+    for (const event of events) {
+      const { body, headers } = signedRequest(event, secret);
+      expect((await receiver.receive({ rawBody: body, headers, method: 'POST' })).status).toBe(200);
+    }
+    const board = dashboardFetchHandler({ receiver, authorize: () => true, basePath: '/ops' });
+    const html = await (await board(new Request('http://127.0.0.1/ops/receiver/events?state=completed'))).text();
+    expect(html).toContain('Page 1 of 1 (2 events)');
+    expect(html.indexOf(events[1]!.id)).toBeGreaterThan(-1);
+    expect(html.indexOf(events[1]!.id)).toBeLessThan(html.indexOf(events[0]!.id));
   });
 });
