@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { dashboard, dashboardFetchHandler, dashboardNodeHandler } from '../../src/dashboard/index.js';
 import { createTestEvent } from '../../src/testing/index.js';
 import { testDispatcher } from '../dispatcher/fixtures.js';
+import type { RequestListener } from 'node:http';
+import { fetchListener } from '../helpers/fetch-server.js';
 import { withServer } from '../helpers/server.js';
 import { BASE, Client, oneDelivery, setup } from './fixtures.js';
 
@@ -237,6 +239,35 @@ describe('the base path', () => {
     const html = await page.text();
     expect(html).toContain(`href="${home === '/' ? '' : home.slice(0, -1)}/webhooks"`);
     expect((await board(new Request(`http://127.0.0.1${home}`))).status).toBe(200);
+  });
+});
+
+describe('every adapter serves the same dashboard', () => {
+  const listeners = {
+    'express 5': async (options: Parameters<typeof dashboard>[0]) => {
+      const app = (await import('express')).default();
+      app.use(dashboard(options));
+      return app as unknown as RequestListener;
+    },
+    'express 4, mounted with app.use(path)': async (options: Parameters<typeof dashboard>[0]) => {
+      const app = (await import('express4')).default();
+      app.use(BASE, dashboard(options));
+      return app as unknown as RequestListener;
+    },
+    'node:http': (options: Parameters<typeof dashboardNodeHandler>[0]) => Promise.resolve(dashboardNodeHandler(options) as RequestListener),
+    'fetch (served by node:http)': (options: Parameters<typeof dashboardFetchHandler>[0]) => Promise.resolve(fetchListener(dashboardFetchHandler(options))),
+  };
+  it.each(Object.entries(listeners))('%s: pages, a registration with the CSRF token, a forged one refused', async (_name, listener) => {
+    const dispatcher = testDispatcher();
+    await withServer(await listener({ dispatcher, authorize: () => true, basePath: BASE } as never), async (url) => {
+      const client = new Client(url);
+      const list = await client.get(`${BASE}/webhooks`);
+      expect(list.status).toBe(200);
+      expect(list.headers.get('content-security-policy')).toContain("default-src 'none'");
+      expect((await client.post(`${BASE}/webhooks`, { url: 'http://127.0.0.1:9/hooks', events: 'invoice.*' })).status).toBe(201);
+      expect((await client.post(`${BASE}/webhooks`, { url: 'http://127.0.0.1:9/other', events: '*', _csrf: 'D'.repeat(43) })).status).toBe(403);
+    });
+    expect((await dispatcher.webhooks.list()).map((webhook) => webhook.url)).toEqual(['http://127.0.0.1:9/hooks']);
   });
 });
 
