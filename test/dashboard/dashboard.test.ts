@@ -254,12 +254,12 @@ describe('every adapter serves the same dashboard', () => {
       app.use(BASE, dashboard(options));
       return app as unknown as RequestListener;
     },
-    'node:http': (options: Parameters<typeof dashboardNodeHandler>[0]) => Promise.resolve(dashboardNodeHandler(options) as RequestListener),
+    'node:http': (options: Parameters<typeof dashboardNodeHandler>[0]) => Promise.resolve(dashboardNodeHandler(options)),
     'fetch (served by node:http)': (options: Parameters<typeof dashboardFetchHandler>[0]) => Promise.resolve(fetchListener(dashboardFetchHandler(options))),
   };
   it.each(Object.entries(listeners))('%s: pages, a registration with the CSRF token, a forged one refused', async (_name, listener) => {
     const dispatcher = testDispatcher();
-    await withServer(await listener({ dispatcher, authorize: () => true, basePath: BASE } as never), async (url) => {
+    await withServer(await listener({ dispatcher, authorize: () => true, basePath: BASE }), async (url) => {
       const client = new Client(url);
       const list = await client.get(`${BASE}/webhooks`);
       expect(list.status).toBe(200);

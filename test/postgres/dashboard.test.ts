@@ -1,4 +1,4 @@
-import { expect, it } from 'vitest';
+import { expect, it, onTestFinished } from 'vitest';
 import { dashboardFetchHandler } from '../../src/dashboard/index.js';
 import { createReceiver, Webhooks } from '../../src/index.js';
 import { postgresDispatchStore, postgresStore } from '../../src/postgres/index.js';
@@ -38,7 +38,8 @@ describePostgres('the dashboard on a PostgreSQL dispatcher', () => {
 
   it('lists the received events of a PostgreSQL store, newest first, by outcome', async () => {
     const secret = 'whsec_dashboardPostgres';
-    const store = closeWhenFinished(postgresStore(database.url, { schema: database.newSchema() }));
+    const store = postgresStore(database.url, { schema: database.newSchema() });
+    onTestFinished(() => store.close());
     // One millisecond apart, so that "newest first" has one answer.
     let now = Date.now();
     const receiver = createReceiver({ secret, store, handlers: new Webhooks().onAny(() => 'ok'), logger: false, clock: () => now++ });
