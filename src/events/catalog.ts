@@ -32,6 +32,12 @@ interface EventDefinition<G extends EventGroup, S extends z.ZodObject> {
   sample: z.output<S>;
   /** `data.previous_attributes` of the sample: earlier values of what changed. */
   previousAttributes?: Partial<z.output<(typeof EVENT_GROUPS)[G]['schema']>>;
+  /**
+   * The event that brings its object into a receiver's view (its first event). The ordering
+   * guard never skips it as stale: what it starts (booking, a welcome e-mail) is not carried by
+   * the later events' snapshots.
+   */
+  creation?: true;
 }
 
 function define<G extends EventGroup, S extends z.ZodObject>(definition: EventDefinition<G, S>): EventDefinition<G, S> {
@@ -46,6 +52,7 @@ const PAID_AT = '2026-11-12T07:45:00.000Z';
 
 export const EVENT_CATALOG = {
   'invoice.created': define({
+    creation: true,
     group: 'invoices',
     emittedWhen: 'an invoice is created',
     object: invoiceSchema,
@@ -80,6 +87,7 @@ export const EVENT_CATALOG = {
     previousAttributes: { status: 'sent', cancelled_at: null },
   }),
   'customer.created': define({
+    creation: true,
     group: 'customers',
     emittedWhen: 'a customer is created',
     object: customerSchema,
@@ -100,6 +108,7 @@ export const EVENT_CATALOG = {
     previousAttributes: { status: 'active', archived_at: null },
   }),
   'payment.received': define({
+    creation: true,
     group: 'payments',
     emittedWhen: 'a payment comes in',
     object: paymentSchema.extend({ status: z.literal('succeeded'), paid_at: dateTime }),
@@ -128,6 +137,7 @@ export const EVENT_CATALOG = {
     previousAttributes: { status: 'succeeded', refunded_amount: 0 },
   }),
   'subscription.created': define({
+    creation: true,
     group: 'subscriptions',
     emittedWhen: 'a subscription is taken',
     object: subscriptionSchema,
@@ -168,6 +178,7 @@ export const EVENT_CATALOG = {
     },
   }),
   'uva.submitted': define({
+    creation: true,
     group: 'uva',
     emittedWhen: 'the VAT return is submitted',
     object: uvaSchema.extend({ status: z.literal('submitted'), submitted_at: dateTime }),
