@@ -5,6 +5,7 @@ import { dispatcherCommand } from './dispatcher/index.js';
 import { examples } from './help.js';
 import { listenCommand } from './listen.js';
 import { replayCommand } from './replay.js';
+import { sandboxCommand } from './sandbox.js';
 import { signCommand } from './sign.js';
 import { triggerCommand } from './trigger.js';
 import { verifyCommand } from './verify.js';
@@ -48,6 +49,7 @@ export function createProgram(context: CommandContext): Command {
     listenCommand(context),
     replayCommand(context),
     dispatcherCommand(context),
+    sandboxCommand(context),
   ];
   for (const command of commands) program.addCommand(command);
   return program;

@@ -26,7 +26,11 @@ export interface Faults {
   drop_first_attempts: number;
 }
 
-export const NO_FAULTS: Faults = Object.freeze({ duplicate: false, out_of_order: null, delay_ms: 0, timeout_first_attempts: 0, drop_first_attempts: 0 });
+/** Faults as the API and the `faults` option take them: what is left out is off. */
+export type FaultsInput = Partial<Omit<Faults, 'out_of_order'>> & {
+  out_of_order?: { window: number; max_wait_ms?: number } | null;
+};
+
 /** Held attempts wait at most this long for their window to fill. */
 export const DEFAULT_REORDER_WAIT_MS = 1_000;
 const MAX_ATTEMPTS = 7;

@@ -3,7 +3,7 @@ import { callable, numberIn, parseOptions } from '../configuration.js';
 import type { AttemptReport } from '../dispatcher/attempt-report.js';
 import { DELIVERY_TIMEOUT_MS } from '../dispatcher/defaults.js';
 import { isLogger, type LoggerOption } from '../logger.js';
-import { faultsInput, type Faults } from './faults.js';
+import { faultsInput, type FaultsInput } from './faults.js';
 import { PLAN_LIMITS_PER_MINUTE, type SandboxPlan } from './http/rate-limit.js';
 
 /** The options of `createSandbox()`; every one is checked when it runs. */
@@ -23,7 +23,7 @@ export interface SandboxOptions {
   /** The plan whose request limit per minute applies (the document's table). @default 'pro' (300 a minute) */
   plan?: SandboxPlan;
   /** Faults of every new registration; change them per registration through the API. @default none */
-  faults?: Partial<Faults>;
+  faults?: FaultsInput;
   /** The Dispatcher's time limit per attempt. @default 30_000 (DELIVERY_TIMEOUT_MS) */
   deliveryTimeoutMs?: number;
   /** Where the sandbox clock starts. @default 2026-01-05T08:00:00.000Z with a seed, else now */

@@ -38,7 +38,7 @@ export interface Sandbox {
   /** The test key every request needs: `Authorization: Bearer <apiKey>`. */
   readonly apiKey: string;
   /** The sandbox clock: milliseconds since the epoch. */
-  now(): number;
+  readonly now: () => number;
   /**
    * Moves the clock forward (`'30d'`, `'6m'`, or milliseconds) as `POST /v1/sandbox/clock` does:
    * overdue invoices, renewals and retries happen at their own times on the way.

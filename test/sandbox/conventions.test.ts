@@ -99,7 +99,7 @@ describe('pagination', () => {
     expect(first.body.data).toHaveLength(100);
     expect(first.body.data[0].id).toBe(customerId);
     const last = await call('GET', '/customers?per_page=100&page=2&order=asc');
-    expect(last.body.data.map((customer: { name: string }) => customer.name)).toEqual(['Kunde 100', 'Kunde 101', 'Kunde 102', 'Kunde 103', 'Kunde 104']);
+    expect((last.body.data as { name: string }[]).map((customer) => customer.name)).toEqual(['Kunde 100', 'Kunde 101', 'Kunde 102', 'Kunde 103', 'Kunde 104']);
     expect((await call('GET', '/customers?per_page=100&page=3')).body.data).toEqual([]);
   });
 
@@ -182,7 +182,7 @@ describe('webhook management', () => {
     expect(created.body.data).toMatchObject({ url: 'https://localhost:9/hook', events: ['invoice.*'], status: 'active', secret: expect.stringMatching(/^whsec_/) });
     const { id, secret } = created.body.data;
     const listed = await call('GET', '/webhooks');
-    expect(listed.body.data.find((webhook: { id: string }) => webhook.id === id)).not.toHaveProperty('secret');
+    expect((listed.body.data as { id: string }[]).find((webhook) => webhook.id === id)).not.toHaveProperty('secret');
     const patched = await call('PATCH', `/webhooks/${id}`, { events: ['invoice.paid'] });
     expect(patched.status).toBe(200);
     expect(patched.body.data.events).toEqual(['invoice.paid']);

@@ -23,7 +23,7 @@ async function runScript(options: SandboxOptions): Promise<Run> {
     const send = async (method: string, path: string, body?: unknown) => {
       const answer = await call(method, path, body);
       answers.push(JSON.stringify(answer.body));
-      return answer.body?.data;
+      return answer.body?.data as { id: string };
     };
     const customer = await send('POST', '/customers', { name: 'Bäckerei Huber GmbH' });
     const invoice = await send('POST', '/invoices', { customer_id: customer.id, amount: 16950, currency: 'EUR', vat_rate: 10 });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
 import { EVENT_TYPES, type EventType } from '../../src/events/catalog.js';
 import type { WebhookEvent } from '../../src/events/schemas.js';
-import { sandboxWithReceiver } from './helpers.js';
+import { sandboxWithReceiver, type Json } from './helpers.js';
 
 /*
  * End to end over HTTP: the sandbox's API, its Dispatcher, and a receiver built from the package
@@ -16,7 +16,7 @@ beforeAll(async () => {
 afterAll(() => setup.stop());
 
 /** Makes the request, waits for its deliveries, and returns the events it produced. */
-async function produce(method: string, path: string, body?: unknown): Promise<{ data: any; events: WebhookEvent[] }> {
+async function produce(method: string, path: string, body?: unknown): Promise<{ data: Json; events: WebhookEvent[] }> {
   const before = setup.receiver.seen.length;
   const answer = await setup.call(method, path, body);
   expect(answer.status, JSON.stringify(answer.body)).toBeLessThan(300);

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { sandboxWithReceiver } from './helpers.js';
+import { sandboxWithReceiver, type DeliveryView } from './helpers.js';
 
 /*
  * Fault injection per registration: the sandbox's proxy between its Dispatcher and the receiver
@@ -9,9 +9,9 @@ import { sandboxWithReceiver } from './helpers.js';
 let setup: Awaited<ReturnType<typeof sandboxWithReceiver>>;
 afterEach(() => setup.stop());
 
-async function deliveriesOf(webhookId: string) {
+async function deliveriesOf(webhookId: string): Promise<DeliveryView[]> {
   const list = (await setup.call('GET', `/webhooks/${webhookId}/deliveries?order=asc`)).body.data as { id: string }[];
-  return Promise.all(list.map(async (delivery) => (await setup.call('GET', `/webhooks/${webhookId}/deliveries/${delivery.id}`)).body.data));
+  return Promise.all(list.map(async (delivery) => (await setup.call('GET', `/webhooks/${webhookId}/deliveries/${delivery.id}`)).body.data as DeliveryView));
 }
 
 describe('deliver twice and out of order', () => {
@@ -37,12 +37,12 @@ describe('deliver twice and out of order', () => {
     expect(receiver.state.get(customer.id)).toEqual(newest);
 
     const deliveries = await deliveriesOf(webhookId);
-    expect(deliveries.map((delivery) => delivery.attempts[0].faults.map((fault: { kind: string; position?: number }) => [fault.kind, fault.position ?? null]))).toEqual([
+    expect(deliveries.map((delivery) => delivery.attempts[0]!.faults.map((fault) => [fault.kind, fault.position ?? null]))).toEqual([
       [['reordered', 3], ['duplicated', null]],
       [['reordered', 2], ['duplicated', null]],
       [['reordered', 1], ['duplicated', null]],
     ]);
-    expect(deliveries.every((delivery) => delivery.status === 'delivered' && delivery.attempts[0].url === receiver.url)).toBe(true);
+    expect(deliveries.every((delivery) => delivery.status === 'delivered' && delivery.attempts[0]!.url === receiver.url)).toBe(true);
   });
 });
 
@@ -53,19 +53,19 @@ describe('drop the first attempts', () => {
     await call('POST', '/customers', { name: 'Huber' });
     await sandbox.settle();
     const [first] = await deliveriesOf(webhookId);
-    expect(first.status).toBe('retrying');
+    expect(first!.status).toBe('retrying');
     expect(receiver.raw).toEqual([]);
 
     await sandbox.advance('10m');
     const [delivery] = await deliveriesOf(webhookId);
-    const start = Date.parse(delivery.attempts[0].attempted_at);
-    expect(delivery.attempts.map((attempt: { attempted_at: string }) => (Date.parse(attempt.attempted_at) - start) / 60_000)).toEqual([0, 1, 6]);
-    expect(delivery.attempts.map((attempt: { response_status: number }) => attempt.response_status)).toEqual([503, 503, 200]);
-    expect(delivery.faults.map((fault: { kind: string; attempt_number: number }) => [fault.kind, fault.attempt_number])).toEqual([
+    const start = Date.parse(delivery!.attempts[0]!.attempted_at);
+    expect(delivery!.attempts.map((attempt) => (Date.parse(attempt.attempted_at) - start) / 60_000)).toEqual([0, 1, 6]);
+    expect(delivery!.attempts.map((attempt) => attempt.response_status)).toEqual([503, 503, 200]);
+    expect(delivery!.faults.map((fault) => [fault.kind, fault.attempt_number])).toEqual([
       ['dropped', 1],
       ['dropped', 2],
     ]);
-    expect(delivery.status).toBe('delivered');
+    expect(delivery!.status).toBe('delivered');
     expect(receiver.types()).toEqual(['customer.created']);
   });
 });
@@ -78,8 +78,8 @@ describe('answer timeout', () => {
     await sandbox.settle();
     await sandbox.advance('1m');
     const [delivery] = await deliveriesOf(webhookId);
-    expect(delivery.attempts.map((attempt: { error_kind: string | null }) => attempt.error_kind)).toEqual(['timeout', null]);
-    expect(delivery.attempts[0].faults).toEqual([expect.objectContaining({ kind: 'answer_withheld', receiver_status: 200 })]);
+    expect(delivery!.attempts.map((attempt) => attempt.error_kind)).toEqual(['timeout', null]);
+    expect(delivery!.attempts[0]!.faults).toEqual([expect.objectContaining({ kind: 'answer_withheld', receiver_status: 200 })]);
     expect(receiver.raw).toHaveLength(2);
     expect(receiver.types()).toEqual(['customer.created']);
   });
@@ -92,8 +92,8 @@ describe('delay', () => {
     await call('POST', '/customers', { name: 'Huber' });
     await sandbox.settle();
     const [delivery] = await deliveriesOf(webhookId);
-    expect(delivery.attempts[0].faults).toEqual([expect.objectContaining({ kind: 'delayed', delay_ms: 80 })]);
-    expect(delivery.attempts[0].response_time_ms).toBeGreaterThanOrEqual(80);
+    expect(delivery!.attempts[0]!.faults).toEqual([expect.objectContaining({ kind: 'delayed', delay_ms: 80 })]);
+    expect(delivery!.attempts[0]!.response_time_ms).toBeGreaterThanOrEqual(80);
   });
 });
 

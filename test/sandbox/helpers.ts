@@ -6,8 +6,11 @@ import type { WebhookEvent } from '../../src/events/schemas.js';
 import { createSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/index.js';
 import { close, listen, type RunningServer } from '../helpers/server.js';
 
+/** Parsed JSON, as loose as supertest's bodies. */
+export type Json = ReturnType<typeof JSON.parse>;
+
 /** An answer of the sandbox API: status, headers, parsed JSON (null for an empty body). */
-export interface ApiAnswer<T = any> {
+export interface ApiAnswer<T = Json> {
   status: number;
   headers: Headers;
   body: T;
@@ -15,14 +18,14 @@ export interface ApiAnswer<T = any> {
 
 /** Calls the sandbox API with its test key (or the `authorization` given). */
 export function apiClient(sandbox: Pick<Sandbox, 'url' | 'apiKey'>) {
-  return async function call<T = any>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<ApiAnswer<T>> {
+  return async function call<T = Json>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<ApiAnswer<T>> {
     const answer = await fetch(`${sandbox.url}${path}`, {
       method,
       headers: { authorization: `Bearer ${sandbox.apiKey}`, 'content-type': 'application/json', ...headers },
       ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
     });
     const text = await answer.text();
-    return { status: answer.status, headers: answer.headers, body: text === '' ? null : (JSON.parse(text) as T) };
+    return { status: answer.status, headers: answer.headers, body: (text === '' ? null : JSON.parse(text)) as T };
   };
 }
 export type ApiCall = ReturnType<typeof apiClient>;
@@ -99,4 +102,27 @@ export async function sandboxWithReceiver(options: SandboxOptions = {}, receiver
       await receiver.close();
     },
   };
+}
+
+/** An injected fault as the deliveries view shows it. */
+export interface FaultView {
+  kind: string;
+  attempt_number: number;
+  position?: number;
+  [detail: string]: unknown;
+}
+
+/** A delivery as `GET /v1/webhooks/{id}/deliveries/{delivery}` shows it. */
+export interface DeliveryView {
+  id: string;
+  status: string;
+  faults: FaultView[];
+  attempts: {
+    attempted_at: string;
+    url: string;
+    response_status: number | null;
+    response_time_ms: number;
+    error_kind: string | null;
+    faults: FaultView[];
+  }[];
 }
