@@ -2,6 +2,7 @@ import { SandboxError } from '../errors.js';
 
 /** The document's request limits per minute by plan (Enterprise is "individual": not offered). */
 export const PLAN_LIMITS_PER_MINUTE = { starter: 60, pro: 300, business: 600 } as const;
+/** A plan of the document's request-limit table: `starter` (60 a minute), `pro` (300), `business` (600). */
 export type SandboxPlan = keyof typeof PLAN_LIMITS_PER_MINUTE;
 
 /** The document's stricter limit for webhook retries: 50 per 15 minutes. */
