@@ -52,7 +52,7 @@ export function sandboxCommand(context: CommandContext): Command {
     .option('--seed <n>', 'reproducible ids, values and times; the clock moves only by a second per change and by advances', seedNumber)
     .option('--api-key <key>', `the test key to accept, sk_test_… (default: a new one, from the seed when given)`, testKey('--api-key'))
     .option('--plan <plan>', `the request limit per minute of this plan: ${PLANS.join(', ')} (default: pro)`, oneOf('--plan', PLANS), 'pro')
-    .option('--fault <fault>', 'a fault for every new webhook: duplicate, out-of-order=<n>, delay=<ms>, timeout=<n>, drop=<n>; repeatable', addFault, {})
+    .option('--fault <fault>', 'a fault for every new webhook: duplicate, out-of-order=<n>, delay=<ms>, timeout=<n>, drop=<n>; repeatable (default: none)', addFault, {})
     .option('--delivery-timeout-ms <ms>', 'how long the Dispatcher waits for an answer (default: 30000)', positiveInteger('--delivery-timeout-ms', 2_147_483_647))
     .option('--json', 'print the start-up line and each delivery attempt as JSON objects')
     .addHelpText(
@@ -78,6 +78,13 @@ function clockCommand(context: CommandContext): Command {
     .summary('show or advance the clock of a running sandbox')
     .description('Without --advance, prints the sandbox time. With it, moves the clock forward: invoices fall overdue, subscriptions renew and retries run at their own times on the way.')
     .option('--advance <duration>', 'how far: 30d, 2h, 90m, 45s (combinable: 1d12h)')
+    .addHelpText(
+      'after',
+      examples(
+        ['acct-webhook sandbox clock --api-key sk_test_…', 'the sandbox time'],
+        ['acct-webhook sandbox clock --advance 15d --api-key sk_test_…', 'two weeks later: sent invoices fall overdue, retries run'],
+      ),
+    )
     .action(async (_options: unknown, command: Command) => {
       const { runSandboxClock } = await import('./sandbox-client.js');
       await runSandboxClock(context, clientOptions<{ advance?: string }>(command));
@@ -94,6 +101,13 @@ function faultsCommand(context: CommandContext): Command {
     .option('--delay <ms>', 'wait this long before forwarding each attempt', positiveInteger('--delay', 60_000))
     .option('--timeout <n>', "withhold the receiver's answer on the first n attempts of each delivery", positiveInteger('--timeout', 7))
     .option('--drop <n>', 'answer 503 instead of forwarding the first n attempts of each delivery', positiveInteger('--drop', 7))
+    .addHelpText(
+      'after',
+      examples(
+        [`acct-webhook sandbox faults wh_… --api-key sk_test_…`, "the webhook's faults"],
+        ['acct-webhook sandbox faults wh_… --duplicate --out-of-order 3', `each delivery twice, newest first (${SANDBOX_KEY_ENV} set)`],
+      ),
+    )
     .action(async (webhookId: string, _options: unknown, command: Command) => {
       const { runSandboxFaults } = await import('./sandbox-client.js');
       const options = clientOptions<{ duplicate?: boolean; outOfOrder?: number; delay?: number; timeout?: number; drop?: number }>(command);
