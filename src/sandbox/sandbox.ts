@@ -54,6 +54,8 @@ export interface Sandbox {
 const ACCOUNT_NAME = 'Sandbox Handels GmbH';
 const ACCOUNT_UID = 'ATU12345675';
 const CHANGE_TICK_MS = 1_000;
+/** How often a sandbox on the wall clock looks for retries that fell due. */
+const RETRY_POLL_MS = 1_000;
 
 /**
  * Starts the platform's sandbox on 127.0.0.1: the /v1 API (webhook management, customers,
@@ -147,7 +149,9 @@ async function start(valid: ValidSandboxOptions, db: ReturnType<typeof openConne
   );
   const port = await listen(server, valid.port);
   await webhooks.useProxy(`http://127.0.0.1:${port}`);
-  if (!clock.isFrozen) await dispatcher.start();
+  // Every attempt goes through the pump, so settle() sees it: on emits, on advances, and — while
+  // the clock follows the wall clock — for retries that fall due as time passes.
+  const retryTimer = clock.isFrozen ? null : setInterval(() => pump.kick(), RETRY_POLL_MS).unref();
   persistClock();
   let closing: Promise<void> | null = null;
   return {
@@ -162,6 +166,7 @@ async function start(valid: ValidSandboxOptions, db: ReturnType<typeof openConne
     settle: () => pump.settle(),
     close: () => {
       closing ??= (async () => {
+        if (retryTimer !== null) clearInterval(retryTimer);
         await reorderer.releaseAll();
         server.closeAllConnections();
         await new Promise<void>((resolve) => server.close(() => resolve()));
