@@ -3,7 +3,7 @@ import { country, uidNumber } from '../../events/fields.js';
 import { CUSTOMER_TYPES } from '../../events/objects/customer.js';
 import { isoNow, type SandboxContext } from '../context.js';
 import { SandboxError } from '../errors.js';
-import { changedFields, definedFields } from './changes.js';
+import { createObject, definedFields, updateObject } from './changes.js';
 import { listParameters, page } from '../http/pagination.js';
 import { ok } from '../http/response.js';
 import type { SandboxObjects } from '../objects.js';
@@ -67,7 +67,7 @@ export function customerRoutes(context: SandboxContext): Route[] {
     {
       method: 'POST',
       path: '/v1/customers',
-      handler: async ({ body }) => {
+      handler: ({ body }) => {
         const input = parseInput(createCustomer, body);
         const customer: Customer = {
           id: ids.next('cus'),
@@ -80,23 +80,16 @@ export function customerRoutes(context: SandboxContext): Route[] {
           archived_at: null,
           created_at: isoNow(context),
         };
-        objects.insert('customer', customer);
-        await emitter.emit('customer.created', customer);
-        return ok(customer, 201);
+        return createObject(context, 'customer', 'customer.created', customer);
       },
     },
     {
       method: 'PATCH',
       path: '/v1/customers/:id',
-      handler: async ({ params, body }) => {
+      handler: ({ params, body }) => {
         const customer = activeCustomer(context, params.id!);
         const input = parseInput(updateCustomer, body);
-        const updated: Customer = { ...customer, ...definedFields(input) };
-        const previous = changedFields(customer, updated);
-        if (previous === null) return ok(customer);
-        objects.save('customer', updated);
-        await emitter.emit('customer.updated', updated, previous);
-        return ok(updated);
+        return updateObject(context, 'customer', 'customer.updated', customer, { ...customer, ...definedFields(input) });
       },
     },
     {

@@ -8,6 +8,7 @@ import { ok, type SandboxResponse } from '../http/response.js';
 import type { Route } from '../http/router.js';
 import { parseInput } from '../http/validate.js';
 import type { SandboxObjects } from '../objects.js';
+import { createObject } from './changes.js';
 
 type Invoice = SandboxObjects['invoice'];
 
@@ -38,11 +39,8 @@ export function invoiceRoutes(context: SandboxContext): Route[] {
     {
       method: 'POST',
       path: '/v1/invoices',
-      handler: async ({ body }) => {
-        const invoice = newInvoice(context, parseInput(createInvoice, body));
-        objects.insert('invoice', invoice);
-        await emitter.emit('invoice.created', invoice);
-        return ok(invoice, 201);
+      handler: ({ body }) => {
+        return createObject(context, 'invoice', 'invoice.created', newInvoice(context, parseInput(createInvoice, body)));
       },
     },
     {

@@ -7,7 +7,7 @@ import { ok } from '../http/response.js';
 import type { Route } from '../http/router.js';
 import { parseInput } from '../http/validate.js';
 import type { SandboxObjects } from '../objects.js';
-import { changedFields } from './changes.js';
+import { createObject, updateObject } from './changes.js';
 
 type Subscription = SandboxObjects['subscription'];
 type Plan = Subscription['plan'];
@@ -40,7 +40,7 @@ export function subscriptionRoutes(context: SandboxContext): Route[] {
     {
       method: 'POST',
       path: '/v1/sandbox/subscriptions',
-      handler: async ({ body }) => {
+      handler: ({ body }) => {
         const input = parseInput(createSubscription, body);
         const customer = objects.reference('customer', input.customer_id, 'customer_id');
         const now = context.clock.now();
@@ -59,25 +59,18 @@ export function subscriptionRoutes(context: SandboxContext): Route[] {
           cancelled_at: null,
           created_at: isoNow(context),
         };
-        objects.insert('subscription', subscription);
-        await emitter.emit('subscription.created', subscription);
-        return ok(subscription, 201);
+        return createObject(context, 'subscription', 'subscription.created', subscription);
       },
     },
     {
       method: 'PATCH',
       path: '/v1/sandbox/subscriptions/:id',
-      handler: async ({ params, body }) => {
+      handler: ({ params, body }) => {
         const subscription = active(params.id!);
         const input = parseInput(updateSubscription, body);
         const chosenPlan = input.plan ?? subscription.plan;
         const every = input.interval ?? subscription.interval;
-        const updated = { ...subscription, plan: chosenPlan, interval: every, amount: priceOf(chosenPlan, every) };
-        const previous = changedFields(subscription, updated);
-        if (previous === null) return ok(subscription);
-        objects.save('subscription', updated);
-        await emitter.emit('subscription.updated', updated, previous);
-        return ok(updated);
+        return updateObject(context, 'subscription', 'subscription.updated', subscription, { ...subscription, plan: chosenPlan, interval: every, amount: priceOf(chosenPlan, every) });
       },
     },
     {
