@@ -3,6 +3,7 @@ import type { CommandContext } from './context.js';
 import { demoCommand } from './demo.js';
 import { dispatcherCommand } from './dispatcher/index.js';
 import { examples } from './help.js';
+import { inboxCommand } from './inbox/index.js';
 import { listenCommand } from './listen.js';
 import { replayCommand } from './replay.js';
 import { sandboxCommand } from './sandbox.js';
@@ -49,6 +50,7 @@ export function createProgram(context: CommandContext): Command {
     listenCommand(context),
     replayCommand(context),
     dispatcherCommand(context),
+    inboxCommand(context),
     sandboxCommand(context),
   ];
   for (const command of commands) program.addCommand(command);

@@ -305,7 +305,7 @@ describe('inbox mode configuration', () => {
   ])('refuses %s', (_case, options, option) => {
     let thrown: unknown;
     try {
-      createReceiver({ secret: SECRET, logger: false, ...(options as object) } as ReceiverOptions);
+      createReceiver({ secret: SECRET, logger: false, ...(options as object) });
     } catch (error) {
       thrown = error;
     }
