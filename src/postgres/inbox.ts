@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { EnqueueResult, InboxFilter, InboxInput, InboxStats, InboxStore } from '../store/inbox.js';
-import { DEFAULT_INBOX_LIST_LIMIT, headersColumn, INBOX_COLUMNS, toClaimed, toInboxEvent, type InboxRow } from '../store/inbox-rows.js';
+import { DEFAULT_INBOX_LIST_LIMIT, headersColumn, inboxStats, INBOX_COLUMNS, toClaimed, toInboxEvent, type InboxRow } from '../store/inbox-rows.js';
 import { int8, readInt8, readNullableInt8 } from './int8.js';
 import type { PostgresQueryable } from './pool.js';
 import { run, type Prepare, type Statement } from './statement.js';
@@ -86,7 +86,7 @@ export function postgresInbox(pool: PostgresQueryable, schema: string, { ready, 
     for (const { status, n } of (await query(sql.counts, [])).rows as { status: keyof typeof counts; n: number }[]) counts[status] = n;
     const [row] = (await query(sql.oldestPending, [])).rows as { at: unknown }[];
     const oldest = readNullableInt8(row?.at, 'received_at');
-    return { ...counts, oldest_pending_at: oldest === null ? null : new Date(oldest).toISOString(), oldest_pending_age_ms: oldest === null ? null : Math.max(0, now - oldest) };
+    return inboxStats(counts, oldest, now);
   }
 
   return {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { callable } from '../configuration.js';
-import { EVENT_CATALOG, EVENT_GROUPS, EVENT_TYPES, type EventType } from '../events/catalog.js';
+import { EVENT_CATALOG, EVENT_GROUPS } from '../events/catalog.js';
 import type { WebhookEvent } from '../events/schemas.js';
 import { compareVersions, type ObjectVersion } from '../store/versions.js';
 
@@ -8,9 +8,9 @@ import { compareVersions, type ObjectVersion } from '../store/versions.js';
  * The ordering guard's options (`ordering: true` takes the defaults).
  *
  * The guard remembers, per object, the newest event already handled; an event older than that
- * is stale. Events are ordered by `created`, then by the type's place in its object's lifecycle
- * (`invoice.created` < `invoice.sent` < `invoice.paid` < `invoice.overdue` < `invoice.cancelled`,
- * the event catalog's order), then by event id.
+ * is stale. Events are ordered by `created`, then by the type's stage in its object's life
+ * (`invoice.created` < `invoice.sent` < `invoice.overdue` < `invoice.paid` = `invoice.cancelled`;
+ * from the event catalog), then by event id.
  */
 export interface OrderingOptions {
   /**
@@ -52,10 +52,6 @@ export interface OrderingGuard {
   decide(event: WebhookEvent, version: ObjectVersion, newest: ObjectVersion | undefined): 'run' | 'run_stale' | 'skip';
 }
 
-/** A type's place in its object's lifecycle: its position among its group's types in the catalog. */
-const LIFECYCLE_RANK = new Map<EventType, number>(
-  EVENT_TYPES.map((type) => [type, EVENT_TYPES.filter((other) => EVENT_CATALOG[other].group === EVENT_CATALOG[type].group).indexOf(type)]),
-);
 
 export function defaultOrderingKey(event: WebhookEvent): string {
   return `${EVENT_GROUPS[EVENT_CATALOG[event.type].group].object}:${event.data.object.id}`;
@@ -67,7 +63,7 @@ export function orderingGuard(options: true | OrderingOptions): OrderingGuard {
     versionOf(event) {
       const objectKey = key(event);
       if (objectKey === null || objectKey === undefined) return null;
-      return { key: String(objectKey), created: Date.parse(event.created), rank: LIFECYCLE_RANK.get(event.type) ?? 0, eventId: event.id };
+      return { key: String(objectKey), created: Date.parse(event.created), rank: EVENT_CATALOG[event.type].stage, eventId: event.id };
     },
     decide(event, version, newest) {
       if (newest === undefined || compareVersions(version, newest) >= 0) return 'run';

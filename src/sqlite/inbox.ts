@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ClaimedInboxEvent, EnqueueResult, InboxCompletion, InboxFailure, InboxFilter, InboxInput, InboxStats, InboxStore } from '../store/inbox.js';
-import { DEFAULT_INBOX_LIST_LIMIT, headersColumn, INBOX_COLUMNS, toClaimed, toInboxEvent, type InboxRow } from '../store/inbox-rows.js';
+import { DEFAULT_INBOX_LIST_LIMIT, insertedColumns, inboxStats, INBOX_COLUMNS, toClaimed, toInboxEvent, type InboxRow } from '../store/inbox-rows.js';
 import { asPromise } from './as-promise.js';
 import type { SqliteConnection } from './driver.js';
 import type { GroupCommit } from './group-commit.js';
@@ -51,16 +51,7 @@ export function sqliteInbox(db: SqliteConnection, writes: GroupCommit, versions:
   };
 
   function enqueue(input: InboxInput): EnqueueResult {
-    const inserted = sql.insert.run({
-      event_id: input.eventId,
-      event_type: input.eventType,
-      raw_body: input.rawBody,
-      headers: headersColumn(input),
-      received_at: input.receivedAt,
-      event_created: input.created,
-      ordering_key: input.version?.key ?? null,
-      ordering_rank: input.version?.rank ?? 0,
-    });
+    const inserted = sql.insert.run(insertedColumns(input));
     if (inserted.changes === 1) return { status: 'queued' };
     return { status: 'duplicate', requeued: sql.requeueDead.run(input.receivedAt, input.eventId).changes === 1 };
   }
@@ -87,7 +78,7 @@ export function sqliteInbox(db: SqliteConnection, writes: GroupCommit, versions:
     const counts = { pending: 0, processing: 0, done: 0, dead: 0 };
     for (const { status, n } of sql.counts.all()) counts[status as keyof typeof counts] = n;
     const oldest = sql.oldestPending.get()?.at ?? null;
-    return { ...counts, oldest_pending_at: oldest === null ? null : new Date(oldest).toISOString(), oldest_pending_age_ms: oldest === null ? null : Math.max(0, now - oldest) };
+    return inboxStats(counts, oldest, now);
   }
 
   const read = (eventId: string) => {

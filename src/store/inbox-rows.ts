@@ -1,4 +1,4 @@
-import type { ClaimedInboxEvent, InboxEvent, InboxInput, InboxStatus, StoredVerification } from './inbox.js';
+import type { ClaimedInboxEvent, InboxEvent, InboxInput, InboxStats, InboxStatus, StoredVerification } from './inbox.js';
 
 /** An inbox row as both SQL backends store it (times in ms; PostgreSQL's bigints already read as numbers). */
 export interface InboxRow {
@@ -76,3 +76,26 @@ export function toClaimed(row: InboxRow, token: string): ClaimedInboxEvent {
 
 /** The filter's limit, bounded. */
 export const DEFAULT_INBOX_LIST_LIMIT = 100;
+
+/** The columns an enqueued event is stored with. */
+export function insertedColumns(input: InboxInput) {
+  return {
+    event_id: input.eventId,
+    event_type: input.eventType,
+    raw_body: input.rawBody,
+    headers: headersColumn(input),
+    received_at: input.receivedAt,
+    event_created: input.created,
+    ordering_key: input.version?.key ?? null,
+    ordering_rank: input.version?.rank ?? 0,
+  };
+}
+
+/** The stats from the counts by status and the oldest pending event's arrival (ms, or null). */
+export function inboxStats(counts: Pick<InboxStats, InboxStatus>, oldest: number | null, now: number): InboxStats {
+  return {
+    ...counts,
+    oldest_pending_at: oldest === null ? null : new Date(oldest).toISOString(),
+    oldest_pending_age_ms: oldest === null ? null : Math.max(0, now - oldest),
+  };
+}

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { EnqueueResult, InboxInput, InboxStats, InboxStore } from './inbox.js';
-import { DEFAULT_INBOX_LIST_LIMIT, headersColumn, toClaimed, toInboxEvent, type InboxRow } from './inbox-rows.js';
+import { DEFAULT_INBOX_LIST_LIMIT, insertedColumns, inboxStats, toClaimed, toInboxEvent, type InboxRow } from './inbox-rows.js';
 import { compareVersions, type ObjectVersion, type ObjectVersions } from './versions.js';
 
 /** The memory store's ordering table; `record` keeps the newest. */
@@ -53,15 +53,8 @@ export function memoryInbox(versions: MemoryVersions, isRecorded: (eventId: stri
       return { status: 'duplicate', requeued };
     }
     rows.set(input.eventId, {
-      event_id: input.eventId,
-      event_type: input.eventType,
+      ...insertedColumns(input),
       status: 'pending',
-      raw_body: input.rawBody,
-      headers: headersColumn(input),
-      received_at: input.receivedAt,
-      event_created: input.created,
-      ordering_key: input.version?.key ?? null,
-      ordering_rank: input.version?.rank ?? 0,
       attempts: 0,
       next_attempt_at: input.receivedAt,
       token: null,
@@ -81,7 +74,7 @@ export function memoryInbox(versions: MemoryVersions, isRecorded: (eventId: stri
       counts[row.status]++;
       if (row.status === 'pending' && (oldest === null || row.received_at < oldest)) oldest = row.received_at;
     }
-    return { ...counts, oldest_pending_at: oldest === null ? null : new Date(oldest).toISOString(), oldest_pending_age_ms: oldest === null ? null : Math.max(0, now - oldest) };
+    return inboxStats(counts, oldest, now);
   }
 
   return {

@@ -1,8 +1,8 @@
 /**
  * Where one event stands in its object's history, for the ordering guard. Events are ordered by
- * `created`, then by `rank` (the type's place in its object's lifecycle, from the event catalog:
- * `invoice.created` < `invoice.sent` < `invoice.paid` …, for two events of one millisecond), then
- * by `eventId` (so that the order is total and every process agrees on it).
+ * `created`, then by `rank` (the type's stage in its object's life, from the event catalog:
+ * `invoice.created` 0 < `invoice.sent` 1 < `invoice.overdue` 2 < `invoice.paid` 3, for two events
+ * of one millisecond), then by `eventId` (so that the order is total and every process agrees on it).
  */
 export interface ObjectVersion {
   /** The object the event is about: by default `invoice:inv_…`. */

@@ -70,11 +70,17 @@ describe('the ordering guard', () => {
     ]);
   });
 
-  it("breaks a tie of `created` by the type's place in the lifecycle, then by event id", async () => {
+  it("breaks a tie of `created` by the type's stage in its object's life, then by event id", async () => {
     const { seen, deliver } = guarded();
     await deliver(invoiceEvent('invoice.paid', 0));
+    await deliver(invoiceEvent('invoice.overdue', 0));
     await deliver(invoiceEvent('invoice.sent', 0));
     expect(seen).toEqual([{ type: 'invoice.paid', stale: false }]);
+
+    // A renewal can come before a cancellation: the catalog's order of types is not the stage.
+    const subscription = guarded();
+    await subscription.deliver(invoiceEvent('subscription.cancelled', 0, 'sub_1'));
+    expect(await subscription.deliver(invoiceEvent('subscription.renewed', 0, 'sub_1'))).toMatchObject({ body: { stale: true } });
 
     const second = guarded();
     const [a, b] = [
