@@ -37,7 +37,7 @@ export class FaultProxy {
   constructor(private readonly options: FaultProxyOptions) {}
 
   async handle(request: IncomingMessage, response: ServerResponse, dispatcherId: string, body: Buffer): Promise<void> {
-    const webhook = request.headers[PROXY_TOKEN_HEADER] === this.options.registry.proxyToken ? this.options.registry.byDispatcherId(dispatcherId) : undefined;
+    const webhook = this.options.registry.isProxyToken(request.headers[PROXY_TOKEN_HEADER]) ? this.options.registry.byDispatcherId(dispatcherId) : undefined;
     if (webhook === undefined) {
       response.writeHead(404).end();
       return;

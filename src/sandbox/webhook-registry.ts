@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Dispatcher } from '../dispatcher/dispatcher.js';
 import { DispatcherError } from '../dispatcher/errors.js';
 import type { WebhookRegistration } from '../dispatcher/records.js';
@@ -53,10 +53,17 @@ export interface WebhookRegistryOptions {
  */
 export class WebhookRegistry {
   /** Proves to the proxy that a request comes from this sandbox's Dispatcher. */
-  readonly proxyToken = randomBytes(16).toString('hex');
+  private readonly proxyToken = randomBytes(16).toString('hex');
   private proxyBase = '';
 
   constructor(private readonly options: WebhookRegistryOptions) {}
+
+  /** Is this the header value the Dispatcher sends with every attempt? Compared in constant time. */
+  isProxyToken(value: string | string[] | undefined): boolean {
+    const given = Buffer.from(typeof value === 'string' ? value : '');
+    const expected = Buffer.from(this.proxyToken);
+    return given.length === expected.length && timingSafeEqual(given, expected);
+  }
 
   /** Points every registration at the proxy of this run (the port may differ from the last run). */
   async useProxy(base: string): Promise<void> {
