@@ -14,6 +14,7 @@ export default defineConfig({
     sqlite: 'src/sqlite/index.ts',
     postgres: 'src/postgres/index.ts',
     dashboard: 'src/dashboard/index.ts',
+    sandbox: 'src/sandbox/index.ts',
     cli: 'src/cli/main.ts',
     internal: 'src/internal.ts',
   },

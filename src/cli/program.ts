@@ -7,6 +7,7 @@ import { examples } from './help.js';
 import { inboxCommand } from './inbox/index.js';
 import { listenCommand } from './listen.js';
 import { replayCommand } from './replay.js';
+import { sandboxCommand } from './sandbox.js';
 import { signCommand } from './sign.js';
 import { triggerCommand } from './trigger.js';
 import { verifyCommand } from './verify.js';
@@ -52,6 +53,7 @@ export function createProgram(context: CommandContext): Command {
     dispatcherCommand(context),
     inboxCommand(context),
     dashboardCommand(context),
+    sandboxCommand(context),
   ];
   for (const command of commands) program.addCommand(command);
   return program;
