@@ -26,7 +26,11 @@ export class GroupCommit {
   private scheduled = false;
   private readonly runBatch: (batch: PendingUnit[], outcomes: Outcome[]) => void;
 
-  constructor(db: SqliteConnection) {
+  /** @param afterCommit runs after each commit, outside the transaction (background checkpoints); must not throw */
+  constructor(
+    db: SqliteConnection,
+    private readonly afterCommit: () => void = () => undefined,
+  ) {
     const transaction = db.transaction((batch: PendingUnit[], outcomes: Outcome[]) => {
       for (const pending of batch) {
         try {
@@ -68,6 +72,7 @@ export class GroupCommit {
       if (outcome.ok) pending.resolve(outcome.value as never);
       else pending.reject(outcome.error);
     });
+    this.afterCommit();
   };
 }
 
