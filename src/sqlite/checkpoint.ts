@@ -48,7 +48,7 @@ export interface Checkpoints {
  * checkpoint and its next write), so the writer keeps it bounded: once the WAL file is larger
  * than {@link WAL_LIMIT_BYTES}, it checkpoints the rest itself after a commit, outside any
  * transaction; its next write then starts the WAL from the beginning and SQLite truncates the
- * file to the limit. While the thread's own checkpoint runs, the writer's is refused (one
+ * file to the limit. While the thread's own checkpoint runs, the writer does not try (one
  * checkpoint at a time), so the file may outgrow the limit by what is committed meanwhile. A
  * checkpoint that fails or is refused is tried again after the next commit; it never fails or
  * delays a write.
@@ -72,21 +72,31 @@ export function backgroundCheckpoints(
   worker.on('message', () => {
     busy = false;
   });
-  // A thread that could not start (the file vanished): the writer's own checkpoints remain.
-  worker.on('error', () => undefined);
+  let threadFailed = false;
+  // A thread that failed (its connection could not open the file): the writer's own checkpoints
+  // after a commit keep the WAL bounded.
+  worker.on('error', () => {
+    threadFailed = true;
+    busy = false;
+  });
 
   return {
     afterCommit() {
+      // One checkpoint at a time: while the thread's runs, the writer's would only be refused.
+      if (busy) return;
+      try {
+        if (walSize(wal) > walLimitBytes) {
+          db.pragma('wal_checkpoint(PASSIVE)');
+          return;
+        }
+      } catch {
+        // The next commit tries again.
+      }
       const now = performance.now();
-      if (!busy && now - lastAsked >= intervalMs) {
+      if (!threadFailed && now - lastAsked >= intervalMs) {
         busy = true;
         lastAsked = now;
         worker.postMessage('checkpoint');
-      }
-      try {
-        if (walSize(wal) > walLimitBytes) db.pragma('wal_checkpoint(PASSIVE)');
-      } catch {
-        // The next commit tries again.
       }
     },
     async close() {
