@@ -3,6 +3,7 @@ import type { CommandContext } from './context.js';
 import { demoCommand } from './demo.js';
 import { dispatcherCommand } from './dispatcher/index.js';
 import { examples } from './help.js';
+import { inboxCommand } from './inbox/index.js';
 import { listenCommand } from './listen.js';
 import { replayCommand } from './replay.js';
 import { signCommand } from './sign.js';
@@ -48,6 +49,7 @@ export function createProgram(context: CommandContext): Command {
     listenCommand(context),
     replayCommand(context),
     dispatcherCommand(context),
+    inboxCommand(context),
   ];
   for (const command of commands) program.addCommand(command);
   return program;

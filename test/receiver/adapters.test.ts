@@ -51,6 +51,27 @@ describe.each(adapters)('$name', (adapter) => {
     expect([...runs.values()]).toEqual([1]);
   });
 
+  it('in inbox mode answers 200 queued: true over HTTP, keeps the headers that matter, and runs the handler in the background', async () => {
+    const { listener, receiver, runs } = serve({ inbox: { pollIntervalMs: 5 }, ordering: true });
+    const event = createTestEvent('invoice.paid');
+    const { body: payload, headers } = signedRequest(event, SECRET);
+    try {
+      await withServer(listener, async (url) => {
+        const first = await post(url, payload, headers);
+        expect(first).toMatchObject({ status: 200, body: { received: true, id: event.id, queued: true, duplicate: false } });
+        expect((await post(url, payload, signedHeaders(payload, SECRET))).body).toMatchObject({ duplicate: true });
+      });
+      await receiver.inbox.drain();
+      expect([...runs.values()]).toEqual([1]);
+      const stored = await receiver.inbox.get(event.id);
+      expect(stored).toMatchObject({ status: 'done', ordering_key: `invoice:${event.data.object.id}` });
+      expect(stored!.headers).toMatchObject({ 'content-type': 'application/json', 'x-svc-timestamp': headers['x-svc-timestamp'] });
+      expect(Object.keys(stored!.headers).filter((name) => name.includes('signature'))).toEqual([]);
+    } finally {
+      await receiver.close();
+    }
+  });
+
   const paid = createTestEvent('invoice.paid');
   const body = JSON.stringify(paid);
   const good = signedHeaders(body, SECRET);
