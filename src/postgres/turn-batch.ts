@@ -1,3 +1,5 @@
+import { TurnQueue } from '../turn-queue.js';
+
 interface Pending<I, O> {
   item: I;
   resolve: (outcome: O) => void;
@@ -16,25 +18,15 @@ const MAX_TRIES = 3;
  * again first (the statement was rolled back as a whole).
  */
 export class TurnBatch<I, O> {
-  private queue: Pending<I, O>[] = [];
-  private scheduled = false;
+  private readonly queue = new TurnQueue<Pending<I, O>>((batch) => this.flush(batch));
 
   constructor(private readonly run: (items: readonly I[]) => Promise<O[]>) {}
 
   submit(item: I): Promise<O> {
-    return new Promise<O>((resolve, reject) => {
-      this.queue.push({ item, resolve, reject });
-      if (!this.scheduled) {
-        this.scheduled = true;
-        setImmediate(this.flush);
-      }
-    });
+    return new Promise<O>((resolve, reject) => this.queue.push({ item, resolve, reject }));
   }
 
-  private readonly flush = (): void => {
-    this.scheduled = false;
-    const batch = this.queue;
-    this.queue = [];
+  private flush(batch: Pending<I, O>[]): void {
     this.runWithRetries(batch.map((pending) => pending.item)).then(
       (outcomes) => batch.forEach((pending, i) => pending.resolve(outcomes[i]!)),
       (error: unknown) => {
@@ -42,7 +34,7 @@ export class TurnBatch<I, O> {
         for (const pending of batch) pending.reject(failure);
       },
     );
-  };
+  }
 
   private async runWithRetries(items: readonly I[]): Promise<O[]> {
     for (let tries = 1; ; tries++) {
