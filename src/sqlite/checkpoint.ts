@@ -66,7 +66,6 @@ export function backgroundCheckpoints(
   db.pragma(`journal_size_limit = ${walLimitBytes}`);
   const wal = `${file}-wal`;
   const worker = new Worker(CHECKPOINTER_SOURCE, { eval: true, workerData: { file, driver: createRequire(import.meta.url).resolve(SQLITE_DRIVER_PACKAGE) } });
-  worker.unref();
   let busy = false;
   let lastAsked = 0;
   worker.on('message', () => {
@@ -79,6 +78,9 @@ export function backgroundCheckpoints(
     threadFailed = true;
     busy = false;
   });
+  // After the listeners (adding one refs the thread again): a store never closed must not keep
+  // the process alive.
+  worker.unref();
 
   return {
     afterCommit() {
