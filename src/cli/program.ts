@@ -6,6 +6,7 @@ import { examples } from './help.js';
 import { inboxCommand } from './inbox/index.js';
 import { listenCommand } from './listen.js';
 import { replayCommand } from './replay.js';
+import { sandboxCommand } from './sandbox.js';
 import { signCommand } from './sign.js';
 import { triggerCommand } from './trigger.js';
 import { verifyCommand } from './verify.js';
@@ -50,6 +51,7 @@ export function createProgram(context: CommandContext): Command {
     replayCommand(context),
     dispatcherCommand(context),
     inboxCommand(context),
+    sandboxCommand(context),
   ];
   for (const command of commands) program.addCommand(command);
   return program;

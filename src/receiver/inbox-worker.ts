@@ -8,6 +8,13 @@ import { ReceiverError, WebhookHandlerError } from './errors.js';
 import { reportFailure, withinBudget } from './handlers-run.js';
 import type { ResolvedReceiverOptions } from './options.js';
 
+/**
+ * While deliveries are being received, the worker claims at most once per this many
+ * milliseconds: under a burst, acknowledging comes first (the senders wait for it; the inbox is
+ * there to absorb the burst) and the handlers catch up as soon as it passes.
+ */
+export const BURST_CLAIM_INTERVAL_MS = 50;
+
 /** How often `drain()` looks at the inbox at most. */
 const DRAIN_POLL_MS = 20;
 
@@ -33,10 +40,13 @@ export class InboxWorker {
   private ticking: Promise<void> | undefined;
   private again = false;
   private closed = false;
+  private lastClaimAt = Number.NEGATIVE_INFINITY;
 
   constructor(
     private readonly options: ResolvedReceiverOptions & { inbox: NonNullable<ResolvedReceiverOptions['inbox']> },
     private readonly inbox: InboxStore,
+    /** True while deliveries are being received. */
+    private readonly receiving: () => boolean = () => false,
   ) {}
 
   /** Looks for work now (an event was stored, a run finished, or a test wants it). */
@@ -98,8 +108,13 @@ export class InboxWorker {
     const { clock, logger, inbox: settings } = this.options;
     let claimed: ClaimedInboxEvent[] = [];
     const free = settings.concurrency - this.running.size;
+    const sinceClaim = performance.now() - this.lastClaimAt;
+    if (free > 0 && this.receiving() && sinceClaim < BURST_CLAIM_INTERVAL_MS) return this.sleep(BURST_CLAIM_INTERVAL_MS - sinceClaim);
     try {
-      if (free > 0) claimed = await this.inbox.claim(clock(), settings.leaseMs, free);
+      if (free > 0) {
+        this.lastClaimAt = performance.now();
+        claimed = await this.inbox.claim(clock(), settings.leaseMs, free);
+      }
       for (const event of claimed) this.start(event);
       await this.sleep(claimed.length === free ? 0 : await this.untilNextDue());
     } catch (error) {

@@ -98,10 +98,20 @@ export function buildReceiver(options: ResolvedReceiverOptions): Receiver {
   }
 
   const runtime: ReceiverRuntime = { options, leaseMs: options.handlerTimeoutMs + LEASE_MARGIN_MS, finish };
-  const worker = startWorker(options);
+  let receiving = 0;
+  const worker = startWorker(options, () => receiving > 0);
   const enqueue = worker && queueing(options, worker, finish);
 
   async function receive(request: ReceiveRequest): Promise<WebhookResponse> {
+    receiving++;
+    try {
+      return await receiveOne(request);
+    } finally {
+      receiving--;
+    }
+  }
+
+  async function receiveOne(request: ReceiveRequest): Promise<WebhookResponse> {
     const inbound: Inbound = { started: performance.now(), receivedAt: clock(), rawBody: undefined, verified: undefined };
     try {
       if (request.method !== undefined && request.method.toUpperCase() !== 'POST') {
@@ -210,9 +220,9 @@ export function buildReceiver(options: ResolvedReceiverOptions): Receiver {
   };
 }
 
-function startWorker(options: ResolvedReceiverOptions): InboxWorker | undefined {
+function startWorker(options: ResolvedReceiverOptions, receiving: () => boolean): InboxWorker | undefined {
   if (!options.inbox || !options.store.inbox) return undefined;
-  const worker = new InboxWorker({ ...options, inbox: options.inbox }, options.store.inbox);
+  const worker = new InboxWorker({ ...options, inbox: options.inbox }, options.store.inbox, receiving);
   // Events a crashed or stopped process left behind are run without waiting for a delivery.
   worker.wake();
   return worker;

@@ -323,7 +323,7 @@ const rows = [
   ['extra copies sent out of order', 'extraCopies'],
   ['objects (inbox modes)', 'objects'],
   ['events handled', 'handled'],
-  ['skipped as stale (ordering guard)', 'staleSkipped'],
+  ['done as stale (ordering guard: skipped, or a creation event run flagged)', 'staleSkipped'],
   ['objects not in their last state', 'wrongState'],
   ['dead in the inbox', 'dead'],
   ['lost (not handled, not finally failed)', 'lost'],

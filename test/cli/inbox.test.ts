@@ -105,7 +105,7 @@ describePostgres('acct-webhook inbox --pg', () => {
     const schema = database.newSchema();
     const store = postgresStore(database.url, { schema });
     let healthy = false;
-    const receiver = receiverOn(store as never, () => healthy);
+    const receiver = receiverOn(store, () => healthy);
     try {
       const event = createTestEvent('payment.refunded');
       await deliver(receiver, event);

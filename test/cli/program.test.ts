@@ -28,8 +28,8 @@ describe('acct-webhook --version and --help', () => {
     expect(run.stdout).toContain('Examples:');
   });
 
-  it('knows the twenty-five commands of the tree', () => {
-    expect(COMMANDS).toHaveLength(25);
+  it('knows the twenty-eight commands of the tree', () => {
+    expect(COMMANDS).toHaveLength(28);
   });
 
   it.each(COMMANDS.map((words) => [words.join(' '), words] as const))('%s --help: usage and examples', async (_name, words) => {

@@ -37,7 +37,7 @@ describePostgres('inbox mode on PostgreSQL with several receivers', () => {
     try {
       // 40 objects, 10 events each, delivered round-robin to the three receivers, each twice.
       const events = Array.from({ length: EVENTS }, (_, i) =>
-        createTestEvent('customer.updated', { created: new Date(Date.UTC(2026, 10, 1) + i * 1000).toISOString(), data: { object: { id: `cus_${i % 40}` } } } as never),
+        createTestEvent('customer.updated', { created: new Date(Date.UTC(2026, 10, 1) + i * 1000).toISOString(), data: { object: { id: `cus_${i % 40}` } } }),
       );
       await Promise.all(
         [...events, ...events].map(async (event, i) => {

@@ -187,6 +187,20 @@ describe('inbox mode: acknowledge once durable, run the handlers in the backgrou
     expect(await receiver.inbox.stats()).toMatchObject({ done: 20 });
   });
 
+  it('keeps running handlers while deliveries are being received (acknowledging first never starves the worker)', async () => {
+    const seen: string[] = [];
+    const receiver = inboxReceiver(new Webhooks().onAny((event) => void seen.push(event.id)));
+    // A delivery whose body is still arriving: the receiver is busy receiving the whole time.
+    let finishBody!: (body: string) => void;
+    const slow = receiver.receive({ rawBody: new Promise<string>((resolve) => (finishBody = resolve)), headers: {}, method: 'POST' });
+    const events = Array.from({ length: 30 }, () => createTestEvent('customer.updated'));
+    for (const event of events) await deliver(receiver, event);
+    await receiver.inbox.drain();
+    expect(seen.sort()).toEqual(events.map((event) => event.id).sort());
+    finishBody('{}');
+    expect((await slow).status).toBe(400);
+  });
+
   it('close() lets running handlers finish', async () => {
     const release = gate();
     const hooks = new Webhooks().on('invoice.paid', async () => {

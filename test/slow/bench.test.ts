@@ -33,6 +33,8 @@ describe('npm run bench (smoke run)', () => {
         'express: webhookHandler / @octokit/webhooks',
         'node:http: nodeHandler / bare node:http',
         'node:http: nodeHandler, postgresStore / sqliteStore',
+        'express: webhookHandler inbox mode / @octokit/webhooks',
+        'node:http: nodeHandler inbox mode / bare node:http',
         'parser: parseEvent / JSON.parse + zod safeParse',
         'dispatcher: deliveries per second',
         'cli: --help wall time / node -e 0',
