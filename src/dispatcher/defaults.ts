@@ -19,3 +19,25 @@ export const DISPATCH_LEASE_MARGIN_MS = 15_000;
 export const MAX_IDLE_MS = 1_000;
 /** Sent as `user-agent` with every attempt. */
 export const USER_AGENT = 'acct-webhook-dispatcher';
+/**
+ * Attempts in flight per registration, over every worker. High enough that one healthy receiver
+ * gets the throughput of the whole default pool (measured: a single receiver's deliveries per
+ * second level off from 10 in flight), while one that fails is held to
+ * {@link DEFAULT_MAX_IN_FLIGHT_PER_FAILING_WEBHOOK}.
+ */
+export const DEFAULT_MAX_IN_FLIGHT_PER_WEBHOOK = 10;
+/**
+ * Attempts in flight of a registration whose last attempt failed (a timeout, an error answer),
+ * until one is delivered: a receiver that hangs holds one slot, not ten.
+ */
+export const DEFAULT_MAX_IN_FLIGHT_PER_FAILING_WEBHOOK = 1;
+/**
+ * A registration failing without a break for this long (first failed attempt of the streak to
+ * the latest) is disabled: 72 h, two full retry windows (2 × 34.6 h) — a receiver that recovers
+ * within one delivery's whole schedule is never disabled — and longer than a weekend's outage
+ * (Friday 18:00 to Monday 09:00 is 63 h). Shorter than Svix's 5 days because nothing is lost:
+ * events for a disabled registration are recorded and can be replayed when it is enabled again.
+ */
+export const DISABLE_FAILING_AFTER_MS = 72 * 60 * 60_000;
+/** Warnings before the disable, as shares of the stretch: at 36 h and at 64.8 h of failure by default. */
+export const FAILURE_WARNINGS: readonly number[] = Object.freeze([0.5, 0.9]);

@@ -4,6 +4,8 @@ import { isLogger, resolveLogger, type Logger, type LoggerOption } from '../logg
 import { DEFAULT_TOLERANCE_SECONDS, type WebhookSecret } from '../signature.js';
 import { DEFAULT_STORE_FILE, sqliteStore } from '../sqlite/idempotency-store.js';
 import type { IdempotencyStore } from '../store/types.js';
+import { isMeter, type MetricsOptions } from '../metrics/meter.js';
+import { withReceiverMetrics } from '../metrics/receiver-metrics.js';
 import type { ReceiveOutcome } from './outcome.js';
 import { Webhooks } from './webhooks.js';
 
@@ -71,6 +73,12 @@ export interface ReceiverOptions {
   onUnknownEvent?: 'acknowledge' | 'reject' | undefined;
   /** Milliseconds since the epoch. @default Date.now */
   clock?: (() => number) | undefined;
+  /**
+   * Counts deliveries by outcome through an OpenTelemetry meter (`acct_webhook.receiver.*`);
+   * without it nothing is measured.
+   * @example metrics: { meter: metrics.getMeter('acct-webhook') }
+   */
+  metrics?: MetricsOptions | undefined;
 }
 
 /** The options of the adapters (`webhookHandler`, `nodeHandler`, `fetchHandler`): the receiver's, and how the body is read. */
@@ -123,6 +131,7 @@ const receiverShape = {
   legacySignature: z.boolean({ error: 'must be true or false' }).optional(),
   onUnknownEvent: z.enum(['acknowledge', 'reject'], { error: "must be 'acknowledge' or 'reject'" }).optional(),
   clock: callable<() => number>('returning milliseconds since the epoch').optional(),
+  metrics: z.strictObject({ meter: z.custom<MetricsOptions['meter']>(isMeter, { error: 'must be an OpenTelemetry Meter' }) }, { error: 'must be { meter }' }).optional(),
 };
 
 const bodyShape = {
@@ -171,7 +180,7 @@ function withDefaults(options: ParsedReceiverOptions): ResolvedReceiverOptions {
     handlerTimeoutMs: options.handlerTimeoutMs ?? DEFAULT_HANDLER_TIMEOUT_MS,
     logger,
     logging: options.logger !== false,
-    onOutcome: options.onOutcome,
+    onOutcome: withReceiverMetrics(options.onOutcome, options.metrics),
     legacySignature: options.legacySignature ?? false,
     onUnknownEvent: options.onUnknownEvent ?? 'acknowledge',
     clock: options.clock ?? Date.now,

@@ -15,6 +15,7 @@ import {
 import { recordingOf } from '../../src/dispatcher/attempt-recording.js';
 import { DISPATCH_LEASE_MARGIN_MS } from '../../src/dispatcher/defaults.js';
 import { afterAttempt, type DeliveryTransition } from '../../src/dispatcher/schedule.js';
+import { HEALTHY } from '../../src/dispatcher/webhook-health.js';
 import { createTestEvent } from '../../src/testing/index.js';
 import { FakeClock } from '../helpers/clock.js';
 import { withServer } from '../helpers/server.js';
@@ -36,7 +37,7 @@ const NOW = Date.UTC(2026, 10, 22, 9, 0, 0);
 async function seed(storage: DispatchStore, { webhooks, events, url, now }: { webhooks: number; events: number; url: string; now: number }) {
   const ids = Array.from({ length: webhooks }, (_, i) => `wh_${i}`);
   for (const id of ids) {
-    await storage.insertWebhook({ id, url, events: ['*'], headers: {}, status: 'active', secret: 'whsec_seed', created_at: now, updated_at: now });
+    await storage.insertWebhook(webhook(id, { url, events: ['*'], secret: 'whsec_seed', created_at: now, updated_at: now }));
   }
   for (let e = 0; e < events; e++) {
     const event = createTestEvent('invoice.paid', { id: `evt_${e}` });
@@ -47,8 +48,19 @@ async function seed(storage: DispatchStore, { webhooks, events, url, now }: { we
   }
 }
 
-function webhook(id: string, overrides: Partial<StoredWebhook> = {}): StoredWebhook {
-  return { id, url: 'https://receiver.example/hook', events: ['invoice.*'], headers: {}, status: 'active', secret: 'whsec_contract', created_at: NOW, updated_at: NOW, ...overrides };
+export function webhook(id: string, overrides: Partial<StoredWebhook> = {}): StoredWebhook {
+  return {
+    id,
+    url: 'https://receiver.example/hook',
+    events: ['invoice.*'],
+    headers: {},
+    secret: 'whsec_contract',
+    rate_limit: null,
+    ...HEALTHY,
+    created_at: NOW,
+    updated_at: NOW,
+    ...overrides,
+  };
 }
 
 function storedEvent(id: string, createdAt = NOW) {
