@@ -2,8 +2,12 @@
 
 /** Total time an attempt may take, connect to last byte: the platform's 30 s acknowledge limit. */
 export const DELIVERY_TIMEOUT_MS = 30_000;
-/** Attempts in flight at once, per dispatcher. */
-export const DEFAULT_CONCURRENCY = 10;
+/**
+ * Attempts in flight at once, per dispatcher: room for a healthy receiver's full share
+ * ({@link DEFAULT_MAX_IN_FLIGHT_PER_WEBHOOK}) beside up to four receivers that have just started
+ * to hang and hold theirs until their first timeout.
+ */
+export const DEFAULT_CONCURRENCY = 50;
 /** The part of a receiver's answer kept in the delivery log. */
 export const RESPONSE_BODY_LIMIT_BYTES = 64 * 1024;
 /** Manual retries allowed per window: the platform's "webhook retry 50 / 15 minutes". */

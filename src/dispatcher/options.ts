@@ -58,7 +58,11 @@ export interface DispatcherOptions {
   resolveHost?: ResolveHost;
   /** Extra CAs to trust (PEM), in addition to Node's public roots. */
   ca?: TrustedCa;
-  /** Attempts in flight at once, in this process. @default 10 */
+  /**
+   * Attempts in flight at once, in this process. Size it for `maxInFlightPerWebhook` × (receivers
+   * that may start hanging at once + 1): each such receiver holds its share until its first timeout.
+   * @default 50
+   */
   concurrency?: number;
   /**
    * Attempts in flight per webhook, over every worker on the store: what one receiver can hold

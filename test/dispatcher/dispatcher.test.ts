@@ -64,7 +64,7 @@ describe('options', () => {
       schedule: RETRY_SCHEDULE,
       allowInsecureUrls: false,
       allowedHosts: [],
-      concurrency: 10,
+      concurrency: 50,
       maxInFlightPerWebhook: 10,
       maxInFlightPerFailingWebhook: 1,
       disableFailingAfterMs: 72 * 60 * 60_000,

@@ -25,7 +25,7 @@ export function runCommand(context: CommandContext): Command {
         '(0, 1, 5, 30 min, 2, 8, 24 h), and prints one line per attempt. Ctrl-C (or SIGTERM) stops it gracefully: ' +
         'nothing new is started, attempts in flight finish and are recorded.',
     )
-    .option('--concurrency <n>', 'attempts in flight at once (default: 10)', positiveInteger('--concurrency', MAX_RUN_CONCURRENCY))
+    .option('--concurrency <n>', 'attempts in flight at once (default: 50; at most 10 per webhook, 1 while it fails)', positiveInteger('--concurrency', MAX_RUN_CONCURRENCY))
     .addOption(jsonOption('print one JSON object per attempt'))
     .addHelpText('after', examples(['acct-webhook dispatcher run --allow-insecure-urls', 'deliver to local receivers too']))
     .action(async function (this: Command, options: RunOptions) {
