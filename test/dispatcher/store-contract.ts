@@ -32,7 +32,7 @@ export interface DispatchStoreFixture {
   countDeliveries(status: DeliveryStatus): Promise<number>;
 }
 
-const NOW = Date.UTC(2026, 10, 22, 9, 0, 0);
+export const NOW = Date.UTC(2026, 10, 22, 9, 0, 0);
 
 async function seed(storage: DispatchStore, { webhooks, events, url, now }: { webhooks: number; events: number; url: string; now: number }) {
   const ids = Array.from({ length: webhooks }, (_, i) => `wh_${i}`);
@@ -63,12 +63,12 @@ export function webhook(id: string, overrides: Partial<StoredWebhook> = {}): Sto
   };
 }
 
-function storedEvent(id: string, createdAt = NOW) {
+export function storedEvent(id: string, createdAt = NOW) {
   const event = createTestEvent('invoice.paid', { id });
   return { id, type: event.type, payload: JSON.stringify(event), correlation_id: event.correlation_id, test: false, created_at: createdAt };
 }
 
-function attemptOf(job: { delivery: { id: string; webhook_id: string; event_id: string; correlation_id: string }; event: { payload: string } }, fields: Partial<NewAttempt> = {}): NewAttempt {
+export function attemptOf(job: { delivery: { id: string; webhook_id: string; event_id: string; correlation_id: string }; event: { payload: string } }, fields: Partial<NewAttempt> = {}): NewAttempt {
   return {
     id: `att_${Math.random().toString(36).slice(2)}`,
     delivery_id: job.delivery.id,

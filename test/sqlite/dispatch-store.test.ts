@@ -7,10 +7,11 @@ import { Dispatcher } from '../../src/dispatcher/index.js';
 import { sqliteDispatchStore } from '../../src/sqlite/index.js';
 import { DUE_OF_WEBHOOK_SQL, NEXT_DUE_SQL } from '../../src/sqlite/dispatch-statements.js';
 import { tempDir } from '../dispatcher/fixtures.js';
-import { closeWhenFinished, describeDispatchStore } from '../dispatcher/store-contract.js';
+import { describeFairClaims } from '../dispatcher/claim-contract.js';
+import { closeWhenFinished, describeDispatchStore, type DispatchStoreFixture } from '../dispatcher/store-contract.js';
 
 // The contract every store keeps, on a SQLite file of its own per test.
-describeDispatchStore('sqliteDispatchStore', () => {
+function sqliteFixture(): DispatchStoreFixture {
   const file = join(tempDir(), 'dispatch.db');
   return {
     open: () => Promise.resolve(closeWhenFinished(sqliteDispatchStore(file))),
@@ -23,7 +24,9 @@ describeDispatchStore('sqliteDispatchStore', () => {
       }
     },
   };
-});
+}
+describeDispatchStore('sqliteDispatchStore', sqliteFixture);
+describeFairClaims('sqliteDispatchStore', sqliteFixture);
 
 /** A connection of the test's own on a fresh file, closed when the test ends. */
 function openFile(): { file: string; db: BetterSqlite3.Database } {
