@@ -61,6 +61,7 @@ export type {
 
 // Logging.
 export type { LogFn, Logger } from './logger.js';
+export type { MetricsMeter, MetricsOptions } from './metrics/meter.js';
 
 // Errors: one base class, a stable code each.
 export {
