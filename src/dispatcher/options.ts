@@ -67,7 +67,7 @@ export interface DispatcherOptions {
   /**
    * Attempts in flight per webhook, over every worker on the store: what one receiver can hold
    * of the pool. Claims are fair: the webhook with the fewest attempts in flight is served first.
-   * @default 10
+   * @default 20
    */
   maxInFlightPerWebhook?: number;
   /**

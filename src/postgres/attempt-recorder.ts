@@ -1,5 +1,6 @@
 import type { AttemptRecording, RecordedAttempt, StoredDelivery, WebhookHealth } from '../dispatcher/store.js';
 import { HEALTH_FIELDS } from '../dispatcher/webhook-fields.js';
+import { sameHealth } from '../dispatcher/webhook-health.js';
 import { nullableInt8, readNullableInt8 } from './int8.js';
 import { attemptRows, deliveryRows } from './dispatch-rows.js';
 import { STATE_COLUMNS } from './dispatch-statements.js';
@@ -99,7 +100,9 @@ export class AttemptRecorder {
     const recorded = outcomes.flatMap((outcome) => (outcome.ok ? [outcome.recorded] : []));
     if (recorded.length === 0) return outcomes;
     await run(client, this.sql.recordAttempts, parameters(recorded));
-    await run(client, this.sql.setHealth, healthParameters(state.health));
+    // Only what changed: a delivered attempt of a healthy webhook writes nothing more.
+    const changed = new Map([...state.health].filter(([id, health]) => !sameHealth(before.get(id)!, health)));
+    if (changed.size > 0) await run(client, this.sql.setHealth, healthParameters(changed));
     const disabled = [...state.health].filter(([id, health]) => health.status !== 'active' && before.get(id)?.status === 'active').map(([id]) => id);
     if (disabled.length > 0) await run(client, this.sql.syncWebhooksActive, [disabled]);
     return outcomes;

@@ -23,6 +23,7 @@ import type {
   WebhookChanges,
   WebhookHealth,
 } from '../dispatcher/store.js';
+import { sameHealth } from '../dispatcher/webhook-health.js';
 import { claimRooms, fairOrder, rateTatAfter, type ClaimCandidate, type ClaimSubject } from '../dispatcher/claim-plan.js';
 import { asPromise } from './as-promise.js';
 import { openConnection, sqliteConnectionShape, sqliteTarget, type SqliteConnectionOptions } from './connection.js';
@@ -262,6 +263,8 @@ class SqliteDispatchStore implements DispatchStore {
   }
 
   private storeHealth(webhookId: string, before: WebhookHealth, after: WebhookHealth): void {
+    // A delivered attempt of a healthy webhook changes nothing: no write on the hot path.
+    if (sameHealth(before, after)) return;
     this.statements.setHealth.run({ id: webhookId, ...after });
     if (after.status !== before.status) this.statements.syncWebhookActive.run(bit(after.status === 'active'), webhookId);
   }

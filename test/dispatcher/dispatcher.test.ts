@@ -65,7 +65,7 @@ describe('options', () => {
       allowInsecureUrls: false,
       allowedHosts: [],
       concurrency: 50,
-      maxInFlightPerWebhook: 10,
+      maxInFlightPerWebhook: 20,
       maxInFlightPerFailingWebhook: 1,
       disableFailingAfterMs: 72 * 60 * 60_000,
       failureWarnings: [0.5, 0.9],
