@@ -117,8 +117,8 @@ export function prepareStatements(db: SqliteConnection): DispatchStatements {
     // A replayed event becomes a delivery like any other; an event the webhook has a delivery of already is left alone.
     insertReplayed: db.prepare(`INSERT OR IGNORE INTO dispatch_deliveries (id, event_id, webhook_id, event_type, correlation_id, status,
         webhook_active, next_attempt_at, test, created_at, updated_at)
-      SELECT @id, e.id, @webhook_id, e.type, e.correlation_id, 'retrying', 1, @next_attempt_at, e.test, @now, @now
-      FROM dispatch_events e WHERE e.id = @event_id`),
+      SELECT @id, e.id, w.id, e.type, e.correlation_id, 'retrying', w.status = 'active', @next_attempt_at, e.test, @now, @now
+      FROM dispatch_events e JOIN dispatch_webhooks w ON w.id = @webhook_id WHERE e.id = @event_id`),
     forgetSkipped: db.prepare<[string, string]>('DELETE FROM dispatch_skipped WHERE webhook_id = ? AND event_id = ?'),
     activity: db.prepare<[number], { webhook_id: string; in_flight: number; skipped_events: number }>(`SELECT webhook_id, SUM(in_flight) AS in_flight, SUM(skipped) AS skipped_events FROM (
         SELECT webhook_id, COUNT(*) AS in_flight, 0 AS skipped FROM dispatch_deliveries
