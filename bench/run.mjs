@@ -113,7 +113,7 @@ async function dispatcher() {
       }
     }
   }
-  record('dispatcher', 'healthy registration alone, defaults (concurrency 50, 20 in flight per webhook)', 'deliveries/s', isolation.alone);
+  record('dispatcher', 'healthy registration alone, defaults (concurrency 50)', 'deliveries/s', isolation.alone);
   record('dispatcher', `healthy registration beside ${HANGING_REGISTRATIONS} hanging registrations, defaults`, 'deliveries/s', isolation.beside);
   compare(`dispatcher: healthy deliveries per second beside ${HANGING_REGISTRATIONS} hanging registrations / alone`, isolation.beside, isolation.alone, 0.8);
 

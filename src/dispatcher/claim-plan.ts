@@ -12,6 +12,7 @@ import type { ClaimRequest } from './store.js';
 export interface ClaimSubject {
   id: string;
   failure_streak: number;
+  delivered_streak: number;
   /** Attempts per second, or null. */
   rate_limit: number | null;
   /** The rate limit's state: the theoretical arrival time of the next attempt (ms), or null. */
@@ -33,13 +34,18 @@ export function claimRooms(subjects: readonly ClaimSubject[], request: ClaimRequ
   for (const subject of subjects) {
     let room = request.limit;
     if (request.maxInFlight !== undefined) {
-      const cap = subject.failure_streak > 0 ? (request.maxInFlightWhileFailing ?? request.maxInFlight) : request.maxInFlight;
+      const cap = subject.failure_streak > 0 ? (request.maxInFlightWhileFailing ?? request.maxInFlight) : healthyCap(subject, request, request.maxInFlight);
       room = Math.min(room, cap - subject.in_flight);
     }
     if (subject.rate_limit !== null) room = Math.min(room, rateRoom(subject.rate_limit, subject.rate_tat, request.now));
     if (room > 0) rooms.push({ id: subject.id, room, in_flight: subject.in_flight });
   }
   return rooms;
+}
+
+/** A registration that has not failed: the cap, or less while it has not proven itself (slow start). */
+function healthyCap(subject: ClaimSubject, request: ClaimRequest, cap: number): number {
+  return request.initialInFlight === undefined ? cap : Math.min(cap, request.initialInFlight + subject.delivered_streak);
 }
 
 /*

@@ -93,7 +93,7 @@ export class Dispatcher {
       sender: this.sender,
       clock: this.clock,
       schedule: this.settings.schedule,
-      policy: { disableAfterMs: this.settings.disableFailingAfterMs, warnAt: this.settings.failureWarnings },
+      policy: { disableAfterMs: this.settings.disableFailingAfterMs, warnAt: this.settings.failureWarnings, countDeliveredUpTo: this.settings.maxInFlightPerWebhook },
       report: (recorded: RecordedAttempt) => {
         reportAttempt(recorded);
         if (recorded.alerts.length > 0) reportAlerts(recorded);
@@ -261,6 +261,7 @@ export class Dispatcher {
       lease: this.lease(now),
       maxInFlight: this.settings.maxInFlightPerWebhook,
       maxInFlightWhileFailing: this.settings.maxInFlightPerFailingWebhook,
+      initialInFlight: this.settings.initialInFlightPerWebhook,
     });
   }
 

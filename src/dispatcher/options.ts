@@ -12,6 +12,7 @@ import {
   DISABLE_FAILING_AFTER_MS,
   DISPATCH_LEASE_MARGIN_MS,
   FAILURE_WARNINGS,
+  INITIAL_IN_FLIGHT_PER_WEBHOOK,
   MANUAL_RETRY_LIMIT,
   MAX_IDLE_MS,
 } from './defaults.js';
@@ -59,15 +60,15 @@ export interface DispatcherOptions {
   /** Extra CAs to trust (PEM), in addition to Node's public roots. */
   ca?: TrustedCa;
   /**
-   * Attempts in flight at once, in this process. Size it for `maxInFlightPerWebhook` × (receivers
-   * that may start hanging at once + 1): each such receiver holds its share until its first timeout.
+   * Attempts in flight at once, in this process. A receiver that starts to hang holds its fair
+   * share of them until its first timeout, then `maxInFlightPerFailingWebhook`.
    * @default 50
    */
   concurrency?: number;
   /**
    * Attempts in flight per webhook, over every worker on the store: what one receiver can hold
    * of the pool. Claims are fair: the webhook with the fewest attempts in flight is served first.
-   * @default 20
+   * @default 50
    */
   maxInFlightPerWebhook?: number;
   /**
@@ -75,6 +76,12 @@ export interface DispatcherOptions {
    * that hangs costs this many slots. At most `maxInFlightPerWebhook`. @default 1
    */
   maxInFlightPerFailingWebhook?: number;
+  /**
+   * Slow start: a webhook may have this many attempts in flight, plus one per attempt delivered in
+   * a row (up to `maxInFlightPerWebhook`), so a new receiver that hangs from the start holds this
+   * many slots until its first timeout. At most `maxInFlightPerWebhook`. @default 2
+   */
+  initialInFlightPerWebhook?: number;
   /**
    * A webhook whose attempts have all failed for this long (from the first failed attempt of the
    * streak to the latest) is disabled: nothing more is sent to it, new events for it are recorded
@@ -141,6 +148,7 @@ export interface DispatcherSettings {
   concurrency: number;
   maxInFlightPerWebhook: number;
   maxInFlightPerFailingWebhook: number;
+  initialInFlightPerWebhook: number;
   /** `null`: failing webhooks are never disabled. */
   disableFailingAfterMs: number | null;
   failureWarnings: readonly number[];
@@ -181,6 +189,7 @@ const dispatcherOptions = z
     concurrency: numberIn(1, 10_000, { integer: true }).optional(),
     maxInFlightPerWebhook: numberIn(1, 10_000, { integer: true }).optional(),
     maxInFlightPerFailingWebhook: numberIn(1, 10_000, { integer: true }).optional(),
+    initialInFlightPerWebhook: numberIn(1, 10_000, { integer: true }).optional(),
     disableFailingAfterMs: z.union([z.literal(false), numberIn(1, Number.MAX_SAFE_INTEGER)], { error: 'must be milliseconds (> 0) or false' }).optional(),
     failureWarnings: z
       .array(z.number().gt(0).lt(1), { error: 'must be shares between 0 and 1' })
@@ -223,6 +232,9 @@ const dispatcherOptions = z
     if (options.maxInFlightPerFailingWebhook !== undefined && options.maxInFlightPerFailingWebhook > perWebhook) {
       context.addIssue({ code: 'custom', path: ['maxInFlightPerFailingWebhook'], message: `must be at most maxInFlightPerWebhook (${perWebhook})` });
     }
+    if (options.initialInFlightPerWebhook !== undefined && options.initialInFlightPerWebhook > perWebhook) {
+      context.addIssue({ code: 'custom', path: ['initialInFlightPerWebhook'], message: `must be at most maxInFlightPerWebhook (${perWebhook})` });
+    }
     if (options.leaseMs !== undefined && options.leaseMs < timeoutMs) {
       context.addIssue({ code: 'custom', path: ['leaseMs'], message: `must be at least timeoutMs (${timeoutMs}): an attempt still in flight would be taken over` });
     }
@@ -247,6 +259,7 @@ export function settingsOf(options: ValidDispatcherOptions): DispatcherSettings 
     concurrency: options.concurrency ?? DEFAULT_CONCURRENCY,
     maxInFlightPerWebhook: options.maxInFlightPerWebhook ?? DEFAULT_MAX_IN_FLIGHT_PER_WEBHOOK,
     maxInFlightPerFailingWebhook: options.maxInFlightPerFailingWebhook ?? Math.min(DEFAULT_MAX_IN_FLIGHT_PER_FAILING_WEBHOOK, options.maxInFlightPerWebhook ?? Infinity),
+    initialInFlightPerWebhook: options.initialInFlightPerWebhook ?? Math.min(INITIAL_IN_FLIGHT_PER_WEBHOOK, options.maxInFlightPerWebhook ?? Infinity),
     disableFailingAfterMs: options.disableFailingAfterMs === false ? null : (options.disableFailingAfterMs ?? DISABLE_FAILING_AFTER_MS),
     failureWarnings: Object.freeze([...(options.failureWarnings ?? FAILURE_WARNINGS)]),
     alertWebhookUrl: options.alertWebhook?.url ?? null,

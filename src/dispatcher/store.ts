@@ -25,6 +25,11 @@ export interface WebhookHealth {
   failing_since: number | null;
   /** The latest failed attempt of the current streak (ms); `null` while the streak is 0. */
   last_failure_at: number | null;
+  /**
+   * Delivered attempts in a row since the last failed one, counted up to the per-webhook cap: a
+   * claim lets a registration have this many more attempts in flight than `initialInFlight`.
+   */
+  delivered_streak: number;
   /** When the status became `disabled` (ms); `null` while active. */
   disabled_at: number | null;
   /** Why it is disabled: by hand (`update`) or by the dispatcher after a stretch of failure; `null` while active. */
@@ -104,6 +109,12 @@ export interface ClaimRequest {
   maxInFlight?: number;
   /** The cap of a registration whose last attempt failed (`failure_streak > 0`); absent for `maxInFlight`. */
   maxInFlightWhileFailing?: number;
+  /**
+   * Slow start: a registration that has not failed may have `initialInFlight + delivered_streak`
+   * attempts in flight (at most `maxInFlight`), so one that has not answered yet cannot take a
+   * large share of the slots. Absent: no slow start.
+   */
+  initialInFlight?: number;
 }
 
 /** An attempt as the sender produced it, before it is numbered. */

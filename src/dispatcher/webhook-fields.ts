@@ -16,10 +16,11 @@ export const WEBHOOK_FIELDS = [
   'disabled_at',
   'disabled_reason',
   'rate_limit',
+  'delivered_streak',
 ] as const satisfies readonly (keyof StoredWebhook)[];
 
 /** The columns an attempt's record changes: the registration's health. */
-export const HEALTH_FIELDS = ['status', 'failure_streak', 'failing_since', 'last_failure_at', 'disabled_at', 'disabled_reason'] as const satisfies readonly (keyof WebhookHealth)[];
+export const HEALTH_FIELDS = ['status', 'failure_streak', 'failing_since', 'last_failure_at', 'disabled_at', 'disabled_reason', 'delivered_streak'] as const satisfies readonly (keyof WebhookHealth)[];
 
 /** The fields kept as milliseconds (bigint on PostgreSQL). */
 export const WEBHOOK_TIME_FIELDS = ['created_at', 'updated_at', 'failing_since', 'last_failure_at', 'disabled_at'] as const satisfies readonly (keyof StoredWebhook)[];

@@ -142,6 +142,7 @@ function toHealth(row: Record<string, unknown>): WebhookHealth {
     last_failure_at: readNullableInt8(row.last_failure_at, 'last_failure_at'),
     disabled_at: readNullableInt8(row.disabled_at, 'disabled_at'),
     disabled_reason: row.disabled_reason as WebhookHealth['disabled_reason'],
+    delivered_streak: row.delivered_streak as number,
   };
 }
 

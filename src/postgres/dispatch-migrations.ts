@@ -95,7 +95,8 @@ export const DISPATCH_MIGRATIONS: MigrationSet = {
       ADD COLUMN disabled_at     bigint,
       ADD COLUMN disabled_reason text CHECK (disabled_reason IN ('manual', 'failing')),
       ADD COLUMN rate_limit      double precision,
-      ADD COLUMN rate_tat        double precision;
+      ADD COLUMN rate_tat        double precision,
+      ADD COLUMN delivered_streak integer NOT NULL DEFAULT 0;
     UPDATE dispatch_webhooks SET disabled_at = updated_at, disabled_reason = 'manual' WHERE status = 'disabled';
 
     CREATE INDEX dispatch_deliveries_queue ON dispatch_deliveries (webhook_id, next_attempt_at, seq) WHERE status = 'retrying' AND webhook_active;

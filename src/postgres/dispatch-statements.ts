@@ -82,7 +82,7 @@ export function dispatchStatements(schema: string, prepare: Prepare) {
     // attempts in flight that decide each registration's room hold across workers.
     claimLock: prepare('SELECT pg_advisory_xact_lock($1, hashtext($2))'),
     // The registrations a claim may take from, with their attempts in flight (live leases).
-    claimSubjects: prepare(`SELECT w.id, w.failure_streak, w.rate_limit, w.rate_tat, COALESCE(l.n, 0)::int AS in_flight
+    claimSubjects: prepare(`SELECT w.id, w.failure_streak, w.delivered_streak, w.rate_limit, w.rate_tat, COALESCE(l.n, 0)::int AS in_flight
       FROM ${webhooks} w
       LEFT JOIN (SELECT webhook_id, count(*) AS n FROM ${deliveries}
         WHERE lease_owner IS NOT NULL AND lease_until > $1 AND status = 'retrying' GROUP BY webhook_id) l ON l.webhook_id = w.id
@@ -132,7 +132,7 @@ export function dispatchStatements(schema: string, prepare: Prepare) {
     // Locked before the deliveries, in id order, as updateWebhook locks a webhook before its deliveries.
     lockHealth: prepare(`SELECT id, ${columns(HEALTH_FIELDS)} FROM ${webhooks} WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE`),
     setHealth: prepare(`UPDATE ${webhooks} w SET ${HEALTH_FIELDS.map((name) => `${name} = h.${name}`).join(', ')}
-      FROM unnest($1::text[], $2::text[], $3::int[], $4::bigint[], $5::bigint[], $6::bigint[], $7::text[]) AS h (id, ${columns(HEALTH_FIELDS)})
+      FROM unnest($1::text[], $2::text[], $3::int[], $4::bigint[], $5::bigint[], $6::bigint[], $7::text[], $8::int[]) AS h (id, ${columns(HEALTH_FIELDS)})
       WHERE w.id = h.id`),
     syncWebhooksActive: prepare(`UPDATE ${deliveries} SET webhook_active = false WHERE webhook_id = ANY($1::text[]) AND status = 'retrying'`),
     listSkipped: prepare(`SELECT event_id FROM ${skipped} WHERE webhook_id = $1 ORDER BY skipped_at, event_id`),

@@ -107,10 +107,11 @@ export const DISPATCH_MIGRATIONS: MigrationSet = {
     ALTER TABLE dispatch_webhooks ADD COLUMN disabled_reason TEXT CHECK (disabled_reason IN ('manual', 'failing'));
     ALTER TABLE dispatch_webhooks ADD COLUMN rate_limit REAL;
     ALTER TABLE dispatch_webhooks ADD COLUMN rate_tat REAL;
+    ALTER TABLE dispatch_webhooks ADD COLUMN delivered_streak INTEGER NOT NULL DEFAULT 0;
     UPDATE dispatch_webhooks SET disabled_at = updated_at, disabled_reason = 'manual' WHERE status = 'disabled';
 
     CREATE INDEX dispatch_deliveries_queue ON dispatch_deliveries (webhook_id, next_attempt_at) WHERE status = 'retrying' AND webhook_active = 1;
-    CREATE INDEX dispatch_deliveries_leased ON dispatch_deliveries (webhook_id) WHERE lease_owner IS NOT NULL;
+    CREATE INDEX dispatch_deliveries_leased ON dispatch_deliveries (webhook_id, lease_until) WHERE lease_owner IS NOT NULL;
     CREATE INDEX dispatch_deliveries_pending ON dispatch_deliveries (next_attempt_at) WHERE status = 'retrying';
 
     CREATE TABLE dispatch_skipped (

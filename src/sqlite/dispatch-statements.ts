@@ -101,11 +101,12 @@ export function prepareStatements(db: SqliteConnection): DispatchStatements {
         @lease_owner, @lease_until, @test, @now, @now
       FROM dispatch_webhooks w WHERE w.id = @webhook_id AND w.deleted_at IS NULL`),
     // The registrations a claim may take from, with their attempts in flight (live leases, in
-    // every process: the partial index dispatch_deliveries_leased).
-    claimSubjects: db.prepare<[number], ClaimSubject>(`SELECT w.id, w.failure_streak, w.rate_limit, w.rate_tat, COALESCE(l.n, 0) AS in_flight
+    // every process), read from the partial index dispatch_deliveries_leased alone: a lease is
+    // only ever on a pending delivery (delivering, failing finally or deleting clears it).
+    claimSubjects: db.prepare<[number], ClaimSubject>(`SELECT w.id, w.failure_streak, w.delivered_streak, w.rate_limit, w.rate_tat, COALESCE(l.n, 0) AS in_flight
       FROM dispatch_webhooks w
       LEFT JOIN (SELECT webhook_id, COUNT(*) AS n FROM dispatch_deliveries
-        WHERE lease_owner IS NOT NULL AND lease_until > ? AND status = 'retrying' GROUP BY webhook_id) l ON l.webhook_id = w.id
+        WHERE lease_owner IS NOT NULL AND lease_until > ? GROUP BY webhook_id) l ON l.webhook_id = w.id
       WHERE w.status = 'active' AND w.deleted_at IS NULL`),
     dueOfWebhook: db.prepare<[string, number, number], { seq: number; webhook_id: string; next_attempt_at: number }>(DUE_OF_WEBHOOK_SQL),
     setRateTat: db.prepare<[number, string]>('UPDATE dispatch_webhooks SET rate_tat = ? WHERE id = ?'),
@@ -122,7 +123,7 @@ export function prepareStatements(db: SqliteConnection): DispatchStatements {
     forgetSkipped: db.prepare<[string, string]>('DELETE FROM dispatch_skipped WHERE webhook_id = ? AND event_id = ?'),
     activity: db.prepare<[number], { webhook_id: string; in_flight: number; skipped_events: number }>(`SELECT webhook_id, SUM(in_flight) AS in_flight, SUM(skipped) AS skipped_events FROM (
         SELECT webhook_id, COUNT(*) AS in_flight, 0 AS skipped FROM dispatch_deliveries
-          WHERE lease_owner IS NOT NULL AND lease_until > ? AND status = 'retrying' GROUP BY webhook_id
+          WHERE lease_owner IS NOT NULL AND lease_until > ? GROUP BY webhook_id
         UNION ALL
         SELECT webhook_id, 0, COUNT(*) FROM dispatch_skipped GROUP BY webhook_id
       ) GROUP BY webhook_id`),

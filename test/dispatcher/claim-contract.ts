@@ -67,6 +67,25 @@ export function describeFairClaims(name: string, create: () => Promise<DispatchS
       expect(countBy(await claim(second, { ...caps, owner: 'w2', now: CLAIM_AT + LEASE_MS + 1 }))).toEqual({ wh_a: 3, wh_failing: 1 });
     });
 
+    it('slow start: a registration that has not failed gets its initial slots plus one per delivered attempt in a row, up to its cap', async () => {
+      const storage = await (await create()).open();
+      await storage.insertWebhook(webhook('wh_new'));
+      await storage.insertWebhook(webhook('wh_proven', { delivered_streak: 3 }));
+      await queue(storage, ['wh_new', 'wh_proven'], 20);
+      const caps = { maxInFlight: 4, initialInFlight: 2 };
+      const jobs = await claim(storage, caps);
+      expect(countBy(jobs)).toEqual({ wh_new: 2, wh_proven: 4 });
+      // Each delivered attempt counts one more (up to the cap the dispatcher gives as countDeliveredUpTo).
+      const attempt = attemptOf(jobs[0]!, { response_status: 204, error_kind: null, error_message: null });
+      const recorded = await storage.recordAttempt(
+        jobs[0]!.delivery.id,
+        recordingOf(attempt, afterAttempt({ delivered: true, manual: false, leaseOwner: 'w1', startedAt: NOW, schedule: [0] }), { disableAfterMs: null, warnAt: [], countDeliveredUpTo: 4 }),
+      );
+      expect(recorded.health.delivered_streak).toBe(1);
+      expect(await storage.getWebhook('wh_new')).toMatchObject({ delivered_streak: 1 });
+      expect(countBy(await claim(storage, caps))).toEqual({ wh_new: 2 });
+    });
+
     it('a rate limit delays work instead of holding a slot: a burst of one second, then one per interval, over every connection', async () => {
       const fixture = await create();
       const [first, second] = await Promise.all([fixture.open(), fixture.open()]);

@@ -471,8 +471,9 @@ export function describeDispatchStore(name: string, create: () => Promise<Dispat
         const fixture = await create();
         const receiver = new Receiver(() => 204);
         await withServer(receiver.listener, async (url) => {
-          const a = await dispatcherOn(fixture, { concurrency: 8 });
-          const b = await dispatcherOn(fixture, { concurrency: 8 });
+          // Slow start off: each may have its 8 in flight from the first claim (the cap is shared).
+          const a = await dispatcherOn(fixture, { concurrency: 8, initialInFlightPerWebhook: 16 });
+          const b = await dispatcherOn(fixture, { concurrency: 8, initialInFlightPerWebhook: 16 });
           await a.webhooks.create({ url, events: ['*'] });
           const emitted: string[] = [];
           for (let i = 0; i < 300; i++) emitted.push((await a.emit(createTestEvent('payment.received'))).id);

@@ -27,7 +27,7 @@ export function runCommand(context: CommandContext): Command {
         '(0, 1, 5, 30 min, 2, 8, 24 h), and prints one line per attempt. Ctrl-C (or SIGTERM) stops it gracefully: ' +
         'nothing new is started, attempts in flight finish and are recorded.',
     )
-    .option('--concurrency <n>', 'attempts in flight at once (default: 50; at most 20 per webhook, 1 while it fails)', positiveInteger('--concurrency', MAX_RUN_CONCURRENCY))
+    .option('--concurrency <n>', 'attempts in flight at once (default: 50; 1 per webhook while it fails)', positiveInteger('--concurrency', MAX_RUN_CONCURRENCY))
     .option('--metrics-port <port>', 'serve Prometheus metrics on http://127.0.0.1:<port>/metrics (0: any free port)', port('--metrics-port'))
     .option('--metrics-per-webhook', 'with --metrics-port: a series per webhook too (attempts, failure streak, in flight)')
     .addOption(jsonOption('print one JSON object per attempt'))
