@@ -1,7 +1,7 @@
 // npm run bench: the receiver, the verifier, the parser, the store (and the dispatcher and the
 // CLI) against their baselines and a peer, interleaved round by round, loopback only.
 // Options: --smoke (tiny durations, one round; what `npm test` runs), --out <file>,
-// --only <http|verifier|parser|store|dispatcher|cli>[,...]
+// --only <http|verifier|parser|store|dispatcher|inbox|cli>[,...]
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
@@ -40,8 +40,11 @@ async function http() {
     'express @octokit/webhooks middleware': { server: 'express-octokit.mjs', scheme: 'github' },
     'node:http bare': { server: 'node-bare.mjs', scheme: 'platform' },
     'node:http nodeHandler + sqliteStore': { server: 'node-webhook.mjs', scheme: 'platform' },
+    'express webhookHandler, inbox mode': { server: 'express-webhook-inbox.mjs', scheme: 'platform' },
+    'node:http nodeHandler, inbox mode': { server: 'node-webhook-inbox.mjs', scheme: 'platform' },
   };
   const samples = Object.fromEntries(Object.keys(configs).map((name) => [name, []]));
+  const p99 = Object.fromEntries(Object.keys(configs).map((name) => [name, []]));
   for (let round = 0; round < settings.rounds; round++) {
     for (const [name, config] of Object.entries(configs)) {
       const { child, message } = await startChild(join(here, 'servers', config.server));
@@ -57,6 +60,7 @@ async function http() {
         // A reused request is a duplicate, which the receiver answers without running the handler.
         if (load.reusedRequests > 0 && !smoke) throw new Error(`${name}: the request pool ran out; raise the pool size`);
         samples[name].push(load.rps);
+        p99[name].push(load.p99Ms);
         progress(`${name}: ${Math.round(load.rps)} req/s (p99 ${load.p99Ms} ms)`);
       } finally {
         await stop(child);
@@ -64,6 +68,9 @@ async function http() {
     }
   }
   for (const [name, list] of Object.entries(samples)) record('http', name, 'req/s', list);
+  for (const name of ['express webhookHandler, inbox mode', 'node:http nodeHandler, inbox mode']) record('http', `${name}: p99 acknowledge latency`, 'ms', p99[name]);
+  compare('express: webhookHandler inbox mode / @octokit/webhooks', samples['express webhookHandler, inbox mode'], samples['express @octokit/webhooks middleware'], 1.0);
+  compare('node:http: nodeHandler inbox mode / bare node:http', samples['node:http nodeHandler, inbox mode'], samples['node:http bare'], 0.5);
   compare('express: webhookHandler / bare Express', samples['express webhookHandler + sqliteStore'], samples['express bare'], 0.7);
   compare(
     'express: webhookHandler / @octokit/webhooks',
@@ -136,6 +143,17 @@ async function dispatcher() {
   checks.push(threshold(`dispatcher: RSS growth from ${few.toLocaleString('en-US')} to ${many.toLocaleString('en-US')} pending`, summarize([rss[many] / rss[few]]), 1.15, '×', 'at most'));
 }
 
+async function inboxWorker() {
+  const samples = [];
+  const events = smoke ? 500 : 10_000;
+  for (let round = 0; round < settings.rounds; round++) {
+    const result = await runChild(join(here, 'inbox.mjs'), [String(events)]);
+    samples.push(result.eventsPerSecond);
+    progress(`inbox: ${Math.round(result.eventsPerSecond)} events/s drained`);
+  }
+  record('inbox', `inbox worker: events handled per second from a full inbox (SQLite, concurrency 10, ${events} events)`, 'events/s', samples);
+}
+
 function cli() {
   const launcher = join(here, '..', 'bin', 'acct-webhook.js');
   const time = (args) => {
@@ -189,6 +207,7 @@ if (wanted('store')) {
 }
 
 if (wanted('dispatcher')) await dispatcher();
+if (wanted('inbox')) await inboxWorker();
 if (wanted('cli')) cli();
 
 const report = { machine, started, seconds: Math.round((performance.now() - t0) / 1000), smoke, settings, results, ratios: [...ratios, ...checks] };

@@ -20,6 +20,9 @@ export {
   type ReceiverOptions,
   type WebhookHandlerOptions,
 } from './receiver/options.js';
+export type { InboxOptions } from './receiver/inbox-options.js';
+export type { OrderingOptions } from './receiver/ordering.js';
+export type { Inbox } from './receiver/inbox.js';
 
 // Verifying and signing, without the receiver.
 export { constructEvent, type ConstructEventOptions } from './construct-event.js';
@@ -58,6 +61,21 @@ export type {
   QuarantineStore,
   StoreOptions,
 } from './store/types.js';
+export type {
+  ClaimedInboxEvent,
+  EnqueueResult,
+  InboxCompletion,
+  InboxEvent,
+  InboxFailure,
+  InboxFilter,
+  InboxInput,
+  InboxPurge,
+  InboxStats,
+  InboxStatus,
+  InboxStore,
+  StoredVerification,
+} from './store/inbox.js';
+export type { CompleteOptions, ObjectVersion, ObjectVersions } from './store/versions.js';
 
 // Logging.
 export type { LogFn, Logger } from './logger.js';

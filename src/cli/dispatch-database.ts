@@ -22,11 +22,16 @@ export async function isSqliteFile(file: string): Promise<boolean> {
  * a typo in `--db` is an error, not a new empty database, and another SQLite file stays untouched.
  */
 export async function checkDispatchDatabase(file: string): Promise<void> {
+  await checkSqliteFile(file, DISPATCH_TABLE, "a dispatcher's");
+}
+
+/** Checks that `file` exists, is SQLite and has `table` (whose database it is: `owner`), without writing. */
+export async function checkSqliteFile(file: string, table: string, owner: string): Promise<void> {
   if (!(await isSqliteFile(file))) {
     throw new CliError('MALFORMED_INPUT', `${file} is not a SQLite database`, { file });
   }
-  if (!sqliteFileHasTable(file, DISPATCH_TABLE)) {
-    throw new CliError('MALFORMED_INPUT', `${file} is a SQLite database, but not a dispatcher's (no ${DISPATCH_TABLE} table)`, { file });
+  if (!sqliteFileHasTable(file, table)) {
+    throw new CliError('MALFORMED_INPUT', `${file} is a SQLite database, but not ${owner} (no ${table} table)`, { file });
   }
 }
 

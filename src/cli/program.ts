@@ -3,8 +3,10 @@ import type { CommandContext } from './context.js';
 import { demoCommand } from './demo.js';
 import { dispatcherCommand } from './dispatcher/index.js';
 import { examples } from './help.js';
+import { inboxCommand } from './inbox/index.js';
 import { listenCommand } from './listen.js';
 import { replayCommand } from './replay.js';
+import { sandboxCommand } from './sandbox.js';
 import { signCommand } from './sign.js';
 import { triggerCommand } from './trigger.js';
 import { verifyCommand } from './verify.js';
@@ -48,6 +50,8 @@ export function createProgram(context: CommandContext): Command {
     listenCommand(context),
     replayCommand(context),
     dispatcherCommand(context),
+    inboxCommand(context),
+    sandboxCommand(context),
   ];
   for (const command of commands) program.addCommand(command);
   return program;

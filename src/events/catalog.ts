@@ -32,6 +32,19 @@ interface EventDefinition<G extends EventGroup, S extends z.ZodObject> {
   sample: z.output<S>;
   /** `data.previous_attributes` of the sample: earlier values of what changed. */
   previousAttributes?: Partial<z.output<(typeof EVENT_GROUPS)[G]['schema']>>;
+  /**
+   * Where in its object's life the event can happen: an event of a later stage never precedes
+   * one of an earlier stage of the same object (`invoice.created` 0, `invoice.sent` 1,
+   * `invoice.overdue` 2, `invoice.paid` and `invoice.cancelled` 3). The ordering guard uses it
+   * to order two events of one object with the same `created`.
+   */
+  stage: number;
+  /**
+   * The event that brings its object into a receiver's view (its first event). The ordering
+   * guard never skips it as stale: what it starts (booking, a welcome e-mail) is not carried by
+   * the later events' snapshots.
+   */
+  creation?: true;
 }
 
 function define<G extends EventGroup, S extends z.ZodObject>(definition: EventDefinition<G, S>): EventDefinition<G, S> {
@@ -46,12 +59,15 @@ const PAID_AT = '2026-11-12T07:45:00.000Z';
 
 export const EVENT_CATALOG = {
   'invoice.created': define({
+    stage: 0,
+    creation: true,
     group: 'invoices',
     emittedWhen: 'an invoice is created',
     object: invoiceSchema,
     sample: SAMPLE_INVOICE,
   }),
   'invoice.sent': define({
+    stage: 1,
     group: 'invoices',
     emittedWhen: 'the e-mail goes to the customer',
     object: invoiceWithStatus('sent').extend({ sent_at: dateTime }),
@@ -59,6 +75,7 @@ export const EVENT_CATALOG = {
     previousAttributes: { status: 'draft', sent_at: null },
   }),
   'invoice.paid': define({
+    stage: 3,
     group: 'invoices',
     emittedWhen: 'payment is received',
     object: invoiceWithStatus('paid').extend({ paid_at: dateTime }),
@@ -66,6 +83,7 @@ export const EVENT_CATALOG = {
     previousAttributes: { status: 'sent', paid_at: null },
   }),
   'invoice.overdue': define({
+    stage: 2,
     group: 'invoices',
     emittedWhen: 'the due date has passed',
     object: invoiceWithStatus('overdue'),
@@ -73,6 +91,7 @@ export const EVENT_CATALOG = {
     previousAttributes: { status: 'sent' },
   }),
   'invoice.cancelled': define({
+    stage: 3,
     group: 'invoices',
     emittedWhen: 'an invoice is cancelled',
     object: invoiceWithStatus('cancelled').extend({ cancelled_at: dateTime }),
@@ -80,12 +99,15 @@ export const EVENT_CATALOG = {
     previousAttributes: { status: 'sent', cancelled_at: null },
   }),
   'customer.created': define({
+    stage: 0,
+    creation: true,
     group: 'customers',
     emittedWhen: 'a customer is created',
     object: customerSchema,
     sample: SAMPLE_CUSTOMER,
   }),
   'customer.updated': define({
+    stage: 1,
     group: 'customers',
     emittedWhen: 'master data changes',
     object: customerSchema,
@@ -93,6 +115,7 @@ export const EVENT_CATALOG = {
     previousAttributes: { email: SAMPLE_CUSTOMER.email },
   }),
   'customer.deleted': define({
+    stage: 2,
     group: 'customers',
     emittedWhen: 'a customer is deleted (soft delete)',
     object: customerSchema.extend({ status: z.literal('archived'), archived_at: dateTime }),
@@ -100,12 +123,15 @@ export const EVENT_CATALOG = {
     previousAttributes: { status: 'active', archived_at: null },
   }),
   'payment.received': define({
+    stage: 0,
+    creation: true,
     group: 'payments',
     emittedWhen: 'a payment comes in',
     object: paymentSchema.extend({ status: z.literal('succeeded'), paid_at: dateTime }),
     sample: { ...SAMPLE_PAYMENT, status: 'succeeded', paid_at: PAID_AT },
   }),
   'payment.failed': define({
+    stage: 0,
     group: 'payments',
     emittedWhen: 'a payment fails',
     object: paymentSchema.extend({ status: z.literal('failed'), failure: paymentFailureSchema }),
@@ -118,6 +144,7 @@ export const EVENT_CATALOG = {
     previousAttributes: { status: 'pending' },
   }),
   'payment.refunded': define({
+    stage: 1,
     group: 'payments',
     emittedWhen: 'a payment is refunded',
     object: paymentSchema.extend({
@@ -128,12 +155,15 @@ export const EVENT_CATALOG = {
     previousAttributes: { status: 'succeeded', refunded_amount: 0 },
   }),
   'subscription.created': define({
+    stage: 0,
+    creation: true,
     group: 'subscriptions',
     emittedWhen: 'a subscription is taken',
     object: subscriptionSchema,
     sample: SAMPLE_SUBSCRIPTION,
   }),
   'subscription.updated': define({
+    stage: 1,
     group: 'subscriptions',
     emittedWhen: 'upgrade or downgrade',
     object: subscriptionSchema,
@@ -141,6 +171,7 @@ export const EVENT_CATALOG = {
     previousAttributes: { plan: 'pro', amount: 4900 },
   }),
   'subscription.cancelled': define({
+    stage: 2,
     group: 'subscriptions',
     emittedWhen: 'cancellation',
     object: subscriptionSchema.extend({ status: z.literal('cancelled'), cancelled_at: dateTime }),
@@ -153,6 +184,7 @@ export const EVENT_CATALOG = {
     previousAttributes: { status: 'active', cancel_at_period_end: false, cancelled_at: null },
   }),
   'subscription.renewed': define({
+    stage: 1,
     group: 'subscriptions',
     emittedWhen: 'automatic renewal',
     object: subscriptionSchema.extend({ status: z.literal('active') }),
@@ -168,6 +200,8 @@ export const EVENT_CATALOG = {
     },
   }),
   'uva.submitted': define({
+    stage: 0,
+    creation: true,
     group: 'uva',
     emittedWhen: 'the VAT return is submitted',
     object: uvaSchema.extend({ status: z.literal('submitted'), submitted_at: dateTime }),
@@ -180,6 +214,7 @@ export const EVENT_CATALOG = {
     previousAttributes: { status: 'draft', submitted_at: null },
   }),
   'uva.confirmed': define({
+    stage: 1,
     group: 'uva',
     emittedWhen: 'the tax office confirms',
     object: uvaSchema.extend({ status: z.literal('confirmed'), confirmed_at: dateTime }),
@@ -193,6 +228,7 @@ export const EVENT_CATALOG = {
     previousAttributes: { status: 'submitted' },
   }),
   'uva.rejected': define({
+    stage: 1,
     group: 'uva',
     emittedWhen: 'the tax office rejects',
     object: uvaSchema.extend({

@@ -33,6 +33,8 @@ export class DispatcherMetrics {
   private readonly attemptDuration: MetricHistogram;
   private readonly deliveryLatency: MetricHistogram;
   private readonly gauges: Gauges;
+  /** Every gauge, read by one callback at each collection. */
+  private readonly observables: MetricObservable[];
   private readonly collect: (observation: BatchObservation) => Promise<void>;
 
   constructor(
@@ -64,8 +66,10 @@ export class DispatcherMetrics {
           }
         : {}),
     };
+    const { queueDepth, oldestDueAge, webhooks, failureStreak, inFlight, disabled } = this.gauges;
+    this.observables = [queueDepth, oldestDueAge, webhooks, ...[failureStreak, inFlight, disabled].filter((gauge) => gauge !== undefined)];
     this.collect = async (observation) => this.observe(observation, await snapshot());
-    meter.addBatchObservableCallback(this.collect, Object.values(this.gauges));
+    meter.addBatchObservableCallback(this.collect, this.observables);
   }
 
   /** Counts one recorded attempt, its duration, and the delivery's latency when it was delivered. */
@@ -83,7 +87,7 @@ export class DispatcherMetrics {
 
   /** Stops reading the store at collections (the dispatcher is closing). */
   close(): void {
-    this.meter.removeBatchObservableCallback(this.collect, Object.values(this.gauges));
+    this.meter.removeBatchObservableCallback(this.collect, this.observables);
   }
 
   private observe(observation: BatchObservation, { queue, webhooks, activity, now }: DispatcherSnapshot): void {

@@ -16,7 +16,9 @@ import { int8, readInt8, readNullableInt8 } from './int8.js';
 import { migrate } from './migrations.js';
 import { connectionShape, postgresTarget, schemaName } from './options.js';
 import { openPool, type PostgresConnectionOptions, type PostgresPool } from './pool.js';
+import { postgresInbox } from './inbox.js';
 import { postgresQuarantine } from './quarantine.js';
+import { postgresVersions, recordVersionSql, versionValues } from './versions.js';
 import { run, statementPreparer, type Prepare, type Statement } from './statement.js';
 import { STORE_MIGRATIONS } from './store-migrations.js';
 import { encodeNullableText, encodeText } from './text-codec.js';
@@ -95,8 +97,15 @@ export function postgresStore(poolOrUrl: PostgresPool | string, options: Postgre
     retentionMs,
     ready,
     quarantine: postgresQuarantine(pool, `${schema.quoted}.acct_webhook_quarantine`, { ready, prepare }),
+    versions: postgresVersions(pool, schema.quoted, { ready, prepare }),
+    inbox: postgresInbox(pool, schema.quoted, { ready, prepare }),
     claim,
-    complete: async (eventId, token, now) => (await write(sql.complete, [encodeText(eventId), token, int8(now, 'now')])).rowCount === 1,
+    async complete(eventId, token, now, options) {
+      const values = [encodeText(eventId), token, int8(now, 'now')];
+      if (!options?.version) return (await write(sql.complete, values)).rowCount === 1;
+      const [row] = (await write(sql.completeWithVersion, [...values, ...versionValues(options.version)])).rows as { n: number }[];
+      return row?.n === 1;
+    },
     release: async (eventId, token) => (await write(sql.release, [encodeText(eventId), token])).rowCount === 1,
     prune,
     close() {
@@ -123,6 +132,14 @@ function statements(schema: string, prepare: Prepare) {
       WHERE event_id = $1 AND token = $2 AND state = 'processing'`),
     // The token stays: a handler that finishes late may still complete, unless someone took over.
     release: prepare(`UPDATE ${events} SET lease_until = 0 WHERE event_id = $1 AND token = $2 AND state = 'processing'`),
-    prune: prepare(`DELETE FROM ${events} WHERE state = 'completed' AND completed_at <= $1`),
+    // With the ordering guard, the object's newest version is kept in the same statement.
+    completeWithVersion: prepare(`WITH done AS (
+        UPDATE ${events} SET state = 'completed', completed_at = $3, lease_until = 0
+        WHERE event_id = $1 AND token = $2 AND state = 'processing' RETURNING event_id),
+      kept AS (${recordVersionSql(schema, ['$4', '$5', '$6', '$7'], '$3', 'EXISTS (SELECT 1 FROM done)')})
+      SELECT COUNT(*)::int AS n FROM done`),
+    prune: prepare(`WITH versions AS (DELETE FROM ${schema}.acct_webhook_object_versions WHERE updated_at <= $1),
+        inbox AS (DELETE FROM ${schema}.acct_webhook_inbox WHERE status = 'done' AND completed_at <= $1)
+      DELETE FROM ${events} WHERE state = 'completed' AND completed_at <= $1`),
   };
 }

@@ -35,5 +35,38 @@ export const STORE_MIGRATIONS: MigrationSet = {
       deliveries        integer NOT NULL DEFAULT 1
     );
     `,
+    // 2: the durable inbox (inbox mode) and the newest handled event per object (ordering guard).
+    `
+    CREATE TABLE acct_webhook_inbox (
+      event_id           text PRIMARY KEY,
+      event_type         text NOT NULL,
+      status             text NOT NULL CHECK (status IN ('pending', 'processing', 'done', 'dead')),
+      raw_body           bytea NOT NULL,
+      headers            text NOT NULL,
+      received_at        bigint NOT NULL,
+      event_created      bigint NOT NULL,
+      ordering_key       text,
+      ordering_rank      integer NOT NULL DEFAULT 0,
+      attempts           integer NOT NULL DEFAULT 0,
+      next_attempt_at    bigint NOT NULL,
+      token              text,
+      lease_until        bigint NOT NULL DEFAULT 0,
+      last_error_code    text,
+      last_error_message text,
+      stale              boolean NOT NULL DEFAULT false,
+      completed_at       bigint
+    );
+    CREATE INDEX acct_webhook_inbox_due ON acct_webhook_inbox (status, next_attempt_at);
+    CREATE INDEX acct_webhook_inbox_object ON acct_webhook_inbox (ordering_key, event_created, ordering_rank, event_id) WHERE ordering_key IS NOT NULL;
+    CREATE INDEX acct_webhook_inbox_completed ON acct_webhook_inbox (completed_at) WHERE status = 'done';
+    CREATE TABLE acct_webhook_object_versions (
+      ordering_key  text PRIMARY KEY,
+      event_created bigint NOT NULL,
+      ordering_rank integer NOT NULL,
+      event_id      text NOT NULL,
+      updated_at    bigint NOT NULL
+    );
+    CREATE INDEX acct_webhook_object_versions_updated ON acct_webhook_object_versions (updated_at);
+    `,
   ],
 };

@@ -17,6 +17,10 @@ export interface AcknowledgedBody {
   duplicate: boolean;
   /** Set when an authentic event was acknowledged without running handlers. */
   acknowledged?: 'unknown_event_type';
+  /** Inbox mode: the event is stored and its handlers run in the background. */
+  queued?: true;
+  /** Ordering guard: a newer event of the same object was handled before this one. */
+  stale?: true;
 }
 
 type AnswerCode = VerificationErrorCode | ReceiverErrorCode | 'VALIDATION_ERROR' | 'UNKNOWN_EVENT_TYPE' | 'INVALID_CONFIGURATION';
@@ -34,6 +38,7 @@ const STATUS: Record<AnswerCode, number> = {
   METHOD_NOT_ALLOWED: 405,
   BODY_TIMEOUT: 408,
   EVENT_IN_PROGRESS: 409,
+  NOT_RETRYABLE: 409,
   PAYLOAD_TOO_LARGE: 413,
   VALIDATION_ERROR: 422,
   UNKNOWN_EVENT_TYPE: 422,
@@ -45,6 +50,8 @@ const STATUS: Record<AnswerCode, number> = {
   INTERNAL_ERROR: 500,
   HANDLER_TIMEOUT: 503,
   STORE_UNAVAILABLE: 503,
+  INBOX_CLOSED: 503,
+  DRAIN_TIMEOUT: 500,
 };
 
 export function statusFor(code: string): number {

@@ -4,6 +4,7 @@ import type { RawPayload } from '../signature.js';
 import type { AtomicEffect } from '../store/types.js';
 import { ConfigurationError } from '../errors.js';
 import type { IdempotencyStore } from '../store/types.js';
+import type { ObjectVersion } from '../store/versions.js';
 import type { Inbound } from './inbound.js';
 
 /** What a handler gets besides the event. */
@@ -39,6 +40,15 @@ export interface HandlerContext {
    * });
    */
   readonly atomic: (effect: AtomicEffect) => void;
+  /**
+   * With the ordering guard: true when a newer event of the same object was handled before this
+   * one (it arrived late). Handlers see it for creation events, which always run, and for every
+   * stale event with `ordering: { onStale: 'run' }`: insert what is missing, but do not overwrite
+   * newer state. Always false without the guard.
+   */
+  readonly stale: boolean;
+  /** Which run of this event this is, from 1: inbox mode retries a failed run. 1 in direct mode. */
+  readonly attempt: number;
 }
 
 /** An AbortController made only if a handler asks for the signal: most never do. */
@@ -52,10 +62,19 @@ export interface HandlerRun {
   context: HandlerContext;
   abort: LazyAbort;
   effects: AtomicEffect[];
+  /** With the ordering guard: recorded as the object's newest when the handlers succeed. */
+  version: ObjectVersion | undefined;
+}
+
+/** What the ordering guard and inbox mode add to a run. */
+export interface RunFacts {
+  stale?: boolean;
+  attempt?: number;
+  version?: ObjectVersion | undefined;
 }
 
 /** Builds the context of one event's handlers; the logger child and the signal are made only when read. */
-export function handlerContext(options: { logger: Logger; store: IdempotencyStore }, event: WebhookEvent, inbound: Inbound): HandlerRun {
+export function handlerContext(options: { logger: Logger; store: IdempotencyStore }, event: WebhookEvent, inbound: Inbound, facts: RunFacts = {}): HandlerRun {
   const abort = lazyAbort();
   const effects: AtomicEffect[] = [];
   const rawBody = lazyBuffer(inbound.rawBody);
@@ -84,8 +103,10 @@ export function handlerContext(options: { logger: Logger; store: IdempotencyStor
       }
       effects.push(effect);
     },
+    stale: facts.stale ?? false,
+    attempt: facts.attempt ?? 1,
   };
-  return { context, abort, effects };
+  return { context, abort, effects, version: facts.version };
 }
 
 function lazyAbort(): LazyAbort {

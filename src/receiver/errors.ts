@@ -11,6 +11,9 @@ export const RECEIVER_ERROR_CODES = [
   'HANDLER_TIMEOUT',
   'STORE_UNAVAILABLE',
   'INTERNAL_ERROR',
+  'NOT_RETRYABLE',
+  'INBOX_CLOSED',
+  'DRAIN_TIMEOUT',
 ] as const;
 /** The codes of a {@link ReceiverError}: the receiver's answers besides verification and validation. */
 export type ReceiverErrorCode = (typeof RECEIVER_ERROR_CODES)[number];

@@ -1,5 +1,4 @@
 import type { WebhookEvent } from '../events/schemas.js';
-import type { AtomicEffect } from '../store/types.js';
 import { acknowledged, failed, type WebhookResponse } from './answers.js';
 import type { HandlerRun } from './context.js';
 import { ReceiverError, WebhookHandlerError } from './errors.js';
@@ -32,17 +31,18 @@ export async function runHandlers(
     });
     run.abort.abort(error);
     await options.store.release(event.id, token).catch(() => false);
-    finishLate(runtime, work, event, token, run.effects);
+    finishLate(runtime, work, event, token, run);
     return finish(failed(error), inbound, { ...about, outcome: 'handler_timeout', code: error.code, error });
   }
-  const failure = 'error' in result ? result.error : await complete(runtime, event, token, run.effects);
+  const failure = 'error' in result ? result.error : await complete(runtime, event, token, run);
   if (failure) {
     await options.store.release(event.id, token).catch(() => false);
     await reportFailure(runtime, failure, event, run);
     return finish(failed(failure), inbound, { ...about, outcome: 'handler_failed', code: failure.code, error: failure });
   }
   const results = (result as { results: unknown[] }).results;
-  return finish(acknowledged({ id: event.id, type: event.type, duplicate: false }), inbound, { ...about, outcome: 'handled', results });
+  const stale = run.context.stale ? { stale: true as const } : {};
+  return finish(acknowledged({ id: event.id, type: event.type, duplicate: false, ...stale }), inbound, { ...about, outcome: 'handled', results, ...stale });
 }
 
 /**
@@ -50,24 +50,21 @@ export async function runHandlers(
  * handlers' effects happened, and acknowledging keeps a retry from repeating them. With atomic
  * effects a failure means nothing was applied, so it is a failure of the delivery.
  */
-async function complete(
-  { options }: ReceiverRuntime,
-  event: WebhookEvent,
-  token: string,
-  effects: readonly AtomicEffect[],
-): Promise<WebhookHandlerError | undefined> {
+async function complete({ options }: ReceiverRuntime, event: WebhookEvent, token: string, run: HandlerRun): Promise<WebhookHandlerError | undefined> {
   const { store, clock, logger } = options;
+  const { effects } = run;
   const about = { eventId: event.id, type: event.type, correlationId: event.correlation_id };
+  const completeOptions = { version: run.version };
   if (effects.length > 0) {
     try {
-      const completed = await store.completeAtomically!(event.id, token, clock(), effects);
+      const completed = await store.completeAtomically!(event.id, token, clock(), effects, completeOptions);
       if (!completed) logger.warn(about, 'The claim expired while the handlers ran; their atomic effects were not applied');
       return undefined;
     } catch (error) {
       return new WebhookHandlerError([error], { event_id: event.id, type: event.type });
     }
   }
-  const completed = await store.complete(event.id, token, clock()).catch((error: unknown) => {
+  const completed = await store.complete(event.id, token, clock(), completeOptions).catch((error: unknown) => {
     logger.error({ ...about, err: error }, 'Could not record the event as handled');
     return true;
   });
@@ -76,13 +73,13 @@ async function complete(
 }
 
 /** A handler that outlives its budget may still finish: record it so the retry sees a duplicate. */
-function finishLate(runtime: ReceiverRuntime, work: Promise<unknown>, event: WebhookEvent, token: string, effects: readonly AtomicEffect[]): void {
+function finishLate(runtime: ReceiverRuntime, work: Promise<unknown>, event: WebhookEvent, token: string, run: HandlerRun): void {
   const { logger } = runtime.options;
   const about = { eventId: event.id, type: event.type, correlationId: event.correlation_id };
   work
     .then(
       async () => {
-        const failure = await complete(runtime, event, token, effects);
+        const failure = await complete(runtime, event, token, run);
         logger.warn({ ...about, completed: !failure }, 'A timed-out handler finished late');
       },
       (error: unknown) => logger.error({ ...about, err: error }, 'A timed-out handler failed late'),
@@ -90,12 +87,13 @@ function finishLate(runtime: ReceiverRuntime, work: Promise<unknown>, event: Web
     .catch(() => undefined);
 }
 
-async function reportFailure({ options }: ReceiverRuntime, error: WebhookHandlerError, event: WebhookEvent, run: HandlerRun): Promise<void> {
+export async function reportFailure({ options }: Pick<ReceiverRuntime, 'options'>, error: WebhookHandlerError, event: WebhookEvent, run: HandlerRun): Promise<void> {
   const thrown = await options.handlers.reportError(error, event, run.context);
   for (const failure of thrown) options.logger.error({ eventId: event.id, err: failure }, 'An onError handler threw');
 }
 
-function withinBudget(work: Promise<unknown[]>, budgetMs: number): Promise<BudgetResult> {
+/** Waits for the handlers, up to the budget: their results, their failure, or 'timeout'. */
+export function withinBudget(work: Promise<unknown[]>, budgetMs: number): Promise<BudgetResult> {
   return new Promise((resolve) => {
     const timer = setTimeout(() => resolve('timeout'), budgetMs);
     void work.then(

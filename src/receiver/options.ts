@@ -1,9 +1,12 @@
 import { z } from 'zod';
 import { callable, instanceOf, numberIn, parseOptions } from '../configuration.js';
+import { ConfigurationError } from '../errors.js';
 import { isLogger, resolveLogger, type Logger, type LoggerOption } from '../logger.js';
 import { DEFAULT_TOLERANCE_SECONDS, type WebhookSecret } from '../signature.js';
 import { DEFAULT_STORE_FILE, sqliteStore } from '../sqlite/idempotency-store.js';
 import type { IdempotencyStore } from '../store/types.js';
+import { inboxSettings, inboxShape, type InboxOptions, type InboxSettings } from './inbox-options.js';
+import { orderingGuard, orderingShape, type OrderingGuard, type OrderingOptions } from './ordering.js';
 import { isMeter, type MetricsOptions } from '../metrics/meter.js';
 import { withReceiverMetrics } from '../metrics/receiver-metrics.js';
 import type { ReceiveOutcome } from './outcome.js';
@@ -74,6 +77,23 @@ export interface ReceiverOptions {
   /** Milliseconds since the epoch. @default Date.now */
   clock?: (() => number) | undefined;
   /**
+   * Inbox mode: a valid event is stored (in the same durable write that dedupes its id) and
+   * answered 200 with `queued: true`; a background worker then runs the handlers, with retries
+   * and a `dead` state instead of the sender's 30 s limit. Needs a store with an inbox
+   * (`sqliteStore`, `postgresStore`, `memoryStore`). See docs/inbox.md.
+   * @default false (direct mode: the handlers run inside the delivery's request)
+   * @example inbox: { concurrency: 4, handlerTimeoutMs: 120_000 }
+   */
+  inbox?: boolean | InboxOptions | undefined;
+  /**
+   * The ordering guard: remembers per object the newest event handled and skips (or flags with
+   * `context.stale`) an older one that arrives later; in inbox mode one object's events also
+   * run one at a time, oldest first. See docs/inbox.md.
+   * @default false
+   * @example ordering: { onStale: 'run' }
+   */
+  ordering?: boolean | OrderingOptions | undefined;
+  /**
    * Counts deliveries by outcome through an OpenTelemetry meter (`acct_webhook.receiver.*`);
    * without it nothing is measured.
    * @example metrics: { meter: metrics.getMeter('acct-webhook') }
@@ -106,6 +126,10 @@ export interface ResolvedReceiverOptions {
   legacySignature: boolean;
   onUnknownEvent: 'acknowledge' | 'reject';
   clock: () => number;
+  /** Inbox mode's settings; undefined in direct mode. */
+  inbox: InboxSettings | undefined;
+  /** The ordering guard; undefined when off. */
+  ordering: OrderingGuard | undefined;
 }
 
 /** How an adapter reads the body; internal. */
@@ -131,6 +155,8 @@ const receiverShape = {
   legacySignature: z.boolean({ error: 'must be true or false' }).optional(),
   onUnknownEvent: z.enum(['acknowledge', 'reject'], { error: "must be 'acknowledge' or 'reject'" }).optional(),
   clock: callable<() => number>('returning milliseconds since the epoch').optional(),
+  inbox: inboxShape.optional(),
+  ordering: orderingShape.optional(),
   metrics: z.strictObject({ meter: z.custom<MetricsOptions['meter']>(isMeter, { error: 'must be an OpenTelemetry Meter' }) }, { error: 'must be { meter }' }).optional(),
 };
 
@@ -173,7 +199,13 @@ function asOptions(input: unknown): unknown {
 
 function withDefaults(options: ParsedReceiverOptions): ResolvedReceiverOptions {
   const logger = resolveLogger(options.logger, 'receiver');
+  const inbox = options.inbox ? inboxSettings(options.inbox) : undefined;
+  const ordering = options.ordering ? orderingGuard(options.ordering) : undefined;
+  if (inbox) requireCapability(options.store, 'inbox', 'inbox mode needs a store with an inbox: sqliteStore, postgresStore or memoryStore');
+  if (ordering) requireCapability(options.store, 'versions', 'the ordering guard needs a store that keeps object versions: sqliteStore, postgresStore or memoryStore');
   return {
+    inbox,
+    ordering,
     secret: options.secret,
     handlers: options.handlers ?? new Webhooks(),
     toleranceSeconds: options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS,
@@ -188,6 +220,10 @@ function withDefaults(options: ParsedReceiverOptions): ResolvedReceiverOptions {
     ownsStore: options.store === undefined,
     store: options.store ?? sqliteStore(options.database ?? DEFAULT_STORE_FILE),
   };
+}
+
+function requireCapability(store: IdempotencyStore | undefined, capability: 'inbox' | 'versions', reason: string): void {
+  if (store !== undefined && store[capability] === undefined) throw new ConfigurationError({ option: 'store', reason });
 }
 
 function normalizePath(path: string): string {

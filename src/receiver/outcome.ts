@@ -3,7 +3,9 @@ import type { Logger } from '../logger.js';
 /**
  * What the receiver did with a delivery:
  * - `handled`: the handlers ran and succeeded (200);
- * - `duplicate`: handled before, the handlers did not run again (200);
+ * - `duplicate`: handled (or queued) before, the handlers did not run again (200);
+ * - `queued`: inbox mode stored the event; the handlers run in the background (200);
+ * - `stale`: the ordering guard skipped it, a newer event of its object was handled before (200);
  * - `unknown_event_type`: authentic, of a type this version does not know; acknowledged and kept (200);
  * - `in_progress`: the same event is being handled by another delivery right now (409);
  * - `quarantined`: authentic but invalid; kept for reprocessing and answered 422;
@@ -14,6 +16,8 @@ import type { Logger } from '../logger.js';
 export type OutcomeKind =
   | 'handled'
   | 'duplicate'
+  | 'queued'
+  | 'stale'
   | 'unknown_event_type'
   | 'in_progress'
   | 'quarantined'
@@ -39,6 +43,8 @@ export interface ReceiveOutcome {
   correlationId?: string;
   /** True when the event was handled before and the handlers did not run again. */
   duplicate: boolean;
+  /** Ordering guard: true when a newer event of the same object was handled before this one. */
+  stale?: boolean;
   /** What the handlers returned, in the order they were registered, when they ran and succeeded. */
   results?: readonly unknown[];
   /** Why a request was refused or quarantined, in words (never a secret). */
@@ -72,6 +78,7 @@ export function logOutcome(logger: Logger, outcome: ReceiveOutcome): void {
   if (outcome.eventId !== undefined) line.eventId = outcome.eventId;
   if (outcome.type !== undefined) line.type = outcome.type;
   if (outcome.correlationId !== undefined) line.correlationId = outcome.correlationId;
+  if (outcome.stale) line.stale = true;
   if (outcome.reason !== undefined) line.reason = outcome.reason;
   if (outcome.status >= 500 && outcome.error !== undefined) line.err = outcome.error;
   if (outcome.status >= 500) logger.error(line, DELIVERY_LOG_MESSAGE);

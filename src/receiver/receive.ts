@@ -13,6 +13,10 @@ import { LEASE_MARGIN_MS, resolveReceiverOptions, type ReceiverOptions, type Res
 import { logOutcome, type OutcomeFields, type ReceiveOutcome } from './outcome.js';
 import { quarantine } from './quarantine.js';
 import type { Inbound } from './inbound.js';
+import { inboxApi, type Inbox } from './inbox.js';
+import { InboxWorker } from './inbox-worker.js';
+import { queueing } from './queueing.js';
+import type { ObjectVersion } from '../store/versions.js';
 import type { ReceiverRuntime } from './runtime.js';
 import { verifyRequest, type VerifiedRequest } from './verify-request.js';
 
@@ -45,9 +49,15 @@ export interface Receiver {
   reprocess(quarantineId: string): Promise<WebhookResponse>;
   /** The idempotency store: handled event ids and the quarantine (`store.quarantine.list()`). */
   readonly store: IdempotencyStore;
+  /** Inbox mode's events: list, get, retry, purge, stats, and `drain()` for tests. */
+  readonly inbox: Inbox;
   /** Resolves when the store is usable; call it at start-up to fail fast. */
   ready(): Promise<void>;
-  /** Closes the store if the receiver opened it (no `store` option given); a store you passed is yours to close. */
+  /**
+   * Stops the inbox worker (running handlers get `inbox.closeTimeoutMs` to finish, then go back
+   * to the inbox), then closes the store if the receiver opened it (no `store` option given); a
+   * store you passed is yours to close.
+   */
   close(): Promise<void>;
 }
 
@@ -88,8 +98,20 @@ export function buildReceiver(options: ResolvedReceiverOptions): Receiver {
   }
 
   const runtime: ReceiverRuntime = { options, leaseMs: options.handlerTimeoutMs + LEASE_MARGIN_MS, finish };
+  let receiving = 0;
+  const worker = startWorker(options, () => receiving > 0);
+  const enqueue = worker && queueing(options, worker, finish);
 
   async function receive(request: ReceiveRequest): Promise<WebhookResponse> {
+    receiving++;
+    try {
+      return await receiveOne(request);
+    } finally {
+      receiving--;
+    }
+  }
+
+  async function receiveOne(request: ReceiveRequest): Promise<WebhookResponse> {
     const inbound: Inbound = { started: performance.now(), receivedAt: clock(), rawBody: undefined, verified: undefined };
     try {
       if (request.method !== undefined && request.method.toUpperCase() !== 'POST') {
@@ -99,7 +121,7 @@ export function buildReceiver(options: ResolvedReceiverOptions): Receiver {
       const rawBody = isPromiseLike(request.rawBody) ? await request.rawBody : request.rawBody;
       inbound.rawBody = rawBody;
       inbound.verified = verify(rawBody, request.headers, inbound.receivedAt);
-      return await handle(parseEvent(rawBody), inbound);
+      return await handle(parseEvent(rawBody), inbound, request.headers);
     } catch (error) {
       return answerError(error, inbound);
     }
@@ -130,7 +152,8 @@ export function buildReceiver(options: ResolvedReceiverOptions): Receiver {
     });
   }
 
-  async function handle(event: WebhookEvent, inbound: Inbound): Promise<WebhookResponse> {
+  async function handle(event: WebhookEvent, inbound: Inbound, headers: HeadersInput | undefined): Promise<WebhookResponse> {
+    if (enqueue) return enqueue(event, inbound, headers);
     const about = { eventId: event.id, type: event.type, correlationId: event.correlation_id };
     let claim;
     try {
@@ -150,8 +173,23 @@ export function buildReceiver(options: ResolvedReceiverOptions): Receiver {
       });
       return finish(failed(error, { 'retry-after': String(retryAfter) }), inbound, { ...about, outcome: 'in_progress', code: error.code });
     }
-    const context = handlerContext(options, event, inbound);
+    const guarded = await guard(event);
+    if (guarded.verdict === 'skip') return skipStale(event, claim.token, inbound);
+    const context = handlerContext(options, event, inbound, { stale: guarded.verdict === 'run_stale', version: guarded.version });
     return runHandlers(runtime, event, claim.token, inbound, context);
+  }
+
+  async function guard(event: WebhookEvent): Promise<{ verdict: 'run' | 'run_stale' | 'skip'; version?: ObjectVersion }> {
+    const version = options.ordering?.versionOf(event);
+    if (!version || !options.ordering || !store.versions) return { verdict: 'run' };
+    return { verdict: options.ordering.decide(event, version, await store.versions.newest(version.key)), version };
+  }
+
+  // A stale event is acknowledged and recorded as handled, so its redeliveries are duplicates.
+  async function skipStale(event: WebhookEvent, token: string, inbound: Inbound): Promise<WebhookResponse> {
+    await store.complete(event.id, token, clock()).catch((error: unknown) => logger.error({ eventId: event.id, err: error }, 'Could not record the event as handled'));
+    const about = { eventId: event.id, type: event.type, correlationId: event.correlation_id };
+    return finish(acknowledged({ id: event.id, type: event.type, duplicate: false, stale: true }), inbound, { ...about, outcome: 'stale', stale: true });
   }
 
   async function reprocess(quarantineId: string): Promise<WebhookResponse> {
@@ -164,7 +202,7 @@ export function buildReceiver(options: ResolvedReceiverOptions): Receiver {
       rawBody: entry.raw_body,
       verified: { secretIndex: -1, signatureScheme: 'v1' },
     };
-    const response = await handle(event, inbound);
+    const response = await handle(event, inbound, undefined);
     if (response.status === 200) await store.quarantine.delete(quarantineId);
     return response;
   }
@@ -173,9 +211,21 @@ export function buildReceiver(options: ResolvedReceiverOptions): Receiver {
     receive,
     reprocess,
     store,
+    inbox: inboxApi(store, clock, worker),
     ready: () => store.ready(),
-    close: () => (options.ownsStore ? store.close() : Promise.resolve()),
+    async close() {
+      await worker?.close();
+      if (options.ownsStore) await store.close();
+    },
   };
+}
+
+function startWorker(options: ResolvedReceiverOptions, receiving: () => boolean): InboxWorker | undefined {
+  if (!options.inbox || !options.store.inbox) return undefined;
+  const worker = new InboxWorker({ ...options, inbox: options.inbox }, options.store.inbox, receiving);
+  // Events a crashed or stopped process left behind are run without waiting for a delivery.
+  worker.wake();
+  return worker;
 }
 
 function outcomeOf(response: WebhookResponse, inbound: Inbound, fields: OutcomeFields): ReceiveOutcome {

@@ -16,8 +16,11 @@ import { openConnection, sqliteConnectionShape, sqliteTarget, type SqliteConnect
 import type { SqliteDatabase } from './database.js';
 import { GroupCommit } from './group-commit.js';
 import { migrate } from './migrations.js';
+import { sqliteInbox } from './inbox.js';
 import { sqliteQuarantine } from './quarantine.js';
 import { STORE_MIGRATIONS } from './store-migrations.js';
+import { sqliteVersions } from './versions.js';
+import type { CompleteOptions } from '../store/versions.js';
 
 /** The file the receiver uses when no store is given. */
 export const DEFAULT_STORE_FILE = './webhook-events.db';
@@ -71,14 +74,31 @@ export function sqliteStore(database: string | SqliteDatabase, options: SqliteSt
       `UPDATE acct_webhook_events SET lease_until = 0 WHERE event_id = ? AND token = ? AND state = 'processing'`,
     ),
     prune: db.prepare<[number]>("DELETE FROM acct_webhook_events WHERE state = 'completed' AND completed_at <= ?"),
+    // Finished inbox events are kept as long as the records; dead ones until purged or retried.
+    pruneInbox: db.prepare<[number]>("DELETE FROM acct_webhook_inbox WHERE status = 'done' AND completed_at <= ?"),
   };
   let lastPrune = 0;
   const writes = new GroupCommit(db);
+  const versions = sqliteVersions(db);
+  const inbox = sqliteInbox(db, writes, versions);
+
+  function pruneAll(now: number): number {
+    const before = now - retentionMs;
+    versions.prune(before);
+    statements.pruneInbox.run(before);
+    return statements.prune.run(before).changes;
+  }
+
+  function complete(eventId: string, token: string, now: number, options: CompleteOptions | undefined): boolean {
+    if (statements.complete.run(now, eventId, token).changes !== 1) return false;
+    if (options?.version) versions.record(options.version, now);
+    return true;
+  }
 
   function claim(eventId: string, { now, leaseMs, type }: ClaimOptions): ClaimResult {
     if (now - lastPrune >= PRUNE_INTERVAL_MS) {
       lastPrune = now;
-      statements.prune.run(now - retentionMs);
+      pruneAll(now);
     }
     const token = randomUUID();
     const leaseUntil = now + leaseMs;
@@ -96,12 +116,15 @@ export function sqliteStore(database: string | SqliteDatabase, options: SqliteSt
     // Opened and migrated above, when the factory ran.
     ready: () => Promise.resolve(),
     quarantine: sqliteQuarantine(db),
+    versions,
+    inbox,
     claim: (eventId, claimOptions) => writes.write(() => claim(eventId, claimOptions)),
-    complete: (eventId, token, now) => writes.write(() => statements.complete.run(now, eventId, token).changes === 1),
-    completeAtomically: (eventId, token, now, effects) =>
+    complete: (eventId, token, now, options) =>
+      writes.write(() => complete(eventId, token, now, options), options?.version ? { savepoint: true } : {}),
+    completeAtomically: (eventId, token, now, effects, options) =>
       writes.write(
         () => {
-          if (statements.complete.run(now, eventId, token).changes !== 1) return false;
+          if (!complete(eventId, token, now, options)) return false;
           for (const effect of effects) {
             const result: unknown = effect(db);
             if (result instanceof Promise) throw new TypeError('An atomic effect must be synchronous: better-sqlite3 transactions cannot await');
@@ -111,7 +134,7 @@ export function sqliteStore(database: string | SqliteDatabase, options: SqliteSt
         { savepoint: true },
       ),
     release: (eventId, token) => writes.write(() => statements.release.run(eventId, token).changes === 1),
-    prune: (now) => writes.write(() => statements.prune.run(now - retentionMs).changes),
+    prune: (now) => writes.write(() => pruneAll(now)),
     close: () => asPromise(() => void (owned && db.open && db.close())),
   };
 }

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { parseOptions } from '../configuration.js';
 import { newId } from '../ids.js';
 import { retentionShape } from './options.js';
+import { memoryInbox, memoryVersions } from './memory-inbox.js';
 import { quarantineKey } from './quarantine-key.js';
 import {
   DEFAULT_RETENTION_MS,
@@ -36,11 +37,15 @@ interface Entry {
 export function memoryStore(options: StoreOptions = {}): IdempotencyStore {
   const retentionMs = parseOptions(memoryStoreOptions, options, 'memoryStore').retentionMs ?? DEFAULT_RETENTION_MS;
   const entries = new Map<string, Entry>();
+  const versions = memoryVersions();
+  const inbox = memoryInbox(versions, (eventId) => entries.has(eventId));
 
   return {
     retentionMs,
     ready: () => Promise.resolve(),
     quarantine: memoryQuarantine(),
+    versions,
+    inbox,
     claim(eventId: string, { now, leaseMs }: ClaimOptions): Promise<ClaimResult> {
       const entry = entries.get(eventId);
       if (entry?.state === 'completed') return Promise.resolve({ status: 'completed', completedAt: entry.completedAt });
@@ -49,10 +54,11 @@ export function memoryStore(options: StoreOptions = {}): IdempotencyStore {
       entries.set(eventId, { state: 'processing', token, leaseUntil: now + leaseMs, completedAt: 0 });
       return Promise.resolve({ status: 'claimed', token, takeover: entry !== undefined });
     },
-    complete(eventId: string, token: string, now: number): Promise<boolean> {
+    complete(eventId, token, now, options): Promise<boolean> {
       const entry = entries.get(eventId);
       if (entry?.state !== 'processing' || entry.token !== token) return Promise.resolve(false);
       entries.set(eventId, { ...entry, state: 'completed', leaseUntil: 0, completedAt: now });
+      if (options?.version) versions.record(options.version, now);
       return Promise.resolve(true);
     },
     release(eventId: string, token: string): Promise<boolean> {
@@ -62,6 +68,8 @@ export function memoryStore(options: StoreOptions = {}): IdempotencyStore {
       return Promise.resolve(true);
     },
     prune(now: number): Promise<number> {
+      versions.prune(now - retentionMs);
+      inbox.prune(now - retentionMs);
       let removed = 0;
       for (const [id, entry] of entries) {
         if (entry.state === 'completed' && entry.completedAt <= now - retentionMs) {

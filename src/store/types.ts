@@ -1,4 +1,6 @@
 import type { SqliteDatabase } from '../sqlite/database.js';
+import type { InboxStore } from './inbox.js';
+import type { CompleteOptions, ObjectVersions } from './versions.js';
 
 /**
  * The idempotency store: what makes a redelivered event run its handlers once. Not a set of
@@ -91,20 +93,27 @@ export interface IdempotencyStore {
    */
   ready(): Promise<void>;
   claim(eventId: string, options: ClaimOptions): Promise<ClaimResult>;
-  /** Marks the event handled. False when the claim was lost (expired and taken over). */
-  complete(eventId: string, token: string, now: number): Promise<boolean>;
+  /**
+   * Marks the event handled (and, with `options.version`, keeps it as its object's newest when it
+   * is). False when the claim was lost (expired and taken over).
+   */
+  complete(eventId: string, token: string, now: number, options?: CompleteOptions): Promise<boolean>;
   /**
    * Marks the event handled and applies `effects` in the same transaction: the handlers' writes
    * and the completion commit together or not at all, which closes the crash window between a
    * side effect and its completion record. False (and no effect applied) when the claim was lost.
    * Offered by stores that own a synchronous transactional database (`sqliteStore`).
    */
-  completeAtomically?(eventId: string, token: string, now: number, effects: readonly AtomicEffect[]): Promise<boolean>;
+  completeAtomically?(eventId: string, token: string, now: number, effects: readonly AtomicEffect[], options?: CompleteOptions): Promise<boolean>;
   /** Gives the claim up so the next delivery runs the handlers again. */
   release(eventId: string, token: string): Promise<boolean>;
   /** Deletes completed records older than the retention; returns how many. */
   prune(now: number): Promise<number>;
   readonly quarantine: QuarantineStore;
+  /** The newest handled event per object, for the ordering guard (`ordering: true`); offered by the stores of this package. */
+  readonly versions?: ObjectVersions;
+  /** The durable inbox, for inbox mode (`inbox: true`); offered by the stores of this package. */
+  readonly inbox?: InboxStore;
   /** How long completed records are kept, in milliseconds. */
   readonly retentionMs: number;
   close(): Promise<void>;

@@ -18,9 +18,9 @@ class CollectingReader extends MetricReader {
 export interface TestMeter {
   meter: MetricsMeter;
   /** The data points of one metric, collected now. */
-  points(name: string): Promise<DataPoint<number | Histogram>[]>;
+  points: (name: string) => Promise<DataPoint<number | Histogram>[]>;
   /** What failed in the collection's callbacks. */
-  errors(): Promise<unknown[]>;
+  errors: () => Promise<unknown[]>;
 }
 
 /** A real OpenTelemetry SDK meter with a reader the test collects from; shut down when the test ends. */
@@ -30,13 +30,11 @@ export function testMeter(): TestMeter {
   onTestFinished(() => provider.shutdown());
   return {
     meter: provider.getMeter('acct-webhook-test'),
-    async points(name) {
+    points: async (name) => {
       const { resourceMetrics } = await reader.collect();
       const metric = resourceMetrics.scopeMetrics.flatMap((scope) => scope.metrics).find((candidate) => candidate.descriptor.name === name);
       return (metric?.dataPoints ?? []) as DataPoint<number | Histogram>[];
     },
-    async errors() {
-      return (await reader.collect()).errors;
-    },
+    errors: async () => (await reader.collect()).errors,
   };
 }

@@ -26,11 +26,14 @@ describePostgres('the first start of several processes on a fresh schema', () =>
       { component: 'dispatch', version: 1 },
       { component: 'dispatch', version: 2 },
       { component: 'idempotency', version: 1 },
+      { component: 'idempotency', version: 2 },
     ]);
     const tables = await database.pool.query('SELECT tablename FROM pg_tables WHERE schemaname = $1 ORDER BY tablename', [schema]);
     expect(tables.rows.map((row: { tablename: string }) => row.tablename)).toEqual([
       'acct_webhook_events',
+      'acct_webhook_inbox',
       'acct_webhook_migrations',
+      'acct_webhook_object_versions',
       'acct_webhook_quarantine',
       'dispatch_attempts',
       'dispatch_deliveries',

@@ -109,18 +109,21 @@ describePostgres('postgresStore on PostgreSQL', () => {
       database.adopt(schema);
       const first = postgresStore(database.pool, { schema });
       await Promise.all([first.ready(), first.ready(), postgresStore(database.pool, { schema }).ready()]);
-      const rows = await database.pool.query(`SELECT component, version FROM "${schema}".acct_webhook_migrations`);
-      expect(rows.rows).toEqual([{ component: 'idempotency', version: 1 }]);
+      const rows = await database.pool.query(`SELECT component, version FROM "${schema}".acct_webhook_migrations ORDER BY version`);
+      expect(rows.rows).toEqual([
+        { component: 'idempotency', version: 1 },
+        { component: 'idempotency', version: 2 },
+      ]);
       expect(await first.claim('evt_1', { now: T0, leaseMs: LEASE })).toMatchObject({ status: 'claimed' });
     });
 
     it('refuses a schema written by a newer version, with a configuration error', async () => {
       const schema = database.newSchema();
       await postgresStore(database.pool, { schema }).ready();
-      await database.pool.query(`INSERT INTO "${schema}".acct_webhook_migrations (component, version) VALUES ('idempotency', 2)`);
+      await database.pool.query(`INSERT INTO "${schema}".acct_webhook_migrations (component, version) VALUES ('idempotency', 99)`);
       const store = postgresStore(database.pool, { schema });
       await expect(store.ready()).rejects.toBeInstanceOf(ConfigurationError);
-      await expect(store.claim('evt_1', { now: T0, leaseMs: LEASE })).rejects.toMatchObject({ code: 'INVALID_CONFIGURATION', details: { option: 'schema', reason: expect.stringContaining('version 2') } });
+      await expect(store.claim('evt_1', { now: T0, leaseMs: LEASE })).rejects.toMatchObject({ code: 'INVALID_CONFIGURATION', details: { option: 'schema', reason: expect.stringContaining('version 99') } });
     });
   });
 

@@ -39,7 +39,7 @@ const factories: [string, (options: WebhookHandlerOptions) => unknown][] = [
 describe.each(factories)('%s options', (_factory, create) => {
   const base = { secret: SECRET, store: memoryStore(), logger: false } as const;
   const cases: [string, Record<string, unknown>, string][] = [
-    ['an option this version does not know', { inbox: true }, 'inbox'],
+    ['an option this version does not know', { retries: 3 }, 'retries'],
     ['a misspelled option', { handlerTimeout: 1000 }, 'handlerTimeout'],
     ['both store and database', { database: join(dir, 'x.db') }, 'database'],
     ['a store that is not a store', { store: { get() {} } }, 'store'],

@@ -25,13 +25,15 @@ describe('npm run bench (smoke run)', () => {
     const { stdout } = await run(process.execPath, [join(root, 'bench', 'run.mjs'), '--smoke', '--out', out], { cwd: root });
     const report = JSON.parse(readFileSync(out, 'utf8')) as Report;
     expect(report.machine).toMatchObject({ cores: expect.any(Number), node: process.version });
-    expect(new Set(report.results.map((result) => result.group))).toEqual(new Set(['http', 'verifier', 'parser', 'store', 'dispatcher', 'cli']));
+    expect(new Set(report.results.map((result) => result.group))).toEqual(new Set(['http', 'verifier', 'parser', 'store', 'dispatcher', 'inbox', 'cli']));
     for (const result of report.results) expect(result.median, result.name).toBeGreaterThan(0);
     expect(report.ratios.map((ratio) => ratio.name)).toEqual(
       expect.arrayContaining([
         'express: webhookHandler / bare Express',
         'express: webhookHandler / @octokit/webhooks',
         'node:http: nodeHandler / bare node:http',
+        'express: webhookHandler inbox mode / @octokit/webhooks',
+        'node:http: nodeHandler inbox mode / bare node:http',
         'parser: parseEvent / JSON.parse + zod safeParse',
         'dispatcher: deliveries per second',
         'dispatcher: healthy deliveries per second beside 3 hanging registrations / alone',

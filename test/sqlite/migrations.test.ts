@@ -32,7 +32,7 @@ function read<T>(file: string, sql: string): T[] {
 }
 
 describe('SQLite migrations', () => {
-  it("adopt a receiver's 0.x file as version 1: handled events stay handled, quarantined payloads stay", async () => {
+  it("adopt a receiver's 0.x file as version 1 and migrate it on: handled events stay handled, quarantined payloads stay", async () => {
     const file = fileOf0x(STORE_SCHEMA_0X, (db) => {
       db.prepare(`INSERT INTO acct_webhook_events (event_id, state, token, lease_until, event_type, first_seen_at, completed_at)
         VALUES ('evt_done', 'completed', 't1', 0, 'invoice.paid', ?, ?)`).run(T0, T0 + 5);
@@ -47,11 +47,15 @@ describe('SQLite migrations', () => {
     expect(await store.claim('evt_running', { now: T0 + 10, leaseMs: 30_000 })).toEqual({ status: 'in_progress', leaseExpiresAt: T0 + 30_000 });
     expect(await store.quarantine.list()).toMatchObject([{ id: 'qev_1', event_id: 'evt_bad', error_code: 'VALIDATION_ERROR' }]);
     await store.close();
-    expect(read(file, 'SELECT component, version FROM acct_webhook_migrations')).toEqual([{ component: 'idempotency', version: 1 }]);
+    const versions = [
+      { component: 'idempotency', version: 1 },
+      { component: 'idempotency', version: 2 },
+    ];
+    expect(read(file, 'SELECT component, version FROM acct_webhook_migrations ORDER BY version')).toEqual(versions);
 
     // Opening it again applies nothing.
     await sqliteStore(file).close();
-    expect(read(file, 'SELECT component, version FROM acct_webhook_migrations')).toEqual([{ component: 'idempotency', version: 1 }]);
+    expect(read(file, 'SELECT component, version FROM acct_webhook_migrations ORDER BY version')).toEqual(versions);
   });
 
   it("adopt a dispatcher's 0.x file: its registrations, deliveries and log stay, a disabled webhook's deliveries wait", async () => {
@@ -122,6 +126,7 @@ describe('SQLite migrations', () => {
       { component: 'dispatch', version: 2 },
       { component: 'dispatch', version: 3 },
       { component: 'idempotency', version: 1 },
+      { component: 'idempotency', version: 2 },
     ]);
   });
 

@@ -7,6 +7,7 @@ import { ConfigurationError, memoryStore } from '../../src/index.js';
 import { sqliteStore } from '../../src/sqlite/index.js';
 import { MIN_RETENTION_MS } from '../../src/store/types.js';
 import { describeIdempotencyStore } from './contract.js';
+import { describeInboxStore } from './inbox-contract.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'acct-webhook-stores-'));
 let files = 0;
@@ -14,7 +15,9 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describeIdempotencyStore('memoryStore', (options) => memoryStore(options));
 describeIdempotencyStore('sqliteStore', (options) => sqliteStore(join(dir, `store-${files++}.db`), options));
-// postgresStore keeps the same contract: test/postgres/store-contract.test.ts.
+describeInboxStore('memoryStore', (options) => memoryStore(options));
+describeInboxStore('sqliteStore', (options) => sqliteStore(join(dir, `store-${files++}.db`), options));
+// postgresStore keeps the same contracts: test/postgres/store-contract.test.ts.
 
 describe('the stores\' options', () => {
   it('keep records 30 days by default and refuse less than 35 hours', () => {

@@ -1,0 +1,7 @@
+// nodeHandler in inbox mode with sqliteStore: acknowledged once stored; handlers in the background.
+import { createServer } from 'node:http';
+import { nodeHandler, sqliteStore, Webhooks } from '../../dist/index.js';
+import { SECRET } from '../lib/events.mjs';
+import { listen, tempDatabase } from './listen.mjs';
+
+listen(createServer(nodeHandler({ secret: SECRET, handlers: new Webhooks().onAny(() => {}), store: sqliteStore(tempDatabase()), logger: false, inbox: true })));

@@ -1,0 +1,157 @@
+import { randomUUID } from 'node:crypto';
+import type { EnqueueResult, InboxFilter, InboxInput, InboxStats, InboxStore } from '../store/inbox.js';
+import { DEFAULT_INBOX_LIST_LIMIT, headersColumn, inboxStats, INBOX_COLUMNS, toClaimed, toInboxEvent, type InboxRow } from '../store/inbox-rows.js';
+import { int8, readInt8, readNullableInt8 } from './int8.js';
+import type { PostgresQueryable } from './pool.js';
+import { run, type Prepare, type Statement } from './statement.js';
+import { decodeNullableText, decodeText, encodeNullableText, encodeText } from './text-codec.js';
+import { recordVersionSql, versionValues } from './versions.js';
+
+const CLAIMABLE = `((i.status = 'pending' AND i.next_attempt_at <= $1) OR (i.status = 'processing' AND i.lease_until <= $1))`;
+// As on SQLite: one object's events one at a time, oldest first. Two workers that pick the same
+// object's head both want the same row, and SKIP LOCKED gives it to one of them.
+const HEAD_OF_OBJECT = `(i.ordering_key IS NULL OR NOT EXISTS (
+  SELECT 1 FROM INBOX AS j
+  WHERE j.ordering_key = i.ordering_key AND j.event_id <> i.event_id AND (
+    (j.status = 'processing' AND j.lease_until > $1)
+    OR (j.status IN ('pending', 'processing')
+        AND (j.event_created, j.ordering_rank, j.event_id COLLATE "C") < (i.event_created, i.ordering_rank, i.event_id COLLATE "C")))))`;
+
+interface Context {
+  ready: () => Promise<void>;
+  prepare: Prepare;
+}
+
+/** The inbox in PostgreSQL, shared by every receiver process on the schema (SKIP LOCKED claims). */
+export function postgresInbox(pool: PostgresQueryable, schema: string, { ready, prepare }: Context): InboxStore {
+  const inbox = `${schema}.acct_webhook_inbox`;
+  const sql = {
+    insert: prepare(`INSERT INTO ${inbox}
+        (event_id, event_type, status, raw_body, headers, received_at, event_created, ordering_key, ordering_rank, next_attempt_at)
+      SELECT $1, $2, 'pending', $3, $4, $5, $6, $7, $8, $5
+      WHERE NOT EXISTS (SELECT 1 FROM ${schema}.acct_webhook_events WHERE event_id = $1)
+      ON CONFLICT (event_id) DO NOTHING RETURNING event_id`),
+    requeueDead: prepare(`UPDATE ${inbox} SET status = 'pending', attempts = 0, next_attempt_at = $2 WHERE event_id = $1 AND status = 'dead' RETURNING event_id`),
+    claim: prepare(`WITH picked AS (
+        SELECT i.event_id FROM ${inbox} AS i WHERE ${CLAIMABLE} AND ${HEAD_OF_OBJECT.replace('INBOX', inbox)}
+        ORDER BY i.next_attempt_at, i.received_at LIMIT $4 FOR UPDATE SKIP LOCKED)
+      UPDATE ${inbox} AS t SET status = 'processing', token = $2, lease_until = $3, attempts = t.attempts + 1
+      FROM picked WHERE t.event_id = picked.event_id
+      RETURNING ${prefixed('t')}`),
+    complete: prepare(`WITH done AS (
+        UPDATE ${inbox} SET status = 'done', completed_at = $3, stale = $4, lease_until = 0, last_error_code = NULL, last_error_message = NULL
+        WHERE event_id = $1 AND token = $2 AND status = 'processing' RETURNING event_id),
+      kept AS (${recordVersionSql(schema, ['$5', '$6', '$7', '$8'], '$3', 'EXISTS (SELECT 1 FROM done)')})
+      SELECT COUNT(*)::int AS n FROM done`),
+    fail: prepare(`UPDATE ${inbox} SET status = $3, next_attempt_at = $4, lease_until = 0, last_error_code = $5, last_error_message = $6
+      WHERE event_id = $1 AND token = $2 AND status = 'processing'`),
+    release: prepare(`UPDATE ${inbox} SET status = 'pending', lease_until = 0, attempts = GREATEST(attempts - 1, 0)
+      WHERE event_id = $1 AND token = $2 AND status = 'processing'`),
+    nextDue: prepare(`SELECT MIN(CASE WHEN status = 'pending' THEN next_attempt_at ELSE lease_until END) AS at
+      FROM ${inbox} WHERE status IN ('pending', 'processing')`),
+    get: prepare(`SELECT ${INBOX_COLUMNS} FROM ${inbox} WHERE event_id = $1`),
+    list: prepare(`SELECT ${INBOX_COLUMNS} FROM ${inbox} WHERE ($1::text IS NULL OR status = $1) AND ($2::text IS NULL OR event_type = $2)
+      ORDER BY received_at DESC, event_id LIMIT $3`),
+    retry: prepare(`UPDATE ${inbox} SET status = 'pending', attempts = 0, next_attempt_at = $2, token = NULL
+      WHERE event_id = $1 AND status IN ('dead', 'pending') RETURNING ${INBOX_COLUMNS}`),
+    purge: prepare(`DELETE FROM ${inbox} WHERE status = $1 AND received_at < $2`),
+    counts: prepare(`SELECT status, COUNT(*)::int AS n FROM ${inbox} GROUP BY status`),
+    oldestPending: prepare(`SELECT MIN(received_at) AS at FROM ${inbox} WHERE status = 'pending'`),
+  };
+
+  async function query(statement: Statement, values: unknown[]) {
+    await ready();
+    return run(pool, statement, values);
+  }
+
+  async function enqueue(input: InboxInput): Promise<EnqueueResult> {
+    const eventId = encodeText(input.eventId);
+    const inserted = await query(sql.insert, [
+      eventId,
+      input.eventType,
+      input.rawBody,
+      headersColumn(input),
+      int8(input.receivedAt, 'receivedAt'),
+      int8(input.created, 'created'),
+      encodeNullableText(input.version?.key ?? null),
+      input.version?.rank ?? 0,
+    ]);
+    if (inserted.rows.length === 1) return { status: 'queued' };
+    const requeued = await query(sql.requeueDead, [eventId, int8(input.receivedAt, 'receivedAt')]);
+    return { status: 'duplicate', requeued: requeued.rows.length === 1 };
+  }
+
+  async function stats(now: number): Promise<InboxStats> {
+    const counts = { pending: 0, processing: 0, done: 0, dead: 0 };
+    for (const { status, n } of (await query(sql.counts, [])).rows as { status: keyof typeof counts; n: number }[]) counts[status] = n;
+    const [row] = (await query(sql.oldestPending, [])).rows as { at: unknown }[];
+    const oldest = readNullableInt8(row?.at, 'received_at');
+    return inboxStats(counts, oldest, now);
+  }
+
+  return {
+    enqueue,
+    async claim(now, leaseMs, limit) {
+      const token = randomUUID();
+      const result = await query(sql.claim, [int8(now, 'now'), token, int8(now + leaseMs, 'now + leaseMs'), limit]);
+      return (result.rows as RawRow[]).map((row) => toClaimed(fromRaw(row), token));
+    },
+    async complete(eventId, token, now, completion = {}) {
+      const values = [encodeText(eventId), token, int8(now, 'now'), completion.stale ?? false, ...versionValues(completion.version)];
+      const [row] = (await query(sql.complete, values)).rows as { n: number }[];
+      return row?.n === 1;
+    },
+    async fail(eventId, token, failure) {
+      const values = [encodeText(eventId), token, failure.retryAt === null ? 'dead' : 'pending', int8(failure.retryAt ?? 0, 'retryAt'), failure.code, failure.message];
+      return (await query(sql.fail, values)).rowCount === 1;
+    },
+    async release(eventId, token) {
+      return (await query(sql.release, [encodeText(eventId), token])).rowCount === 1;
+    },
+    async nextDueAt() {
+      const [row] = (await query(sql.nextDue, [])).rows as { at: unknown }[];
+      return readNullableInt8(row?.at, 'next_attempt_at');
+    },
+    async list(filter: InboxFilter = {}) {
+      const result = await query(sql.list, [filter.status ?? null, filter.type ?? null, filter.limit ?? DEFAULT_INBOX_LIST_LIMIT]);
+      return (result.rows as RawRow[]).map((row) => toInboxEvent(fromRaw(row)));
+    },
+    async get(eventId) {
+      const [row] = (await query(sql.get, [encodeText(eventId)])).rows as RawRow[];
+      return row ? toInboxEvent(fromRaw(row)) : undefined;
+    },
+    async retry(eventId, now) {
+      const [row] = (await query(sql.retry, [encodeText(eventId), int8(now, 'now')])).rows as RawRow[];
+      return row ? toInboxEvent(fromRaw(row)) : undefined;
+    },
+    async purge(status, before) {
+      return (await query(sql.purge, [status, int8(before, 'before')])).rowCount ?? 0;
+    },
+    stats,
+  };
+}
+
+type RawRow = Omit<InboxRow, 'received_at' | 'event_created' | 'next_attempt_at' | 'completed_at'> & {
+  received_at: unknown;
+  event_created: unknown;
+  next_attempt_at: unknown;
+  completed_at: unknown;
+};
+
+function fromRaw(row: RawRow): InboxRow {
+  return {
+    ...row,
+    event_id: decodeText(row.event_id),
+    ordering_key: decodeNullableText(row.ordering_key),
+    received_at: readInt8(row.received_at, 'received_at'),
+    event_created: readInt8(row.event_created, 'event_created'),
+    next_attempt_at: readInt8(row.next_attempt_at, 'next_attempt_at'),
+    completed_at: readNullableInt8(row.completed_at, 'completed_at'),
+  };
+}
+
+function prefixed(alias: string): string {
+  return INBOX_COLUMNS.split(', ')
+    .map((column) => `${alias}.${column}`)
+    .join(', ');
+}

@@ -1,0 +1,221 @@
+import { contained } from '../contained.js';
+import { isAcctWebhookError } from '../errors.js';
+import { parseEvent } from '../events/parse.js';
+import type { WebhookEvent } from '../events/schemas.js';
+import type { ClaimedInboxEvent, InboxStore } from '../store/inbox.js';
+import { handlerContext, type HandlerRun } from './context.js';
+import { ReceiverError, WebhookHandlerError } from './errors.js';
+import { reportFailure, withinBudget } from './handlers-run.js';
+import type { ResolvedReceiverOptions } from './options.js';
+
+/**
+ * While deliveries are being received, the worker claims at most once per this many
+ * milliseconds: under a burst, acknowledging comes first (the senders wait for it; the inbox is
+ * there to absorb the burst) and the handlers catch up as soon as it passes.
+ */
+export const BURST_CLAIM_INTERVAL_MS = 50;
+
+/** How often `drain()` looks at the inbox at most. */
+const DRAIN_POLL_MS = 20;
+
+/** The message of the worker's log line per run. */
+export const INBOX_RUN_LOG_MESSAGE = 'inbox event';
+
+interface Running {
+  eventId: string;
+  token: string;
+  run: HandlerRun | undefined;
+  done: Promise<void>;
+}
+
+/**
+ * Runs inbox events in the background: claims what is due (at most `concurrency` at a time, one
+ * per object with the ordering guard), runs the handlers within their budget, and records done,
+ * a retry with backoff, or `dead`. Wakes when this process stores an event and otherwise looks
+ * every `pollIntervalMs` for events stored by other processes and retries that came due.
+ */
+export class InboxWorker {
+  private readonly running = new Map<string, Running>();
+  private timer: NodeJS.Timeout | undefined;
+  private ticking: Promise<void> | undefined;
+  private again = false;
+  private closed = false;
+  private lastClaimAt = Number.NEGATIVE_INFINITY;
+
+  constructor(
+    private readonly options: ResolvedReceiverOptions & { inbox: NonNullable<ResolvedReceiverOptions['inbox']> },
+    private readonly inbox: InboxStore,
+    /** True while deliveries are being received. */
+    private readonly receiving: () => boolean = () => false,
+  ) {}
+
+  /** Looks for work now (an event was stored, a run finished, or a test wants it). */
+  wake(): void {
+    if (this.closed) return;
+    if (this.ticking) {
+      this.again = true;
+      return;
+    }
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.ticking = this.tick().finally(() => {
+      this.ticking = undefined;
+      if (this.again) {
+        this.again = false;
+        this.wake();
+      }
+    });
+  }
+
+  /** Resolves when no event of the store is pending or processing (retries included). */
+  async drain(timeoutMs: number): Promise<void> {
+    const deadline = performance.now() + timeoutMs;
+    for (;;) {
+      const stats = await this.inbox.stats(this.options.clock());
+      if (stats.pending === 0 && stats.processing === 0 && this.running.size === 0) return;
+      if (this.closed) throw new ReceiverError('INBOX_CLOSED', 'The receiver is closed; nothing runs the inbox', { pending: stats.pending });
+      if (performance.now() >= deadline) {
+        throw new ReceiverError('DRAIN_TIMEOUT', `The inbox did not drain within ${timeoutMs} ms`, { pending: stats.pending, processing: stats.processing });
+      }
+      this.wake();
+      // A timer, not a promise the worker resolves: with a store that answers in microtasks
+      // (memoryStore) a promise loop would starve the timers the handlers' budgets run on.
+      await new Promise<void>((resolve) => setTimeout(resolve, Math.min(this.options.inbox.pollIntervalMs, DRAIN_POLL_MS)));
+    }
+  }
+
+  /** Stops claiming; waits for running handlers up to `closeTimeoutMs`, then aborts them and gives their events back. */
+  async close(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.timer);
+    await this.ticking;
+    const all = [...this.running.values()];
+    const settled = Promise.all(all.map((running) => running.done));
+    const timedOut = await Promise.race([
+      settled.then(() => false),
+      new Promise<boolean>((resolve) => setTimeout(() => resolve(true), this.options.inbox.closeTimeoutMs).unref()),
+    ]);
+    if (!timedOut) return;
+    await Promise.all(
+      [...this.running.values()].map(async (running) => {
+        running.run?.abort.abort(new ReceiverError('INBOX_CLOSED', 'The receiver is closing; the event goes back to the inbox'));
+        await this.inbox.release(running.eventId, running.token).catch(() => false);
+      }),
+    );
+  }
+
+  private async tick(): Promise<void> {
+    const { clock, logger, inbox: settings } = this.options;
+    let claimed: ClaimedInboxEvent[] = [];
+    const free = settings.concurrency - this.running.size;
+    const sinceClaim = performance.now() - this.lastClaimAt;
+    if (free > 0 && this.receiving() && sinceClaim < BURST_CLAIM_INTERVAL_MS) return this.sleep(BURST_CLAIM_INTERVAL_MS - sinceClaim);
+    try {
+      if (free > 0) {
+        this.lastClaimAt = performance.now();
+        claimed = await this.inbox.claim(clock(), settings.leaseMs, free);
+      }
+      for (const event of claimed) this.start(event);
+      await this.sleep(claimed.length === free ? 0 : await this.untilNextDue());
+    } catch (error) {
+      logger.error({ err: error }, 'The inbox worker could not read the store; it tries again');
+      await this.sleep(settings.pollIntervalMs);
+    }
+  }
+
+  private async untilNextDue(): Promise<number> {
+    const next = await this.inbox.nextDueAt();
+    const poll = this.options.inbox.pollIntervalMs;
+    return next === null ? poll : Math.min(poll, Math.max(0, next - this.options.clock()));
+  }
+
+  private sleep(ms: number): Promise<void> {
+    if (this.closed) return Promise.resolve();
+    this.timer = setTimeout(() => this.wake(), ms);
+    // The worker alone never keeps a process alive: the server (or the test) does.
+    this.timer.unref();
+    return Promise.resolve();
+  }
+
+  private start(claimed: ClaimedInboxEvent): void {
+    const running: Running = { eventId: claimed.eventId, token: claimed.token, run: undefined, done: Promise.resolve() };
+    running.done = this.process(claimed, running)
+      .catch((error: unknown) => this.options.logger.error({ eventId: claimed.eventId, err: error }, 'The inbox worker failed to record a run'))
+      .finally(() => {
+        this.running.delete(claimed.eventId);
+        this.wake();
+      });
+    this.running.set(claimed.eventId, running);
+  }
+
+  private async process(claimed: ClaimedInboxEvent, running: Running): Promise<void> {
+    let event: WebhookEvent;
+    try {
+      event = parseEvent(claimed.rawBody);
+    } catch (error) {
+      // It was valid when stored: this version reads it differently. A retry cannot help.
+      const code = isAcctWebhookError(error) ? error.code : 'VALIDATION_ERROR';
+      await this.inbox.fail(claimed.eventId, claimed.token, { code, message: 'The stored payload no longer validates', retryAt: null });
+      this.log('error', claimed, { status: 'dead', code }, error);
+      return;
+    }
+    const verdict = await this.verdict(event, claimed);
+    if (verdict === 'skip') {
+      await this.inbox.complete(event.id, claimed.token, this.options.clock(), { stale: true });
+      this.log('info', claimed, { status: 'done', stale: true, type: event.type });
+      return;
+    }
+    await this.runHandlers(event, claimed, running, verdict === 'run_stale');
+  }
+
+  private async verdict(event: WebhookEvent, claimed: ClaimedInboxEvent): Promise<'run' | 'run_stale' | 'skip'> {
+    const { ordering, store } = this.options;
+    if (!ordering || !claimed.version || !store.versions) return 'run';
+    return ordering.decide(event, claimed.version, await store.versions.newest(claimed.version.key));
+  }
+
+  private async runHandlers(event: WebhookEvent, claimed: ClaimedInboxEvent, running: Running, stale: boolean): Promise<void> {
+    const { options } = this;
+    const inbound = { started: performance.now(), receivedAt: claimed.receivedAt, rawBody: claimed.rawBody, verified: claimed.verified };
+    const run = handlerContext(options, event, inbound, { stale, attempt: claimed.attempt, version: claimed.version ?? undefined });
+    running.run = run;
+    const result = await withinBudget(options.handlers.run(event, run.context), options.inbox.handlerTimeoutMs);
+    let failure: ReceiverError | undefined;
+    if (result === 'timeout') {
+      failure = new ReceiverError('HANDLER_TIMEOUT', `The handlers did not finish within ${options.inbox.handlerTimeoutMs} ms`, { event_id: event.id });
+      run.abort.abort(failure);
+    } else if ('error' in result) {
+      failure = result.error;
+      await reportFailure({ options }, result.error, event, run);
+    } else {
+      failure = await this.complete(event, claimed, run, stale);
+      if (!failure) return;
+    }
+    await this.fail(event, claimed, failure);
+  }
+
+  private async complete(event: WebhookEvent, claimed: ClaimedInboxEvent, run: HandlerRun, stale: boolean): Promise<ReceiverError | undefined> {
+    try {
+      const completed = await this.inbox.complete(event.id, claimed.token, this.options.clock(), { effects: run.effects, version: claimed.version, stale });
+      this.log(completed ? 'info' : 'warn', claimed, { status: completed ? 'done' : 'lease_lost', type: event.type, ...(stale ? { stale } : {}) });
+      return undefined;
+    } catch (error) {
+      // Nothing was recorded (atomic effects roll back with it): the run failed.
+      return new WebhookHandlerError([error], { event_id: event.id });
+    }
+  }
+
+  private async fail(event: WebhookEvent, claimed: ClaimedInboxEvent, failure: ReceiverError): Promise<void> {
+    const delays = this.options.inbox.retryDelaysMs;
+    const delay = delays[claimed.attempt - 1];
+    const retryAt = delay === undefined ? null : this.options.clock() + delay;
+    await this.inbox.fail(event.id, claimed.token, { code: failure.code, message: failure.message, retryAt });
+    const fields = { status: retryAt === null ? 'dead' : 'pending', type: event.type, code: failure.code, ...(retryAt === null ? {} : { retryAt: new Date(retryAt).toISOString() }) };
+    this.log(retryAt === null ? 'error' : 'warn', claimed, fields, failure);
+  }
+
+  private log(level: 'info' | 'warn' | 'error', claimed: ClaimedInboxEvent, fields: Record<string, unknown>, error?: unknown): void {
+    const line = { eventId: claimed.eventId, attempt: claimed.attempt, ...fields, ...(error === undefined ? {} : { err: error }) };
+    if (this.options.logging) contained(() => this.options.logger[level](line, INBOX_RUN_LOG_MESSAGE));
+  }
+}

@@ -1,0 +1,62 @@
+import type { SqliteConnection } from '../sqlite/driver.js';
+
+/**
+ * The sandbox's own tables, beside the Dispatcher's in the same SQLite file. Append only: a
+ * released migration is never edited. Objects are kept as their JSON (the exact `data.object`
+ * of their events); the columns are what lists sort and filter by.
+ */
+const SANDBOX_MIGRATIONS: readonly string[] = [
+  `CREATE TABLE sandbox_state (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+   CREATE TABLE sandbox_objects (
+     seq INTEGER PRIMARY KEY AUTOINCREMENT,
+     id TEXT NOT NULL UNIQUE,
+     kind TEXT NOT NULL,
+     body TEXT NOT NULL
+   );
+   CREATE INDEX sandbox_objects_kind ON sandbox_objects (kind, seq);
+   CREATE TABLE sandbox_webhooks (
+     seq INTEGER PRIMARY KEY AUTOINCREMENT,
+     id TEXT NOT NULL UNIQUE,
+     dispatcher_id TEXT NOT NULL UNIQUE,
+     url TEXT NOT NULL,
+     faults TEXT NOT NULL,
+     created_at INTEGER NOT NULL,
+     deleted_at INTEGER
+   );
+   CREATE TABLE sandbox_faults (
+     seq INTEGER PRIMARY KEY AUTOINCREMENT,
+     webhook_id TEXT NOT NULL,
+     event_id TEXT NOT NULL,
+     attempt_number INTEGER NOT NULL,
+     kind TEXT NOT NULL,
+     detail TEXT NOT NULL,
+     at INTEGER NOT NULL
+   );
+   CREATE INDEX sandbox_faults_delivery ON sandbox_faults (webhook_id, event_id, seq);`,
+];
+
+/** Applies the sandbox migrations the file does not have yet, each in a transaction. */
+export function migrateSandbox(db: SqliteConnection): void {
+  db.exec('CREATE TABLE IF NOT EXISTS sandbox_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)');
+  const current = (db.prepare('SELECT MAX(version) AS version FROM sandbox_migrations').get() as { version: number | null }).version ?? 0;
+  SANDBOX_MIGRATIONS.slice(current).forEach((sql, index) => {
+    db.transaction(() => {
+      db.exec(sql);
+      db.prepare('INSERT INTO sandbox_migrations (version, applied_at) VALUES (?, ?)').run(current + index + 1, Date.now());
+    })();
+  });
+}
+
+/** A key-value row of `sandbox_state`: the clock's offset, the id counters, the test key. */
+export class SandboxState {
+  constructor(private readonly db: SqliteConnection) {}
+
+  get<T>(key: string): T | undefined {
+    const row = this.db.prepare('SELECT value FROM sandbox_state WHERE key = ?').get(key) as { value: string } | undefined;
+    return row === undefined ? undefined : (JSON.parse(row.value) as T);
+  }
+
+  set(key: string, value: unknown): void {
+    this.db.prepare('INSERT INTO sandbox_state (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value').run(key, JSON.stringify(value));
+  }
+}

@@ -1,0 +1,36 @@
+import { AcctWebhookError, type ErrorDetails } from '../errors.js';
+
+/** Every code the sandbox's API answers with; the platform document's codes. */
+export const SANDBOX_ERROR_CODES = ['UNAUTHORIZED', 'VALIDATION_ERROR', 'NOT_FOUND', 'RATE_LIMIT_EXCEEDED', 'INTERNAL_ERROR'] as const;
+/** The codes of a {@link SandboxError}. */
+export type SandboxErrorCode = (typeof SANDBOX_ERROR_CODES)[number];
+
+const STATUS: Record<SandboxErrorCode, number> = {
+  UNAUTHORIZED: 401,
+  VALIDATION_ERROR: 422,
+  NOT_FOUND: 404,
+  RATE_LIMIT_EXCEEDED: 429,
+  INTERNAL_ERROR: 500,
+};
+
+/** A request the sandbox refused, with the HTTP status it answers and the platform's error envelope. */
+export class SandboxError extends AcctWebhookError<SandboxErrorCode> {
+  readonly status: number;
+
+  constructor(code: SandboxErrorCode, message: string, details: ErrorDetails = {}, status: number = STATUS[code]) {
+    super(code, message, details);
+    this.status = status;
+  }
+
+  /**
+   * VALIDATION_ERROR with the document's details `{ field, reason }`: 422 for well-formed input
+   * with invalid values, 400 for a request that cannot be read (`malformed`).
+   */
+  static validation(field: string, reason: string, { malformed = false }: { malformed?: boolean } = {}): SandboxError {
+    return new SandboxError('VALIDATION_ERROR', `${field === '' ? 'The request' : field} ${reason}`, { field, reason }, malformed ? 400 : 422);
+  }
+
+  static notFound(resource: string, id: string): SandboxError {
+    return new SandboxError('NOT_FOUND', `No ${resource} with id "${id}"`, { resource, id });
+  }
+}

@@ -1,0 +1,124 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { DispatcherError } from '../../dispatcher/errors.js';
+import type { Logger } from '../../logger.js';
+import { SandboxError } from '../errors.js';
+import { authenticate } from './auth.js';
+import { rateLimitHeaders, rateLimitOf, type RateLimitState, type WindowCounter } from './rate-limit.js';
+import type { SandboxResponse } from './response.js';
+import { matchRoute, type Route } from './router.js';
+
+/** Request bodies larger than this are refused. */
+export const MAX_REQUEST_BYTES = 1024 * 1024;
+const DELIVER_PREFIX = '/_sandbox/deliver/';
+
+export interface ApiServerOptions {
+  routes: readonly Route[];
+  apiKey: string;
+  requests: WindowCounter;
+  webhookRetries: WindowCounter;
+  /** Before every request that changes state: the frozen clock's tick. */
+  beforeChange: () => void;
+  /** After every request that changed state: keep the clock's offset. */
+  afterChange: () => void;
+  deliver: (request: IncomingMessage, response: ServerResponse, dispatcherId: string, body: Buffer) => Promise<void>;
+  logger: Logger;
+}
+
+/**
+ * The sandbox's HTTP handler: the fault proxy's path, then the /v1 API with the document's
+ * conventions in this order — the request counted (X-RateLimit-* on every answer, 429 past the
+ * plan's limit), the key checked (401), the route found (404), the webhook-retry limit, the body
+ * read (400 when it is not JSON). Requests that change state run one at a time, in arrival order.
+ */
+export function apiHandler(options: ApiServerOptions): (request: IncomingMessage, response: ServerResponse) => void {
+  let changes: Promise<unknown> = Promise.resolve();
+  const exclusive = <T>(work: () => Promise<T>): Promise<T> => {
+    const result = changes.then(work, work);
+    changes = result.catch(() => undefined);
+    return result;
+  };
+  return (request, response) => {
+    void (async () => {
+      const url = new URL(request.url ?? '/', 'http://sandbox.invalid');
+      if (request.method === 'POST' && url.pathname.startsWith(DELIVER_PREFIX)) {
+        const body = await readBody(request).catch(() => null);
+        if (body === null) response.writeHead(400).end();
+        else await options.deliver(request, response, url.pathname.slice(DELIVER_PREFIX.length), body);
+        return;
+      }
+      let limit: RateLimitState | undefined;
+      let answer: SandboxResponse;
+      try {
+        limit = options.requests.take();
+        authenticate(request.headers.authorization, options.apiKey);
+        const matched = matchRoute(options.routes, request.method ?? 'GET', url.pathname);
+        if (matched === null) throw new SandboxError('NOT_FOUND', `No endpoint ${request.method ?? ''} ${url.pathname}`, { method: request.method ?? '', path: url.pathname });
+        if (matched.route.webhookRetry) limit = options.webhookRetries.take();
+        const body = parseJson(await readBody(request));
+        const run = () => Promise.resolve(matched.route.handler({ params: matched.params, query: url.searchParams, body }));
+        answer = matched.route.method === 'GET' ? await run() : await exclusive(async () => {
+          if (matched.route.path !== '/v1/sandbox/clock') options.beforeChange();
+          try {
+            return await run();
+          } finally {
+            options.afterChange();
+          }
+        });
+      } catch (error) {
+        limit = rateLimitOf(error) ?? limit;
+        answer = errorAnswer(error, options.logger);
+      }
+      write(response, answer, limit);
+    })().catch((error: unknown) => {
+      options.logger.error({ err: error }, 'sandbox request failed');
+      if (!response.headersSent) response.writeHead(500).end();
+    });
+  };
+}
+
+function errorAnswer(error: unknown, logger: Logger): SandboxResponse {
+  const known = asSandboxError(error);
+  if (known === null) logger.error({ err: error }, 'sandbox request failed');
+  const refused = known ?? new SandboxError('INTERNAL_ERROR', 'The sandbox failed to answer; see its log', {});
+  const retryAfter = refused.code === 'RATE_LIMIT_EXCEEDED' ? { 'retry-after': String(refused.details.retry_after) } : undefined;
+  return { status: refused.status, body: refused.toBody(), ...(retryAfter === undefined ? {} : { headers: retryAfter }) };
+}
+
+/** The Dispatcher's refusals in the sandbox's terms. */
+function asSandboxError(error: unknown): SandboxError | null {
+  if (error instanceof SandboxError) return error;
+  if (!(error instanceof DispatcherError)) return null;
+  if (error.code === 'NOT_FOUND') return new SandboxError('NOT_FOUND', error.message, error.details);
+  if (error.code === 'RATE_LIMIT_EXCEEDED') return new SandboxError('RATE_LIMIT_EXCEEDED', error.message, error.details);
+  return null;
+}
+
+function write(response: ServerResponse, answer: SandboxResponse, limit: RateLimitState | undefined): void {
+  const headers = { ...(limit === undefined ? {} : rateLimitHeaders(limit)), ...answer.headers };
+  if (answer.body === undefined) {
+    response.writeHead(answer.status, headers).end();
+    return;
+  }
+  const json = JSON.stringify(answer.body);
+  response.writeHead(answer.status, { ...headers, 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(json) }).end(json);
+}
+
+async function readBody(request: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of request as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_REQUEST_BYTES) throw SandboxError.validation('', `is larger than ${MAX_REQUEST_BYTES} bytes`, { malformed: true });
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks);
+}
+
+function parseJson(body: Buffer): unknown {
+  if (body.length === 0) return undefined;
+  try {
+    return JSON.parse(body.toString('utf8')) as unknown;
+  } catch {
+    throw SandboxError.validation('', 'must be a JSON body', { malformed: true });
+  }
+}

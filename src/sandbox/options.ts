@@ -1,0 +1,64 @@
+import { z } from 'zod';
+import { callable, numberIn, parseOptions } from '../configuration.js';
+import type { AttemptReport } from '../dispatcher/attempt-report.js';
+import { DELIVERY_TIMEOUT_MS } from '../dispatcher/defaults.js';
+import { isLogger, type LoggerOption } from '../logger.js';
+import { faultsInput, type FaultsInput } from './faults.js';
+import { PLAN_LIMITS_PER_MINUTE, type SandboxPlan } from './http/rate-limit.js';
+
+/** The options of `createSandbox()`; every one is checked when it runs. */
+export interface SandboxOptions {
+  /** Port on 127.0.0.1; 0 picks a free one. @default 0 (the CLI's default is 4010) */
+  port?: number;
+  /** SQLite file for the sandbox's data and the Dispatcher's log; kept across runs. @default a temporary file, deleted by close() */
+  database?: string;
+  /**
+   * Makes the run reproducible: ids, invented values and the API key come from this seed, and
+   * the clock starts at `startAt` and moves only by a second per change and by advances.
+   * @default none: random ids, a clock that follows the wall clock
+   */
+  seed?: number;
+  /** The test key to accept (`sk_test_…`). @default a new one (from the seed when given) */
+  apiKey?: string;
+  /** The plan whose request limit per minute applies (the document's table). @default 'pro' (300 a minute) */
+  plan?: SandboxPlan;
+  /** Faults of every new registration; change them per registration through the API. @default none */
+  faults?: FaultsInput;
+  /** The Dispatcher's time limit per attempt. @default 30_000 (DELIVERY_TIMEOUT_MS) */
+  deliveryTimeoutMs?: number;
+  /** Where the sandbox clock starts. @default 2026-01-05T08:00:00.000Z with a seed, else now */
+  startAt?: Date | string | number;
+  /** The Dispatcher's logger, or `false`. @default false */
+  logger?: LoggerOption;
+  /** Called after every delivery attempt is recorded (the Dispatcher's onAttempt). */
+  onAttempt?: (report: AttemptReport) => void;
+}
+
+/** The clock's start in a seeded run: a Monday morning in Vienna's winter (UTC). */
+export const SEEDED_START = Date.UTC(2026, 0, 5, 8, 0, 0);
+
+const time = z.union([z.date(), z.string(), z.number()], { error: 'must be a Date, an ISO 8601 string or ms since the epoch' }).transform((input, context) => {
+  const ms = input instanceof Date ? input.getTime() : typeof input === 'number' ? input : Date.parse(input);
+  if (Number.isFinite(ms) && ms >= 0) return ms;
+  context.addIssue({ code: 'custom', message: 'must be a Date, an ISO 8601 string or ms since the epoch' });
+  return z.NEVER;
+});
+
+const sandboxOptions = z.strictObject({
+  port: numberIn(0, 65_535, { integer: true }).default(0),
+  database: z.string({ error: 'must be a SQLite file path' }).trim().min(1, { error: 'must be a SQLite file path' }).optional(),
+  seed: numberIn(0, 4_294_967_295, { integer: true }).optional(),
+  apiKey: z.string().regex(/^sk_test_[A-Za-z0-9_]{8,}$/, { error: 'must be a test key: sk_test_ and at least 8 letters or digits' }).optional(),
+  plan: z.enum(Object.keys(PLAN_LIMITS_PER_MINUTE) as [SandboxPlan, ...SandboxPlan[]], { error: `must be one of ${Object.keys(PLAN_LIMITS_PER_MINUTE).join(', ')}` }).default('pro'),
+  faults: faultsInput.default(faultsInput.parse({})),
+  deliveryTimeoutMs: numberIn(1, 2_147_483_647).default(DELIVERY_TIMEOUT_MS),
+  startAt: time.optional(),
+  logger: z.union([z.literal(false), z.custom<Exclude<LoggerOption, false>>(isLogger)], { error: 'must be a logger (debug, info, warn, error, child) or false' }).default(false),
+  onAttempt: callable<(report: AttemptReport) => void>('(report) => void').optional(),
+});
+
+export type ValidSandboxOptions = z.output<typeof sandboxOptions>;
+
+export function parseSandboxOptions(options: SandboxOptions): ValidSandboxOptions {
+  return parseOptions(sandboxOptions, options, 'createSandbox');
+}

@@ -1,0 +1,214 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Dispatcher } from '../dispatcher/dispatcher.js';
+import { DEFAULT_MAX_IN_FLIGHT_PER_WEBHOOK } from '../dispatcher/defaults.js';
+import { resolveLogger } from '../logger.js';
+import { openConnection } from '../sqlite/connection.js';
+import { sqliteDispatchStore } from '../sqlite/dispatch-store.js';
+import { SandboxClock, parseDuration } from './clock.js';
+import type { SandboxAccount, SandboxContext } from './context.js';
+import { migrateSandbox, SandboxState } from './database.js';
+import { SandboxEmitter } from './emitter.js';
+import { FaultProxy } from './fault-proxy.js';
+import { FaultLog } from './faults.js';
+import { PLAN_LIMITS_PER_MINUTE, WEBHOOK_RETRY_LIMIT, WindowCounter } from './http/rate-limit.js';
+import { apiHandler } from './http/server.js';
+import { IdFactory } from './ids.js';
+import { ObjectStore } from './objects.js';
+import { parseSandboxOptions, SEEDED_START, type SandboxOptions, type ValidSandboxOptions } from './options.js';
+import { DeliveryPump } from './pump.js';
+import { Reorderer } from './reorder.js';
+import { clockRoutes } from './resources/clock.js';
+import { customerRoutes } from './resources/customers.js';
+import { invoiceRoutes } from './resources/invoices.js';
+import { subscriptionRoutes } from './resources/subscriptions.js';
+import { transactionRoutes } from './resources/transactions.js';
+import { uvaRoutes } from './resources/uva.js';
+import { webhookRoutes } from './resources/webhooks.js';
+import { advanceClock } from './timeline.js';
+import { WebhookRegistry } from './webhook-registry.js';
+
+/** A running sandbox: its address, its key, its clock. */
+export interface Sandbox {
+  /** The API's base address, `http://127.0.0.1:<port>/v1`. */
+  readonly url: string;
+  readonly port: number;
+  /** The test key every request needs: `Authorization: Bearer <apiKey>`. */
+  readonly apiKey: string;
+  /** The sandbox clock: milliseconds since the epoch. */
+  readonly now: () => number;
+  /**
+   * Moves the clock forward (`'30d'`, `'6m'`, or milliseconds) as `POST /v1/sandbox/clock` does:
+   * overdue invoices, renewals and retries happen at their own times on the way.
+   */
+  advance(duration: string | number): Promise<void>;
+  /** Resolves when every delivery attempt started so far has been recorded. */
+  settle(): Promise<void>;
+  /** Stops the server and the Dispatcher; deletes the database unless `database` was given. */
+  close(): Promise<void>;
+}
+
+/** Shown by `GET /v1/me` and carried in every event's `business_id`. */
+const ACCOUNT_NAME = 'Sandbox Handels GmbH';
+const ACCOUNT_UID = 'ATU12345675';
+const CHANGE_TICK_MS = 1_000;
+/** How often a sandbox on the wall clock looks for retries that fell due. */
+const RETRY_POLL_MS = 1_000;
+
+/**
+ * Starts the platform's sandbox on 127.0.0.1: the /v1 API (webhook management, customers,
+ * invoices, transactions, sandbox helpers), whose changes emit the 18 events through a
+ * Dispatcher with the sandbox clock, and the fault proxy between that Dispatcher and your
+ * receivers.
+ *
+ * @throws ConfigurationError for an unusable option, here, before anything is opened
+ * @example
+ * const sandbox = await createSandbox({ seed: 42 });
+ * const answer = await fetch(`${sandbox.url}/customers`, {
+ *   method: 'POST',
+ *   headers: { authorization: `Bearer ${sandbox.apiKey}`, 'content-type': 'application/json' },
+ *   body: JSON.stringify({ name: 'Bäckerei Huber GmbH' }),
+ * });
+ * await sandbox.close();
+ */
+export async function createSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
+  const valid = parseSandboxOptions(options);
+  const temporary = valid.database === undefined ? mkdtempSync(join(tmpdir(), 'acct-sandbox-')) : null;
+  const { db } = openConnection(valid.database ?? join(temporary!, 'sandbox.db'), {});
+  const cleanUp = () => {
+    db.close();
+    if (temporary !== null) rmSync(temporary, { recursive: true, force: true });
+  };
+  try {
+    return await start(valid, db, cleanUp);
+  } catch (error) {
+    cleanUp();
+    throw error;
+  }
+}
+
+async function start(valid: ValidSandboxOptions, db: ReturnType<typeof openConnection>['db'], cleanUp: () => void): Promise<Sandbox> {
+  migrateSandbox(db);
+  const state = new SandboxState(db);
+  const seed = valid.seed ?? null;
+  const clock = openClock(state, valid);
+  const ids = new IdFactory(state, seed);
+  const account = state.get<SandboxAccount>('account') ?? newAccount(ids, valid);
+  state.set('account', { ...account, plan: valid.plan });
+  const apiKey = valid.apiKey ?? state.get<string>('api_key') ?? `sk_test_${ids.next('key').slice(4)}`;
+  state.set('api_key', apiKey);
+  const logger = resolveLogger(valid.logger, 'dispatcher');
+  const dispatcher = new Dispatcher({
+    store: sqliteDispatchStore(db),
+    clock: clock.now,
+    allowInsecureUrls: true,
+    timeoutMs: valid.deliveryTimeoutMs,
+    // No slow start: the out-of-order fault holds a window of deliveries open at once.
+    initialInFlightPerWebhook: DEFAULT_MAX_IN_FLIGHT_PER_WEBHOOK,
+    logger: valid.logger,
+    ...(valid.onAttempt === undefined ? {} : { onAttempt: valid.onAttempt }),
+  });
+  const pump = new DeliveryPump(dispatcher, (error) => logger.error({ err: error }, 'sandbox delivery run failed'));
+  const webhooks = new WebhookRegistry({ db, dispatcher, ids, clock, defaultFaults: valid.faults });
+  const context: SandboxContext = {
+    objects: new ObjectStore(db),
+    ids,
+    clock,
+    emitter: new SandboxEmitter({ dispatcher, ids, pump, businessId: account.business.id }),
+    dispatcher,
+    pump,
+    webhooks,
+    account: { ...account, plan: valid.plan },
+  };
+  const faultLog = new FaultLog(db);
+  const reorderer = new Reorderer();
+  const proxy = new FaultProxy({ registry: webhooks, dispatcher, faultLog, reorderer, clock, timeoutMs: valid.deliveryTimeoutMs });
+  const persistClock = () => state.set('clock', { start: clockStart(state, clock), offset: clock.offset });
+  const routes = [
+    ...webhookRoutes(context, faultLog),
+    ...customerRoutes(context),
+    ...invoiceRoutes(context),
+    ...transactionRoutes(context),
+    ...subscriptionRoutes(context),
+    ...uvaRoutes(context),
+    ...clockRoutes(context, persistClock),
+  ];
+  const server = createServer(
+    apiHandler({
+      routes,
+      apiKey,
+      requests: new WindowCounter({ max: PLAN_LIMITS_PER_MINUTE[valid.plan], windowMs: 60_000, window: 'minute' }, clock.now),
+      webhookRetries: new WindowCounter(WEBHOOK_RETRY_LIMIT, clock.now),
+      beforeChange: () => {
+        if (clock.isFrozen) clock.moveTo(clock.now() + CHANGE_TICK_MS);
+      },
+      afterChange: persistClock,
+      deliver: (request, response, dispatcherId, body) => proxy.handle(request, response, dispatcherId, body),
+      logger,
+    }),
+  );
+  const port = await listen(server, valid.port);
+  await webhooks.useProxy(`http://127.0.0.1:${port}`);
+  // Every attempt goes through the pump, so settle() sees it: on emits, on advances, and — while
+  // the clock follows the wall clock — for retries that fall due as time passes.
+  const retryTimer = clock.isFrozen ? null : setInterval(() => pump.kick(), RETRY_POLL_MS).unref();
+  persistClock();
+  let closing: Promise<void> | null = null;
+  return {
+    url: `http://127.0.0.1:${port}/v1`,
+    port,
+    apiKey,
+    now: clock.now,
+    advance: async (duration) => {
+      await advanceClock(context, typeof duration === 'number' ? duration : parseDuration(duration, 'duration'));
+      persistClock();
+    },
+    settle: () => pump.settle(),
+    close: () => {
+      closing ??= (async () => {
+        if (retryTimer !== null) clearInterval(retryTimer);
+        await reorderer.releaseAll();
+        server.closeAllConnections();
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+        await pump.settle();
+        await dispatcher.close();
+        cleanUp();
+      })();
+      return closing;
+    },
+  };
+}
+
+/** The clock of a reopened file continues where it was; a new one starts at `startAt`. */
+function openClock(state: SandboxState, valid: ValidSandboxOptions): SandboxClock {
+  const frozen = valid.seed !== undefined;
+  const saved = state.get<{ start: number; offset: number }>('clock');
+  const start = valid.startAt ?? (frozen ? (saved?.start ?? SEEDED_START) : Date.now());
+  return new SandboxClock(start, saved?.offset ?? 0, frozen);
+}
+
+function clockStart(state: SandboxState, clock: SandboxClock): number {
+  return state.get<{ start: number }>('clock')?.start ?? clock.now() - clock.offset;
+}
+
+function newAccount(ids: IdFactory, valid: ValidSandboxOptions): SandboxAccount {
+  return {
+    user_id: ids.next('usr'),
+    email: 'developer@sandbox.example',
+    business: { id: ids.next('biz'), name: ACCOUNT_NAME, uid_number: ACCOUNT_UID },
+    plan: valid.plan,
+  };
+}
+
+function listen(server: Server, port: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve((server.address() as AddressInfo).port);
+    });
+  });
+}

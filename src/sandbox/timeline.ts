@@ -1,0 +1,58 @@
+import type { SandboxContext } from './context.js';
+import { markOverdue, overdueAt } from './resources/invoices.js';
+import { renew, renewalAt } from './resources/subscriptions.js';
+
+/** Something the clock makes happen: an invoice falling overdue, a subscription renewing. */
+interface Happening {
+  at: number;
+  happen: () => Promise<void>;
+}
+
+function happenings(context: SandboxContext): Happening[] {
+  const { objects } = context;
+  const overdue = objects.all('invoice').flatMap((invoice) => {
+    const at = overdueAt(invoice);
+    return at === null ? [] : [{ at, happen: () => markOverdue(context, invoice) }];
+  });
+  const renewals = objects.all('subscription').flatMap((subscription) => {
+    const at = renewalAt(subscription);
+    return at === null ? [] : [{ at, happen: () => renew(context, subscription) }];
+  });
+  return [...overdue, ...renewals];
+}
+
+/** When the earliest retrying delivery due after `after` is due, or Infinity. */
+async function nextDeliveryAt(context: SandboxContext, after: number): Promise<number> {
+  const retrying = await context.dispatcher.deliveries.list({ status: 'retrying', limit: 1000 });
+  const due = retrying.flatMap((delivery) => (delivery.next_attempt_at === null ? [] : [Date.parse(delivery.next_attempt_at)]));
+  return Math.min(Infinity, ...due.filter((at) => at > after));
+}
+
+/**
+ * Moves the sandbox clock forward by `ms`, stopping at every instant on the way where something
+ * is due — an invoice's overdue day, a renewal, a retry of the schedule — so that each happens at
+ * its own time, in order, exactly as if that much time had passed: a delivery that fails every
+ * attempt is tried at 0, 1, 6, 36 … minutes of sandbox time. Resolves when everything due up to
+ * the new time has been emitted and attempted.
+ */
+export async function advanceClock(context: SandboxContext, ms: number): Promise<void> {
+  const { clock, pump, dispatcher } = context;
+  await pump.settle();
+  const target = clock.now() + ms;
+  // Deliveries due at or before this and still waiting cannot be sent (their webhook is
+  // disabled): they are not waited for again.
+  let stuckUntil = -Infinity;
+  for (;;) {
+    const due = happenings(context).filter((happening) => happening.at <= target);
+    const next = Math.min(...due.map((happening) => happening.at), await nextDeliveryAt(context, stuckUntil));
+    if (next > target) break;
+    clock.moveTo(next);
+    const now = clock.now();
+    const happening = due.filter((entry) => entry.at <= now).sort((a, b) => a.at - b.at);
+    for (const entry of happening) await entry.happen();
+    const attempts = await dispatcher.runDue();
+    await pump.settle();
+    if (happening.length === 0 && attempts === 0) stuckUntil = now;
+  }
+  clock.moveTo(target);
+}

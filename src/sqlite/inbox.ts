@@ -1,0 +1,114 @@
+import { randomUUID } from 'node:crypto';
+import type { ClaimedInboxEvent, EnqueueResult, InboxCompletion, InboxFailure, InboxFilter, InboxInput, InboxStats, InboxStore } from '../store/inbox.js';
+import { DEFAULT_INBOX_LIST_LIMIT, insertedColumns, inboxStats, INBOX_COLUMNS, toClaimed, toInboxEvent, type InboxRow } from '../store/inbox-rows.js';
+import { asPromise } from './as-promise.js';
+import type { SqliteConnection } from './driver.js';
+import type { GroupCommit } from './group-commit.js';
+import type { SqliteVersions } from './versions.js';
+
+const CLAIMABLE = `((i.status = 'pending' AND i.next_attempt_at <= @now) OR (i.status = 'processing' AND i.lease_until <= @now))`;
+// One object's events run one at a time, oldest first: an event waits while another of its
+// object is running, or while an older one of its object is not finished (even one waiting for
+// its retry).
+const HEAD_OF_OBJECT = `(i.ordering_key IS NULL OR NOT EXISTS (
+  SELECT 1 FROM acct_webhook_inbox AS j
+  WHERE j.ordering_key = i.ordering_key AND j.event_id <> i.event_id AND (
+    (j.status = 'processing' AND j.lease_until > @now)
+    OR (j.status IN ('pending', 'processing') AND (j.event_created, j.ordering_rank, j.event_id) < (i.event_created, i.ordering_rank, i.event_id)))))`;
+
+/** The inbox in the store's SQLite file; every write goes through the store's group commit. */
+export function sqliteInbox(db: SqliteConnection, writes: GroupCommit, versions: SqliteVersions): InboxStore {
+  const sql = {
+    insert: db.prepare<Record<string, unknown>>(`INSERT OR IGNORE INTO acct_webhook_inbox
+      (event_id, event_type, status, raw_body, headers, received_at, event_created, ordering_key, ordering_rank, next_attempt_at)
+      SELECT @event_id, @event_type, 'pending', @raw_body, @headers, @received_at, @event_created, @ordering_key, @ordering_rank, @received_at
+      WHERE NOT EXISTS (SELECT 1 FROM acct_webhook_events WHERE event_id = @event_id)`),
+    requeueDead: db.prepare<[number, string]>(`UPDATE acct_webhook_inbox SET status = 'pending', attempts = 0, next_attempt_at = ?
+      WHERE event_id = ? AND status = 'dead'`),
+    due: db.prepare<{ now: number; limit: number }, InboxRow>(`SELECT ${INBOX_COLUMNS} FROM acct_webhook_inbox AS i
+      WHERE ${CLAIMABLE} AND ${HEAD_OF_OBJECT} ORDER BY i.next_attempt_at, i.received_at LIMIT @limit`),
+    take: db.prepare<[string, number, string]>(`UPDATE acct_webhook_inbox SET status = 'processing', token = ?, lease_until = ?, attempts = attempts + 1
+      WHERE event_id = ?`),
+    complete: db.prepare<[number, number, string, string]>(`UPDATE acct_webhook_inbox
+      SET status = 'done', completed_at = ?, stale = ?, lease_until = 0, last_error_code = NULL, last_error_message = NULL
+      WHERE event_id = ? AND token = ? AND status = 'processing'`),
+    fail: db.prepare<Record<string, unknown>>(`UPDATE acct_webhook_inbox
+      SET status = @status, next_attempt_at = @retry_at, lease_until = 0, last_error_code = @code, last_error_message = @message
+      WHERE event_id = @event_id AND token = @token AND status = 'processing'`),
+    release: db.prepare<[string, string]>(`UPDATE acct_webhook_inbox SET status = 'pending', lease_until = 0, attempts = MAX(attempts - 1, 0)
+      WHERE event_id = ? AND token = ? AND status = 'processing'`),
+    nextDue: db.prepare<[], { at: number | null }>(`SELECT MIN(CASE WHEN status = 'pending' THEN next_attempt_at ELSE lease_until END) AS at
+      FROM acct_webhook_inbox WHERE status IN ('pending', 'processing')`),
+    get: db.prepare<[string], InboxRow>(`SELECT ${INBOX_COLUMNS} FROM acct_webhook_inbox WHERE event_id = ?`),
+    list: db.prepare<{ status: string | null; type: string | null; limit: number }, InboxRow>(`SELECT ${INBOX_COLUMNS} FROM acct_webhook_inbox
+      WHERE (@status IS NULL OR status = @status) AND (@type IS NULL OR event_type = @type)
+      ORDER BY received_at DESC, event_id LIMIT @limit`),
+    retry: db.prepare<[number, string]>(`UPDATE acct_webhook_inbox SET status = 'pending', attempts = 0, next_attempt_at = ?, token = NULL
+      WHERE event_id = ? AND status IN ('dead', 'pending')`),
+    purge: db.prepare<[string, number]>(`DELETE FROM acct_webhook_inbox WHERE status = ? AND received_at < ?`),
+    counts: db.prepare<[], { status: string; n: number }>(`SELECT status, COUNT(*) AS n FROM acct_webhook_inbox GROUP BY status`),
+    oldestPending: db.prepare<[], { at: number | null }>(`SELECT MIN(received_at) AS at FROM acct_webhook_inbox WHERE status = 'pending'`),
+  };
+
+  function enqueue(input: InboxInput): EnqueueResult {
+    const inserted = sql.insert.run(insertedColumns(input));
+    if (inserted.changes === 1) return { status: 'queued' };
+    return { status: 'duplicate', requeued: sql.requeueDead.run(input.receivedAt, input.eventId).changes === 1 };
+  }
+
+  function claim(now: number, leaseMs: number, limit: number): ClaimedInboxEvent[] {
+    const token = randomUUID();
+    return sql.due.all({ now, limit }).map((row) => {
+      sql.take.run(token, now + leaseMs, row.event_id);
+      return toClaimed({ ...row, attempts: row.attempts + 1 }, token);
+    });
+  }
+
+  function complete(eventId: string, token: string, now: number, completion: InboxCompletion): boolean {
+    if (sql.complete.run(now, completion.stale ? 1 : 0, eventId, token).changes !== 1) return false;
+    if (completion.version) versions.record(completion.version, now);
+    for (const effect of completion.effects ?? []) {
+      const result: unknown = effect(db);
+      if (result instanceof Promise) throw new TypeError('An atomic effect must be synchronous: better-sqlite3 transactions cannot await');
+    }
+    return true;
+  }
+
+  function stats(now: number): InboxStats {
+    const counts = { pending: 0, processing: 0, done: 0, dead: 0 };
+    for (const { status, n } of sql.counts.all()) counts[status as keyof typeof counts] = n;
+    const oldest = sql.oldestPending.get()?.at ?? null;
+    return inboxStats(counts, oldest, now);
+  }
+
+  const read = (eventId: string) => {
+    const row = sql.get.get(eventId);
+    return row ? toInboxEvent(row) : undefined;
+  };
+
+  return {
+    enqueue: (input) => writes.write(() => enqueue(input), { savepoint: true }),
+    claim: (now, leaseMs, limit) => writes.write(() => claim(now, leaseMs, limit), { savepoint: true }),
+    complete: (eventId, token, now, completion = {}) => writes.write(() => complete(eventId, token, now, completion), { savepoint: true }),
+    fail: (eventId, token, failure: InboxFailure) =>
+      writes.write(
+        () =>
+          sql.fail.run({
+            status: failure.retryAt === null ? 'dead' : 'pending',
+            retry_at: failure.retryAt ?? 0,
+            code: failure.code,
+            message: failure.message,
+            event_id: eventId,
+            token,
+          }).changes === 1,
+      ),
+    release: (eventId, token) => writes.write(() => sql.release.run(eventId, token).changes === 1),
+    nextDueAt: () => asPromise(() => sql.nextDue.get()?.at ?? null),
+    list: (filter: InboxFilter = {}) =>
+      asPromise(() => sql.list.all({ status: filter.status ?? null, type: filter.type ?? null, limit: filter.limit ?? DEFAULT_INBOX_LIST_LIMIT }).map(toInboxEvent)),
+    get: (eventId) => asPromise(() => read(eventId)),
+    retry: (eventId, now) => writes.write(() => (sql.retry.run(now, eventId).changes === 1 ? read(eventId) : undefined)),
+    purge: (status, before) => writes.write(() => sql.purge.run(status, before).changes),
+    stats: (now) => asPromise(() => stats(now)),
+  };
+}

@@ -1,0 +1,101 @@
+import type { ClaimedInboxEvent, InboxEvent, InboxInput, InboxStats, InboxStatus, StoredVerification } from './inbox.js';
+
+/** An inbox row as both SQL backends store it (times in ms; PostgreSQL's bigints already read as numbers). */
+export interface InboxRow {
+  event_id: string;
+  event_type: string;
+  status: InboxStatus;
+  raw_body: Buffer;
+  headers: string;
+  received_at: number;
+  event_created: number;
+  ordering_key: string | null;
+  ordering_rank: number;
+  attempts: number;
+  next_attempt_at: number;
+  token: string | null;
+  last_error_code: string | null;
+  last_error_message: string | null;
+  stale: number | boolean;
+  completed_at: number | null;
+}
+
+/** The columns every read selects, in the order of {@link InboxRow}. */
+export const INBOX_COLUMNS =
+  'event_id, event_type, status, raw_body, headers, received_at, event_created, ordering_key, ordering_rank, attempts, next_attempt_at, token, last_error_code, last_error_message, stale, completed_at';
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** What the `headers` column holds: the headers that matter and how the delivery was verified. */
+interface StoredHeaders {
+  headers: Record<string, string>;
+  secret_index: number;
+  signature_scheme: StoredVerification['signatureScheme'];
+}
+
+export function headersColumn(input: Pick<InboxInput, 'headers' | 'verified'>): string {
+  const stored: StoredHeaders = { headers: input.headers, secret_index: input.verified.secretIndex, signature_scheme: input.verified.signatureScheme };
+  return JSON.stringify(stored);
+}
+
+function readHeadersColumn(column: string): StoredHeaders {
+  return JSON.parse(column) as StoredHeaders;
+}
+
+export function toInboxEvent(row: InboxRow): InboxEvent {
+  return {
+    event_id: row.event_id,
+    event_type: row.event_type,
+    status: row.status,
+    attempts: row.attempts,
+    received_at: iso(row.received_at),
+    created: iso(row.event_created),
+    next_attempt_at: row.status === 'pending' ? iso(row.next_attempt_at) : null,
+    completed_at: row.completed_at === null ? null : iso(row.completed_at),
+    last_error: row.last_error_code === null ? null : { code: row.last_error_code, message: row.last_error_message ?? '' },
+    ordering_key: row.ordering_key,
+    stale: Boolean(row.stale),
+    headers: readHeadersColumn(row.headers).headers,
+    raw_body: row.raw_body,
+  };
+}
+
+export function toClaimed(row: InboxRow, token: string): ClaimedInboxEvent {
+  const stored = readHeadersColumn(row.headers);
+  return {
+    eventId: row.event_id,
+    token,
+    rawBody: row.raw_body,
+    verified: { secretIndex: stored.secret_index, signatureScheme: stored.signature_scheme },
+    receivedAt: row.received_at,
+    attempt: row.attempts,
+    version:
+      row.ordering_key === null ? null : { key: row.ordering_key, created: row.event_created, rank: row.ordering_rank, eventId: row.event_id },
+  };
+}
+
+/** The filter's limit, bounded. */
+export const DEFAULT_INBOX_LIST_LIMIT = 100;
+
+/** The columns an enqueued event is stored with. */
+export function insertedColumns(input: InboxInput) {
+  return {
+    event_id: input.eventId,
+    event_type: input.eventType,
+    raw_body: input.rawBody,
+    headers: headersColumn(input),
+    received_at: input.receivedAt,
+    event_created: input.created,
+    ordering_key: input.version?.key ?? null,
+    ordering_rank: input.version?.rank ?? 0,
+  };
+}
+
+/** The stats from the counts by status and the oldest pending event's arrival (ms, or null). */
+export function inboxStats(counts: Pick<InboxStats, InboxStatus>, oldest: number | null, now: number): InboxStats {
+  return {
+    ...counts,
+    oldest_pending_at: oldest === null ? null : new Date(oldest).toISOString(),
+    oldest_pending_age_ms: oldest === null ? null : Math.max(0, now - oldest),
+  };
+}

@@ -1,0 +1,198 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSandbox, type Sandbox } from '../../src/sandbox/index.js';
+import { apiClient, type ApiCall } from './helpers.js';
+
+/* The platform document's conventions, as the sandbox serves them. */
+
+let sandbox: Sandbox;
+let call: ApiCall;
+let customerId: string;
+
+beforeAll(async () => {
+  sandbox = await createSandbox({ seed: 1, plan: 'business' });
+  call = apiClient(sandbox);
+  customerId = (await call('POST', '/customers', { name: 'Bäckerei Huber GmbH' })).body.data.id;
+});
+afterAll(() => sandbox.close());
+
+describe('authentication', () => {
+  it.each([
+    ['no Authorization header', undefined],
+    ['a wrong test key', 'Bearer sk_test_wrongwrongwrong'],
+    ['a live key', 'Bearer sk_live_0123456789abcdef'],
+    ['a key without Bearer', 'sk_test_0123456789'],
+  ])('%s → 401 UNAUTHORIZED with a hint', async (_name, authorization) => {
+    const answer = await fetch(`${sandbox.url}/customers`, authorization === undefined ? {} : { headers: { authorization } });
+    const body = (await answer.json()) as { error: { code: string; details: { hint: string } } };
+    expect(answer.status).toBe(401);
+    expect(body.error.code).toBe('UNAUTHORIZED');
+    expect(body.error.details.hint).toEqual(expect.any(String));
+    expect(answer.headers.get('x-ratelimit-limit')).toBe('600');
+  });
+
+  it('tells a live key apart: the hint says this is the sandbox', async () => {
+    const answer = await call('GET', '/customers', undefined, { authorization: 'Bearer sk_live_0123456789abcdef' });
+    expect(answer.body.error.details.hint).toMatch(/sandbox/);
+  });
+});
+
+describe('VALIDATION_ERROR with field and reason', () => {
+  it.each([
+    ['POST /customers without name', '/customers', {}, 422, 'name'],
+    ['POST /customers with a bad e-mail', '/customers', { name: 'A', email: 'nope' }, 422, 'email'],
+    ['POST /customers with an unknown field', '/customers', { name: 'A', colour: 'red' }, 422, 'colour'],
+    ['POST /invoices with an amount in euros', '/invoices', { customer_id: 'x', amount: 119.5, currency: 'EUR' }, 422, 'amount'],
+    ['POST /invoices with a lower-case currency', '/invoices', { customer_id: 'x', amount: 100, currency: 'eur' }, 422, 'currency'],
+    ['POST /invoices for an unknown customer', '/invoices', { customer_id: 'cus_nope', amount: 100, currency: 'EUR' }, 422, 'customer_id'],
+    ['POST /transactions without invoice or customer', '/transactions', { amount: 100, currency: 'EUR' }, 422, 'customer_id'],
+    ['POST /webhooks with an unknown event', '/webhooks', { url: 'https://localhost:9/hook', events: ['invoice.printed'] }, 422, 'events[0]'],
+    ['POST /webhooks with plain http to another host', '/webhooks', { url: 'http://example.com/hook', events: ['*'] }, 422, 'url'],
+    ['POST /webhooks with no events', '/webhooks', { url: 'https://localhost:9/hook', events: [] }, 422, 'events'],
+    ['POST /sandbox/clock with a bad duration', '/sandbox/clock', { advance: '30 days' }, 422, 'advance'],
+    ['a body that is not JSON', '/customers', '{"name":', 400, ''],
+  ])('%s → %i on %s', async (_name, path, body, status, field) => {
+    const answer = await call('POST', path, body);
+    expect(answer.status).toBe(status);
+    expect(answer.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { field, reason: expect.any(String) } });
+  });
+
+  it('a transition the object cannot make is VALIDATION_ERROR on status: sending an invoice twice', async () => {
+    const invoice = (await call('POST', '/invoices', { customer_id: customerId, amount: 1000, currency: 'EUR' })).body.data;
+    expect((await call('POST', `/invoices/${invoice.id}/send`)).status).toBe(200);
+    const again = await call('POST', `/invoices/${invoice.id}/send`);
+    expect(again.status).toBe(422);
+    expect(again.body.error.details.field).toBe('status');
+  });
+});
+
+describe('NOT_FOUND', () => {
+  it.each([
+    ['GET', '/customers/cus_missing'],
+    ['GET', '/invoices/inv_missing'],
+    ['POST', '/invoices/inv_missing/send'],
+    ['DELETE', '/webhooks/wh_missing'],
+    ['PATCH', '/webhooks/wh_missing'],
+    ['GET', '/webhooks/wh_missing/deliveries'],
+    ['GET', '/no-such-endpoint'],
+  ])('%s %s → 404 NOT_FOUND', async (method, path) => {
+    const answer = await call(method, path, method === 'PATCH' ? { events: ['*'] } : undefined);
+    expect(answer.status).toBe(404);
+    expect(answer.body.error.code).toBe('NOT_FOUND');
+  });
+});
+
+describe('pagination', () => {
+  beforeAll(async () => {
+    const existing = (await call('GET', '/customers')).body.pagination.total_count as number;
+    for (let n = existing; n < 105; n += 1) await call('POST', '/customers', { name: `Kunde ${String(n).padStart(3, '0')}` });
+  });
+
+  it('defaults to page 1 of 20, newest first, with the document pagination object', async () => {
+    const answer = await call('GET', '/customers');
+    expect(answer.body.pagination).toEqual({ page: 1, per_page: 20, total_count: 105, total_pages: 6 });
+    expect(answer.body.data).toHaveLength(20);
+    expect(answer.body.data[0].name).toBe('Kunde 104');
+  });
+
+  it('gives at most 100 a page, and the rest on the last page', async () => {
+    const first = await call('GET', '/customers?per_page=100&order=asc');
+    expect(first.body.data).toHaveLength(100);
+    expect(first.body.data[0].id).toBe(customerId);
+    const last = await call('GET', '/customers?per_page=100&page=2&order=asc');
+    expect((last.body.data as { name: string }[]).map((customer) => customer.name)).toEqual(['Kunde 100', 'Kunde 101', 'Kunde 102', 'Kunde 103', 'Kunde 104']);
+    expect((await call('GET', '/customers?per_page=100&page=3')).body.data).toEqual([]);
+  });
+
+  it('sorts by a field and returns only the fields asked for', async () => {
+    const answer = await call('GET', '/customers?sort=name&order=asc&per_page=1&fields=name');
+    expect(answer.body.data).toEqual([{ id: customerId, name: 'Bäckerei Huber GmbH' }]);
+  });
+
+  it.each([
+    ['per_page=101', 'per_page'],
+    ['per_page=0', 'per_page'],
+    ['page=0', 'page'],
+    ['page=-1', 'page'],
+    ['per_page=ten', 'per_page'],
+    ['order=up', 'order'],
+    ['sort=colour', 'sort'],
+  ])('%s → 400 VALIDATION_ERROR on %s', async (query, field) => {
+    const answer = await call('GET', `/customers?${query}`);
+    expect(answer.status).toBe(400);
+    expect(answer.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { field } });
+  });
+});
+
+describe('rate limits', () => {
+  it('counts every request in X-RateLimit-*, answers 429 with Retry-After past the plan limit, and opens again a minute later', async () => {
+    const starter = await createSandbox({ seed: 2, plan: 'starter' });
+    try {
+      const api = apiClient(starter);
+      const answers = [];
+      for (let n = 0; n < 61; n += 1) answers.push(await api('GET', '/me'));
+      const first = answers[0]!;
+      expect(first.status).toBe(200);
+      expect(first.headers.get('x-ratelimit-limit')).toBe('60');
+      expect(first.headers.get('x-ratelimit-remaining')).toBe('59');
+      expect(Number(first.headers.get('x-ratelimit-reset'))).toBe(Math.ceil((starter.now() + 60_000) / 1000));
+      expect(answers[59]!.headers.get('x-ratelimit-remaining')).toBe('0');
+      const refused = answers[60]!;
+      expect(refused.status).toBe(429);
+      expect(refused.headers.get('retry-after')).toBe('60');
+      expect(refused.headers.get('x-ratelimit-remaining')).toBe('0');
+      expect(refused.body.error).toMatchObject({ code: 'RATE_LIMIT_EXCEEDED', details: { retry_after: 60, limit: 60, window: 'minute' } });
+      await starter.advance('1m');
+      expect((await api('GET', '/me')).status).toBe(200);
+    } finally {
+      await starter.close();
+    }
+  });
+
+  it('allows 50 webhook retries per 15 minutes, then 429 on the retry endpoint only', async () => {
+    const retries = await createSandbox({ seed: 3, plan: 'business', deliveryTimeoutMs: 2_000 });
+    try {
+      const api = apiClient(retries);
+      // A webhook on a closed port: every attempt fails fast, which is all a retry needs.
+      const webhook = (await api('POST', '/webhooks', { url: 'http://127.0.0.1:9/hook', events: ['customer.created'] })).body.data;
+      await api('POST', '/customers', { name: 'Retry GmbH' });
+      await retries.settle();
+      const [delivery] = (await api('GET', `/webhooks/${webhook.id}/deliveries`)).body.data;
+      for (let n = 0; n < 50; n += 1) {
+        const answer = await api('POST', `/webhooks/${webhook.id}/deliveries/${delivery.id}/retry`);
+        expect(answer.status).toBe(200);
+        expect(answer.headers.get('x-ratelimit-limit')).toBe('50');
+      }
+      const refused = await api('POST', `/webhooks/${webhook.id}/deliveries/${delivery.id}/retry`);
+      expect(refused.status).toBe(429);
+      // The window opened with the first retry; each of the 50 moved the frozen clock by a second.
+      expect(refused.headers.get('retry-after')).toBe('850');
+      expect(refused.body.error.details).toMatchObject({ limit: 50, window: '15 minutes' });
+      expect((await api('GET', `/webhooks/${webhook.id}`)).status).toBe(200);
+    } finally {
+      await retries.close();
+    }
+  });
+});
+
+describe('webhook management', () => {
+  it('create answers 201 with the secret once; list, patch, rotate and delete answer as written in docs/sandbox.md', async () => {
+    const created = await call('POST', '/webhooks', { url: 'https://localhost:9/hook', events: ['invoice.*'] });
+    expect(created.status).toBe(201);
+    expect(Object.keys(created.body.data).sort()).toEqual(['created_at', 'events', 'id', 'secret', 'status', 'url']);
+    expect(created.body.data).toMatchObject({ url: 'https://localhost:9/hook', events: ['invoice.*'], status: 'active', secret: expect.stringMatching(/^whsec_/) });
+    const { id, secret } = created.body.data;
+    const listed = await call('GET', '/webhooks');
+    expect((listed.body.data as { id: string }[]).find((webhook) => webhook.id === id)).not.toHaveProperty('secret');
+    const patched = await call('PATCH', `/webhooks/${id}`, { events: ['invoice.paid'] });
+    expect(patched.status).toBe(200);
+    expect(patched.body.data.events).toEqual(['invoice.paid']);
+    const rotated = await call('POST', `/webhooks/${id}/rotate-secret`);
+    expect(rotated.status).toBe(200);
+    expect(rotated.body.data.secret).toMatch(/^whsec_/);
+    expect(rotated.body.data.secret).not.toBe(secret);
+    const deleted = await call('DELETE', `/webhooks/${id}`);
+    expect(deleted.status).toBe(204);
+    expect(deleted.body).toBeNull();
+    expect((await call('GET', `/webhooks/${id}`)).status).toBe(404);
+  });
+});
