@@ -3,6 +3,8 @@ import { EVENT_TYPES } from '../../dist/index.js';
 import { createTestEvent, signedHeaders } from '../../dist/testing.js';
 
 export const SECRET = 'whsec_benchmarkSecretForLoopbackOnly00';
+/** The PostgreSQL of the PostgreSQL receiver (the tests' server unless ACCT_WEBHOOK_PG_URL says otherwise). */
+export const POSTGRES_URL = process.env.ACCT_WEBHOOK_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
 /** About 1 KB: every event type's sample, padded to the same size with a realistic note field. */
 export function eventBody(i) {

@@ -12,7 +12,8 @@ import {
   type IdempotencyStore,
   type StoreOptions,
 } from '../store/types.js';
-import { int8, readInt8, readNullableInt8 } from './int8.js';
+import { eventBatches } from './event-batches.js';
+import { int8 } from './int8.js';
 import { migrate } from './migrations.js';
 import { connectionShape, postgresTarget, schemaName } from './options.js';
 import { openPool, type PostgresConnectionOptions, type PostgresPool } from './pool.js';
@@ -25,12 +26,6 @@ import { encodeNullableText, encodeText } from './text-codec.js';
 
 /** The options of {@link postgresStore}: retention, and the connection's. */
 export interface PostgresStoreOptions extends StoreOptions, PostgresConnectionOptions {}
-
-interface StateRow {
-  state: 'processing' | 'completed';
-  lease_until: unknown;
-  completed_at: unknown;
-}
 
 /**
  * The idempotency store on PostgreSQL, for several receiver processes or machines sharing what
@@ -60,6 +55,8 @@ export function postgresStore(poolOrUrl: PostgresPool | string, options: Postgre
   const ready = onceSucceeded(async () => {
     await migrate(pool, schema, STORE_MIGRATIONS);
   });
+  // The claims and the completions of one event-loop turn: one statement each.
+  const batches = eventBatches(pool, `${schema.quoted}.acct_webhook_events`, prepare, ready);
   let lastPrune = Number.NEGATIVE_INFINITY;
   let closing: Promise<void> | null = null;
 
@@ -72,6 +69,7 @@ export function postgresStore(poolOrUrl: PostgresPool | string, options: Postgre
     return (await write(sql.prune, [int8(now - retentionMs, 'now')])).rowCount ?? 0;
   }
 
+  // async: a value refused by int8 is a rejection, as any other failure of a claim.
   async function claim(eventId: string, { now, leaseMs, type }: ClaimOptions): Promise<ClaimResult> {
     if (now - lastPrune >= PRUNE_INTERVAL_MS) {
       lastPrune = now;
@@ -79,18 +77,13 @@ export function postgresStore(poolOrUrl: PostgresPool | string, options: Postgre
       // happens to trigger it must not wait for it. A failure is tried again an hour later.
       void prune(now).catch(() => undefined);
     }
-    const key = encodeText(eventId);
-    const token = randomUUID();
-    const values = [key, token, int8(now + leaseMs, 'now + leaseMs'), encodeNullableText(type ?? null), int8(now, 'now')];
-    const claimed = await write(sql.claim, values);
-    const [row] = claimed.rows as { token: string; claims: number }[];
-    if (row?.token === token) return { status: 'claimed', token, takeover: row.claims > 1 };
-    // Leased by another delivery or completed. A fresh statement, so it sees what the conflicting
-    // transaction committed.
-    const [current] = (await run(pool, sql.state, [key])).rows as StateRow[];
-    if (current?.state === 'completed') return { status: 'completed', completedAt: readNullableInt8(current.completed_at, 'completed_at') ?? 0 };
-    // (Rarely it changed hands between the two statements: "in progress" sends the sender back.)
-    return { status: 'in_progress', leaseExpiresAt: current ? readInt8(current.lease_until, 'lease_until') : now };
+    return batches.claims.submit({
+      key: encodeText(eventId),
+      token: randomUUID(),
+      leaseUntil: int8(now + leaseMs, 'now + leaseMs'),
+      type: encodeNullableText(type ?? null),
+      now: int8(now, 'now'),
+    });
   }
 
   return {
@@ -101,9 +94,9 @@ export function postgresStore(poolOrUrl: PostgresPool | string, options: Postgre
     inbox: postgresInbox(pool, schema.quoted, { ready, prepare }),
     claim,
     async complete(eventId, token, now, options) {
-      const values = [encodeText(eventId), token, int8(now, 'now')];
-      if (!options?.version) return (await write(sql.complete, values)).rowCount === 1;
-      const [row] = (await write(sql.completeWithVersion, [...values, ...versionValues(options.version)])).rows as { n: number }[];
+      if (!options?.version) return batches.completions.submit({ key: encodeText(eventId), token, now: int8(now, 'now') });
+      const values = [encodeText(eventId), token, int8(now, 'now'), ...versionValues(options.version)];
+      const [row] = (await write(sql.completeWithVersion, values)).rows as { n: number }[];
       return row?.n === 1;
     },
     release: async (eventId, token) => (await write(sql.release, [encodeText(eventId), token])).rowCount === 1,
@@ -118,18 +111,6 @@ export function postgresStore(poolOrUrl: PostgresPool | string, options: Postgre
 function statements(schema: string, prepare: Prepare) {
   const events = `${schema}.acct_webhook_events`;
   return {
-    // One statement: a new id is inserted; an existing one is taken over only while it is
-    // processing and its lease has run out (expired, or released: lease_until = 0). PostgreSQL
-    // locks the conflicting row and re-checks the WHERE on its newest version, so of two
-    // concurrent claims exactly one gets the row.
-    claim: prepare(`INSERT INTO ${events} AS e (event_id, state, token, lease_until, event_type, first_seen_at)
-      VALUES ($1, 'processing', $2, $3, $4, $5)
-      ON CONFLICT (event_id) DO UPDATE SET token = EXCLUDED.token, lease_until = EXCLUDED.lease_until, claims = e.claims + 1
-        WHERE e.state = 'processing' AND e.lease_until <= $5
-      RETURNING token, claims`),
-    state: prepare(`SELECT state, lease_until, completed_at FROM ${events} WHERE event_id = $1`),
-    complete: prepare(`UPDATE ${events} SET state = 'completed', completed_at = $3, lease_until = 0
-      WHERE event_id = $1 AND token = $2 AND state = 'processing'`),
     // The token stays: a handler that finishes late may still complete, unless someone took over.
     release: prepare(`UPDATE ${events} SET lease_until = 0 WHERE event_id = $1 AND token = $2 AND state = 'processing'`),
     // With the ordering guard, the object's newest version is kept in the same statement.

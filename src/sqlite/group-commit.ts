@@ -1,3 +1,4 @@
+import { TurnQueue } from '../turn-queue.js';
 import type { SqliteConnection } from './driver.js';
 
 type Outcome = { ok: true; value: unknown } | { ok: false; error: Error };
@@ -22,11 +23,14 @@ interface PendingUnit {
  * the batch is rejected and none is applied.
  */
 export class GroupCommit {
-  private queue: PendingUnit[] = [];
-  private scheduled = false;
+  private readonly queue = new TurnQueue<PendingUnit>((batch) => this.flush(batch));
   private readonly runBatch: (batch: PendingUnit[], outcomes: Outcome[]) => void;
 
-  constructor(db: SqliteConnection) {
+  /** @param afterCommit runs after each commit, outside the transaction (background checkpoints); must not throw */
+  constructor(
+    db: SqliteConnection,
+    private readonly afterCommit: () => void = () => undefined,
+  ) {
     const transaction = db.transaction((batch: PendingUnit[], outcomes: Outcome[]) => {
       for (const pending of batch) {
         try {
@@ -43,19 +47,10 @@ export class GroupCommit {
 
   /** Runs `unit` in the next batch; resolves with its result once the batch has committed. */
   write<T>(unit: () => T, options: { savepoint?: boolean } = {}): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      this.queue.push({ unit, savepoint: options.savepoint ?? false, resolve, reject });
-      if (!this.scheduled) {
-        this.scheduled = true;
-        setImmediate(this.flush);
-      }
-    });
+    return new Promise<T>((resolve, reject) => this.queue.push({ unit, savepoint: options.savepoint ?? false, resolve, reject }));
   }
 
-  private readonly flush = (): void => {
-    this.scheduled = false;
-    const batch = this.queue;
-    this.queue = [];
+  private flush(batch: PendingUnit[]): void {
     const outcomes: Outcome[] = [];
     try {
       this.runBatch(batch, outcomes);
@@ -68,7 +63,8 @@ export class GroupCommit {
       if (outcome.ok) pending.resolve(outcome.value as never);
       else pending.reject(outcome.error);
     });
-  };
+    this.afterCommit();
+  }
 }
 
 function asError(error: unknown): Error {

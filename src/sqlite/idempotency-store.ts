@@ -12,6 +12,7 @@ import {
   type StoreOptions,
 } from '../store/types.js';
 import { asPromise } from './as-promise.js';
+import { backgroundCheckpoints } from './checkpoint.js';
 import { openConnection, sqliteConnectionShape, sqliteTarget, type SqliteConnectionOptions } from './connection.js';
 import type { SqliteDatabase } from './database.js';
 import { GroupCommit } from './group-commit.js';
@@ -78,7 +79,10 @@ export function sqliteStore(database: string | SqliteDatabase, options: SqliteSt
     pruneInbox: db.prepare<[number]>("DELETE FROM acct_webhook_inbox WHERE status = 'done' AND completed_at <= ?"),
   };
   let lastPrune = 0;
-  const writes = new GroupCommit(db);
+  // Checkpoints off the request path, on a file this store opened (an application's own
+  // connection keeps SQLite's automatic checkpoints).
+  const checkpoints = owned ? backgroundCheckpoints(db) : undefined;
+  const writes = new GroupCommit(db, checkpoints?.afterCommit);
   const versions = sqliteVersions(db);
   const inbox = sqliteInbox(db, writes, versions);
 
@@ -135,6 +139,9 @@ export function sqliteStore(database: string | SqliteDatabase, options: SqliteSt
       ),
     release: (eventId, token) => writes.write(() => statements.release.run(eventId, token).changes === 1),
     prune: (now) => writes.write(() => pruneAll(now)),
-    close: () => asPromise(() => void (owned && db.open && db.close())),
+    close: async () => {
+      await checkpoints?.close();
+      await asPromise(() => void (owned && db.open && db.close()));
+    },
   };
 }

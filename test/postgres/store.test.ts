@@ -54,6 +54,74 @@ describePostgres('postgresStore on PostgreSQL', () => {
     });
   });
 
+  describe('claims and completions of one event-loop turn share a statement', () => {
+    /**
+     * The shared pool, with the claims and completions that reach it counted by their first
+     * word (the hourly prune, which deletes in the background, is left out); `fail` may refuse one.
+     */
+    function countingPool(fail?: (verb: string) => Error | undefined): { pool: PostgresPool; statements: string[] } {
+      const statements: string[] = [];
+      const pool: PostgresPool = {
+        query: (config: string | PostgresQueryConfig, values?: unknown[]) => {
+          const text = typeof config === 'string' ? config : config.text;
+          const verb = text.trim().split(/\s+/)[0]!;
+          if (!text.includes('DELETE FROM')) statements.push(verb);
+          const error = fail?.(verb);
+          return error ? Promise.reject(error) : database.pool.query(config, values);
+        },
+        connect: () => database.pool.connect(),
+        end: () => Promise.resolve(),
+      };
+      return { pool, statements };
+    }
+
+    it('50 deliveries arriving together cost one claim statement and one completion statement', async () => {
+      const schema = database.newSchema();
+      await postgresStore(database.pool, { schema }).ready();
+      const { pool, statements } = countingPool();
+      const store = postgresStore(pool, { schema });
+      await store.ready();
+      statements.length = 0;
+      const ids = Array.from({ length: 50 }, (_, i) => `evt_${i}`);
+      const claims = await Promise.all(ids.map((id) => store.claim(id, { now: T0, leaseMs: LEASE })));
+      expect(statements).toEqual(['INSERT']);
+      const completed = await Promise.all(ids.map((id, i) => store.complete(id, claims[i]?.status === 'claimed' ? claims[i].token : '', T0 + 1)));
+      expect(completed).toEqual(Array(50).fill(true));
+      expect(statements).toEqual(['INSERT', 'UPDATE']);
+    });
+
+    it('a failed statement fails every claim of its batch, stores none of them, and the next batch runs', async () => {
+      const schema = database.newSchema();
+      let failures = 0;
+      const { pool } = countingPool((verb) => (verb === 'INSERT' && failures-- > 0 ? Object.assign(new Error('Connection terminated unexpectedly'), { code: '57P01' }) : undefined));
+      const store = postgresStore(pool, { schema });
+      await store.ready();
+      failures = 1;
+      const failed = await Promise.allSettled(['evt_a', 'evt_b', 'evt_a'].map((id) => store.claim(id, { now: T0, leaseMs: LEASE })));
+      expect(failed.map((result) => result.status === 'rejected' && (result.reason as { code?: string }).code)).toEqual(['57P01', '57P01', '57P01']);
+      // Nothing of the batch was stored: the sender's retry claims them afresh.
+      const retried = await Promise.all(['evt_a', 'evt_b'].map((id) => store.claim(id, { now: T0 + 1, leaseMs: LEASE })));
+      expect(retried).toEqual(Array(2).fill({ status: 'claimed', token: expect.any(String), takeover: false }));
+    });
+
+    it('two processes claiming the same 30 ids in opposite orders, in batches, each claim one id once and never deadlock', async () => {
+      const schema = database.newSchema();
+      await postgresStore(database.pool, { schema }).ready();
+      const ids = Array.from({ length: 30 }, (_, i) => `evt_${String(i).padStart(2, '0')}`);
+      const results = await withPools(2, (pools) =>
+        Promise.all(
+          pools.map((pool, p) => {
+            const store = postgresStore(pool, { schema });
+            const order = p === 0 ? ids : [...ids].reverse();
+            return Promise.all(order.map((id) => store.claim(id, { now: T0, leaseMs: LEASE }).then((result) => ({ id, result }))));
+          }),
+        ),
+      );
+      const claimed = results.flat().filter(({ result }) => result.status === 'claimed').map(({ id }) => id);
+      expect(claimed.sort()).toEqual(ids);
+    });
+  });
+
   describe('keys and times', () => {
     it('keeps event ids apart that PostgreSQL text alone would merge or refuse (NUL, unpaired surrogates)', async () => {
       const store = postgresStore(database.pool, { schema: database.newSchema() });

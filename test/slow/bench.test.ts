@@ -32,6 +32,7 @@ describe('npm run bench (smoke run)', () => {
         'express: webhookHandler / bare Express',
         'express: webhookHandler / @octokit/webhooks',
         'node:http: nodeHandler / bare node:http',
+        'node:http: nodeHandler, postgresStore / sqliteStore',
         'express: webhookHandler inbox mode / @octokit/webhooks',
         'node:http: nodeHandler inbox mode / bare node:http',
         'parser: parseEvent / JSON.parse + zod safeParse',

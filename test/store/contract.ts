@@ -83,6 +83,53 @@ export function describeIdempotencyStore(
       expect([a.status, b.status]).toEqual(['claimed', 'claimed']);
     });
 
+    // Submitted in one turn of the event loop, as concurrent deliveries are: stores that batch
+    // their writes (group commit) must answer each one as if it had run alone.
+    describe('claims and completions submitted together', () => {
+      it('of several claims of one id submitted together, exactly one is claimed; the others find its lease', async () => {
+        const results = await Promise.all([
+          store.claim('evt_1', { now: T0, leaseMs: LEASE }),
+          store.claim('evt_2', { now: T0, leaseMs: LEASE }),
+          store.claim('evt_1', { now: T0, leaseMs: LEASE }),
+          store.claim('evt_1', { now: T0, leaseMs: LEASE }),
+        ]);
+        expect(results[1]).toMatchObject({ status: 'claimed', takeover: false });
+        const ofOne = [results[0], results[2], results[3]];
+        expect(ofOne.filter((result) => result?.status === 'claimed')).toHaveLength(1);
+        expect(ofOne.filter((result) => result?.status === 'in_progress')).toEqual(Array(2).fill({ status: 'in_progress', leaseExpiresAt: T0 + LEASE }));
+      });
+
+      it('answers each claim by its own row when some of them conflict: new, completed, held, expired', async () => {
+        const done = await store.claim('evt_done', { now: T0, leaseMs: LEASE });
+        if (done.status !== 'claimed') throw new Error('not claimed');
+        await store.complete('evt_done', done.token, T0 + 1);
+        await store.claim('evt_held', { now: T0 + LEASE, leaseMs: LEASE });
+        await store.claim('evt_expired', { now: T0, leaseMs: LEASE });
+        const later = T0 + LEASE + 10;
+        const results = await Promise.all(['evt_new', 'evt_done', 'evt_held', 'evt_expired'].map((id) => store.claim(id, { now: later, leaseMs: LEASE })));
+        expect(results).toEqual([
+          { status: 'claimed', token: expect.any(String), takeover: false },
+          { status: 'completed', completedAt: T0 + 1 },
+          { status: 'in_progress', leaseExpiresAt: T0 + 2 * LEASE },
+          { status: 'claimed', token: expect.any(String), takeover: true },
+        ]);
+      });
+
+      it('completes each event by its own token: a wrong token or a second completion in the same batch is refused', async () => {
+        const claims = await Promise.all(['evt_a', 'evt_b'].map((id) => store.claim(id, { now: T0, leaseMs: LEASE })));
+        const [a, b] = claims.map((claim) => (claim.status === 'claimed' ? claim.token : ''));
+        const results = await Promise.all([
+          store.complete('evt_a', a!, T0 + 1),
+          store.complete('evt_b', 'not-the-token', T0 + 1),
+          store.complete('evt_a', a!, T0 + 2),
+          store.complete('evt_unknown', b!, T0 + 1),
+        ]);
+        expect(results).toEqual([true, false, false, false]);
+        expect(await store.claim('evt_a', { now: T0 + 3, leaseMs: LEASE })).toEqual({ status: 'completed', completedAt: T0 + 1 });
+        expect(await store.claim('evt_b', { now: T0 + 3, leaseMs: LEASE })).toMatchObject({ status: 'in_progress' });
+      });
+    });
+
     it('prunes completed records only after the retention, never in-flight ones', async () => {
       for (const id of ['evt_old', 'evt_new']) {
         const claim = await store.claim(id, { now: T0, leaseMs: LEASE });

@@ -1,0 +1,112 @@
+import { statSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
+import type { SqliteConnection } from './driver.js';
+import { SQLITE_DRIVER_PACKAGE } from './driver.js';
+
+/** How often at most the background thread is asked to checkpoint while writes come in. */
+export const CHECKPOINT_INTERVAL_MS = 100;
+/**
+ * The WAL file's bound. Past it, the writer finishes the checkpoint itself between two commits
+ * (so that its next write starts the WAL from the beginning), and SQLite truncates the file back
+ * to it when the WAL restarts.
+ */
+export const WAL_LIMIT_BYTES = 32 * 1024 * 1024;
+
+/*
+ * The background thread: a connection of its own to the same file that copies the WAL into the
+ * database (PASSIVE: it never waits for, nor blocks, a writer or a reader), when asked. CommonJS
+ * source, evaluated as the worker's script; the driver is loaded by its resolved path.
+ */
+const CHECKPOINTER_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const Driver = require(workerData.driver);
+const db = new Driver(workerData.file, { fileMustExist: true, timeout: 0 });
+parentPort.on('message', () => {
+  try {
+    db.pragma('wal_checkpoint(PASSIVE)');
+  } catch {
+    // Tried again on the next request; the writer keeps the WAL bounded in any case.
+  }
+  parentPort.postMessage('done');
+});
+`;
+
+/** What the group commit calls after each commit, and `close()`. */
+export interface Checkpoints {
+  afterCommit(this: void): void;
+  close(this: void): Promise<void>;
+}
+
+/**
+ * Moves WAL checkpoints off the request path. SQLite's automatic checkpoint runs inside the commit
+ * that crosses 1 000 pages — on the event loop, with two fsyncs — so every so often a group of
+ * deliveries waits for it. Here it is switched off; a worker thread with a connection of its own
+ * checkpoints (PASSIVE) at most every {@link CHECKPOINT_INTERVAL_MS} while writes come in.
+ *
+ * The thread cannot restart the WAL (only a writer can, and only when no commit came between the
+ * checkpoint and its next write), so the writer keeps it bounded: once the WAL file is larger
+ * than {@link WAL_LIMIT_BYTES}, it checkpoints the rest itself after a commit, outside any
+ * transaction; its next write then starts the WAL from the beginning and SQLite truncates the
+ * file to the limit. While the thread's own checkpoint runs, the writer does not try (one
+ * checkpoint at a time), so the file may outgrow the limit by what is committed meanwhile. A
+ * checkpoint that fails or is refused is tried again after the next commit; it never fails or
+ * delays a write.
+ *
+ * Only for a connection this package opened on a file in WAL mode (anything else: `undefined`,
+ * and SQLite's own checkpoints stay as they are).
+ */
+export function backgroundCheckpoints(
+  db: SqliteConnection,
+  { walLimitBytes = WAL_LIMIT_BYTES, intervalMs = CHECKPOINT_INTERVAL_MS }: { walLimitBytes?: number; intervalMs?: number } = {},
+): Checkpoints | undefined {
+  const file = db.name;
+  if (db.memory || db.pragma('journal_mode', { simple: true }) !== 'wal') return undefined;
+  db.pragma('wal_autocheckpoint = 0');
+  db.pragma(`journal_size_limit = ${walLimitBytes}`);
+  const wal = `${file}-wal`;
+  const worker = new Worker(CHECKPOINTER_SOURCE, { eval: true, workerData: { file, driver: createRequire(import.meta.url).resolve(SQLITE_DRIVER_PACKAGE) } });
+  let busy = false;
+  let lastAsked = 0;
+  worker.on('message', () => {
+    busy = false;
+  });
+  let threadFailed = false;
+  // A thread that failed (its connection could not open the file): the writer's own checkpoints
+  // after a commit keep the WAL bounded.
+  worker.on('error', () => {
+    threadFailed = true;
+    busy = false;
+  });
+  // After the listeners (adding one refs the thread again): a store never closed must not keep
+  // the process alive.
+  worker.unref();
+
+  return {
+    afterCommit() {
+      // One checkpoint at a time: while the thread's runs, the writer's would only be refused.
+      if (busy) return;
+      try {
+        if (walSize(wal) > walLimitBytes) {
+          db.pragma('wal_checkpoint(PASSIVE)');
+          return;
+        }
+      } catch {
+        // The next commit tries again.
+      }
+      const now = performance.now();
+      if (!threadFailed && now - lastAsked >= intervalMs) {
+        busy = true;
+        lastAsked = now;
+        worker.postMessage('checkpoint');
+      }
+    },
+    async close() {
+      await worker.terminate();
+    },
+  };
+}
+
+function walSize(file: string): number {
+  return statSync(file, { throwIfNoEntry: false })?.size ?? 0;
+}
