@@ -29,6 +29,10 @@ export default defineConfig({
   shims: true,
   // The CLI bundles commander (a dev dependency, so it never reaches a library user's install);
   // bundled CommonJS calls require() for Node's built-ins, which an ES module has not.
+  // The CLI's `dispatcher run --metrics-port` bundles the OpenTelemetry SDK and its Prometheus
+  // exporter (dev dependencies) and the API they call: `@opentelemetry/api` is an optional peer
+  // of the library, which only takes a Meter and never imports it, so it is bundled here too.
+  noExternal: ['@opentelemetry/api'],
   banner: ({ format }) =>
     format === 'esm' ? { js: "import { createRequire as __acctWebhookCreateRequire } from 'node:module'; const require = __acctWebhookCreateRequire(import.meta.url);" } : {},
 });

@@ -2,6 +2,11 @@
 //   node bench/dispatch.mjs throughput <events> <receiver port>
 //     emits <events> events (not timed), then times the worker (concurrency 50, SQLite, delivery
 //     log included) delivering them all to a bare node:http receiver in another process.
+//   node bench/dispatch.mjs isolation <events> <healthy port>[,<hanging port>…]
+//     one healthy registration and, after it, a registration per hanging receiver (accepts, never
+//     answers), all subscribed to every event, with the dispatcher's defaults (30 s timeout):
+//     emits <events> events (not timed), then times the worker until the healthy registration's
+//     deliveries are all delivered.
 //   node bench/dispatch.mjs fill <events> <file>   then   node bench/dispatch.mjs idle 0 <file>
 //     saves <events> deliveries due in an hour; then, in a fresh process, starts a worker over
 //     them and reports its RSS after it has looked at the schedule for a while: memory must not
@@ -25,9 +30,9 @@ async function emitAll(dispatcher) {
   }
 }
 
-async function delivered(dispatcher) {
+async function delivered(dispatcher, filter = {}) {
   for (;;) {
-    if ((await dispatcher.deliveries.list({ status: 'retrying', limit: 1 })).length === 0) return;
+    if ((await dispatcher.deliveries.list({ ...filter, status: 'retrying', limit: 1 })).length === 0) return;
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
 }
@@ -45,6 +50,21 @@ async function throughput() {
   const attempts = detail ? (await dispatcher.deliveries.get(detail.id)).attempts.length : 0;
   await dispatcher.close();
   return { deliveriesPerSecond: events / seconds, seconds, attemptsLogged: attempts };
+}
+
+/** Healthy deliveries per second beside hanging registrations (none: alone). */
+async function isolation(ports) {
+  const [healthyPort, ...hangingPorts] = ports.split(',');
+  const dispatcher = new Dispatcher({ database: join(dir, 'dispatch.db'), allowInsecureUrls: true, logger: false });
+  const healthy = await dispatcher.webhooks.create({ url: `http://127.0.0.1:${healthyPort}/webhooks`, events: ['*'] });
+  for (const port of hangingPorts) await dispatcher.webhooks.create({ url: `http://127.0.0.1:${port}/webhooks`, events: ['*'] });
+  await emitAll(dispatcher);
+  const start = performance.now();
+  await dispatcher.start();
+  await delivered(dispatcher, { webhook_id: healthy.id });
+  const seconds = (performance.now() - start) / 1000;
+  // The hanging attempts would hold stop() for their 30 s timeout: the process ends instead.
+  return { healthyPerSecond: events / seconds, seconds, hanging: hangingPorts.length };
 }
 
 /** Saves the deliveries "an hour ahead": pending in the schedule, none due yet. */
@@ -72,9 +92,10 @@ async function idle(file) {
 
 try {
   const file = port; // fill and idle take the database file as their third argument
-  const run = { throughput, fill: () => fill(file), idle: () => idle(file) }[mode];
+  const run = { throughput, isolation: () => isolation(port), fill: () => fill(file), idle: () => idle(file) }[mode];
   if (!run) throw new Error(`unknown mode ${mode}`);
   console.log(JSON.stringify(await run()));
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }
+if (mode === 'isolation') process.exit(0);

@@ -22,6 +22,8 @@ const settings = smoke
 const only = values.only ? new Set(values.only.split(',')) : undefined;
 const wanted = (group) => !only || only.has(group);
 
+/** Registrations that accept connections and never answer, beside the healthy one. */
+const HANGING_REGISTRATIONS = 3;
 const results = [];
 const ratios = [];
 const checks = [];
@@ -109,6 +111,27 @@ async function dispatcher() {
   }
   record('dispatcher', `dispatcher → bare node:http, concurrency 50, SQLite (${settings.deliveries} events)`, 'deliveries/s', samples);
   checks.push(threshold('dispatcher: deliveries per second', summarize(samples), 2_000, 'deliveries/s'));
+
+  // Isolation: the same healthy receiver alone and beside receivers that never answer, with the
+  // dispatcher's defaults, interleaved round by round.
+  const isolation = { alone: [], beside: [] };
+  for (let round = 0; round < settings.rounds; round++) {
+    for (const [name, hanging] of [['alone', 0], ['beside', HANGING_REGISTRATIONS]]) {
+      const servers = [await startChild(join(here, 'servers', 'node-bare.mjs'))];
+      for (let i = 0; i < hanging; i++) servers.push(await startChild(join(here, 'servers', 'node-hang.mjs')));
+      try {
+        const ports = servers.map(({ message }) => message.port).join(',');
+        const result = await runChild(join(here, 'dispatch.mjs'), ['isolation', String(settings.deliveries), ports]);
+        isolation[name].push(result.healthyPerSecond);
+        progress(`dispatcher: healthy ${name === 'alone' ? 'alone' : `beside ${hanging} hanging`}: ${Math.round(result.healthyPerSecond)} deliveries/s`);
+      } finally {
+        await Promise.all(servers.map(({ child }) => stop(child)));
+      }
+    }
+  }
+  record('dispatcher', 'healthy registration alone, defaults (concurrency 50)', 'deliveries/s', isolation.alone);
+  record('dispatcher', `healthy registration beside ${HANGING_REGISTRATIONS} hanging registrations, defaults`, 'deliveries/s', isolation.beside);
+  compare(`dispatcher: healthy deliveries per second beside ${HANGING_REGISTRATIONS} hanging registrations / alone`, isolation.beside, isolation.alone, 0.8);
 
   const rss = {};
   const dir = mkdtempSync(join(tmpdir(), 'acct-webhook-bench-pending-'));

@@ -79,6 +79,7 @@ export type { CompleteOptions, ObjectVersion, ObjectVersions } from './store/ver
 
 // Logging.
 export type { LogFn, Logger } from './logger.js';
+export type { MetricsMeter, MetricsOptions } from './metrics/meter.js';
 
 // Errors: one base class, a stable code each.
 export {

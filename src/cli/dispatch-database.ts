@@ -42,6 +42,7 @@ export interface OpenDispatcherOptions {
   concurrency?: number;
   logger?: LoggerOption;
   onAttempt?: DispatcherOptions['onAttempt'];
+  metrics?: DispatcherOptions['metrics'];
 }
 
 /** A Dispatcher on the SQLite file `file`. Close it when done. */
@@ -53,5 +54,6 @@ export async function openDispatcher(file: string, options: OpenDispatcherOption
     allowInsecureUrls: options.allowInsecureUrls ?? false,
     ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),
     ...(options.onAttempt === undefined ? {} : { onAttempt: options.onAttempt }),
+    ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
   });
 }

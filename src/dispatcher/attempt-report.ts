@@ -15,12 +15,18 @@ export interface AttemptReport {
 }
 
 /** Reports each recorded attempt: the log line and the hook, built only when one of them takes it. */
-export function attemptReporter(logger: Logger, logging: boolean, onAttempt: ((report: AttemptReport) => void) | undefined): (recorded: RecordedAttempt) => void {
-  if (!logging && onAttempt === undefined) return () => undefined;
-  // Reporting never undoes or fails an attempt: a logger or a hook that throws is contained here.
+export function attemptReporter(
+  logger: Logger,
+  logging: boolean,
+  onAttempt: ((report: AttemptReport) => void) | undefined,
+  metrics: { attempt(report: AttemptReport): void } | null = null,
+): (recorded: RecordedAttempt) => void {
+  if (!logging && onAttempt === undefined && metrics === null) return () => undefined;
+  // Reporting never undoes or fails an attempt: a logger, a meter or a hook that throws is contained here.
   return (recorded) => {
     const report = { attempt: toAttempt(recorded.attempt), delivery: toDelivery(recorded.delivery) };
     if (logging) contained(() => logAttempt(logger, report));
+    if (metrics !== null) contained(() => metrics.attempt(report));
     if (onAttempt === undefined) return;
     contained(
       () => onAttempt(report),

@@ -5,12 +5,15 @@ import { recordingOf } from './attempt-recording.js';
 import { afterAttempt } from './schedule.js';
 import type { HttpSender } from './sender.js';
 import type { DeliveryJob, DispatchStore, RecordedAttempt } from './store.js';
+import type { FailurePolicy } from './webhook-health.js';
 
 export interface AttemptRunnerOptions {
   store: DispatchStore;
   sender: HttpSender;
   clock: () => number;
   schedule: readonly number[];
+  /** When a failing webhook is warned about and disabled. */
+  policy: FailurePolicy;
   /** Tells the log and the `onAttempt` hook about each recorded attempt. */
   report: (recorded: RecordedAttempt) => void;
   /** This dispatcher's lease owner id. */
@@ -43,7 +46,7 @@ export class AttemptRunner {
       ...result,
     };
     const transition = afterAttempt({ delivered: result.error_kind === null, manual, leaseOwner: owner, startedAt, schedule });
-    const recorded = await store.recordAttempt(job.delivery.id, recordingOf(attempt, transition));
+    const recorded = await store.recordAttempt(job.delivery.id, recordingOf(attempt, transition, this.options.policy));
     this.options.report(recorded);
     return recorded;
   }

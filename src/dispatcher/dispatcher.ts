@@ -4,6 +4,8 @@ import { newId } from '../ids.js';
 import { resolveLogger, type Logger } from '../logger.js';
 import { onceSucceeded } from '../once.js';
 import { sqliteDispatchStore } from '../sqlite/dispatch-store.js';
+import { DispatcherMetrics, type DispatcherSnapshot } from '../metrics/dispatcher-metrics.js';
+import { alertReporter } from './alerts.js';
 import { attemptReporter } from './attempt-report.js';
 import { AttemptRunner } from './attempt-runner.js';
 import { DEFAULT_DATABASE_FILE, RESPONSE_BODY_LIMIT_BYTES } from './defaults.js';
@@ -15,7 +17,7 @@ import { SlidingWindowLimiter } from './rate-limit.js';
 import type { DeliveryDetail } from './records.js';
 import { Registrations } from './registrations.js';
 import { HttpSender } from './sender.js';
-import type { DeliveryJob, DispatchStore, Lease, NewDelivery } from './store.js';
+import type { DeliveryJob, DispatchStore, Lease, NewDelivery, RecordedAttempt } from './store.js';
 import { resolveWithSystem, UrlGuard } from './url-guard.js';
 import { Worker } from './worker.js';
 
@@ -51,6 +53,7 @@ export class Dispatcher {
   private readonly owner = newId('wrk');
   /** The store's ready(), once it succeeded; a failure (the database was away) is tried again by the next call. */
   private readonly storeReady: () => Promise<void>;
+  private readonly metrics: DispatcherMetrics | null;
   private closed = false;
   private closing: Promise<void> | null = null;
 
@@ -73,12 +76,28 @@ export class Dispatcher {
     this.store = valid.store ?? sqliteDispatchStore(this.settings.database ?? DEFAULT_DATABASE_FILE);
     this.storeReady = onceSucceeded(() => this.store.ready());
     this.sender = new HttpSender({ timeoutMs: this.settings.timeoutMs, bodyLimitBytes: RESPONSE_BODY_LIMIT_BYTES, guard, ca: valid.ca });
+    this.metrics = valid.metrics === undefined ? null : new DispatcherMetrics(valid.metrics.meter, valid.metrics.perWebhook ?? false, () => this.snapshot());
+    const reportAttempt = attemptReporter(this.logger, valid.logger !== false, valid.onAttempt, this.metrics);
+    const reportAlerts = alertReporter({
+      logger: this.logger,
+      logging: valid.logger !== false,
+      onWebhookAlert: valid.onWebhookAlert,
+      alertWebhook: valid.alertWebhook,
+      sender: this.sender,
+      clock: this.clock,
+      disableAfterMs: this.settings.disableFailingAfterMs,
+      track: (work) => void this.worker.track(work),
+    });
     this.runner = new AttemptRunner({
       store: this.store,
       sender: this.sender,
       clock: this.clock,
       schedule: this.settings.schedule,
-      report: attemptReporter(this.logger, valid.logger !== false, valid.onAttempt),
+      policy: { disableAfterMs: this.settings.disableFailingAfterMs, warnAt: this.settings.failureWarnings, countDeliveredUpTo: this.settings.maxInFlightPerWebhook },
+      report: (recorded: RecordedAttempt) => {
+        reportAttempt(recorded);
+        if (recorded.alerts.length > 0) reportAlerts(recorded);
+      },
       owner: this.owner,
     });
     this.worker = new Worker<DeliveryJob>({
@@ -91,7 +110,13 @@ export class Dispatcher {
       pollIntervalMs: this.settings.pollIntervalMs,
     });
     const store = () => this.usableStore();
-    this.webhooks = new Registrations({ store, guard, clock: this.clock });
+    this.webhooks = new Registrations({
+      store,
+      guard,
+      clock: this.clock,
+      firstWaitMs: (this.settings.schedule[0] ?? 0) * 1000,
+      wake: () => this.worker.wake(),
+    });
     this.deliveries = new Deliveries({
       store,
       runner: this.runner,
@@ -122,7 +147,10 @@ export class Dispatcher {
     const targets = subscribers(await store.listWebhooks(), prepared.event.type);
     const now = this.clock();
     const firstDue = now + (this.settings.schedule[0] ?? 0) * 1000;
-    const event = await this.storeEvent(prepared, now, targets.map((webhook) => ({ id: newId('dlv'), webhook_id: webhook.id, next_attempt_at: firstDue })));
+    const active = targets.filter((webhook) => webhook.status === 'active');
+    const skipped = targets.filter((webhook) => webhook.status !== 'active').map((webhook) => webhook.id);
+    const deliveries = active.map((webhook) => ({ id: newId('dlv'), webhook_id: webhook.id, next_attempt_at: firstDue }));
+    const event = await this.storeEvent(prepared, now, deliveries, { skipped });
     this.worker.wake();
     return event;
   }
@@ -196,6 +224,7 @@ export class Dispatcher {
 
   private async shutdown(): Promise<void> {
     this.closed = true;
+    this.metrics?.close();
     await this.worker.stop();
     await this.worker.drain();
     this.sender.close();
@@ -208,11 +237,17 @@ export class Dispatcher {
     return this.store;
   }
 
-  private async storeEvent(prepared: PreparedEvent, now: number, deliveries: NewDelivery[], { test = false } = {}): Promise<WebhookEvent> {
+  private async storeEvent(
+    prepared: PreparedEvent,
+    now: number,
+    deliveries: NewDelivery[],
+    { test = false, skipped = [] }: { test?: boolean; skipped?: string[] } = {},
+  ): Promise<WebhookEvent> {
     const store = await this.usableStore();
     const result = await store.insertEvent(
       { id: prepared.event.id, type: prepared.event.type, payload: prepared.payload, correlation_id: prepared.event.correlation_id, test, created_at: now },
       deliveries,
+      skipped,
     );
     return result.inserted ? prepared.event : resolveRepeat(result.existing, prepared);
   }
@@ -220,7 +255,22 @@ export class Dispatcher {
   private async claim(limit: number): Promise<DeliveryJob[]> {
     const store = await this.usableStore();
     const now = this.clock();
-    return store.claimDue({ now, limit, lease: this.lease(now) });
+    return store.claimDue({
+      now,
+      limit,
+      lease: this.lease(now),
+      maxInFlight: this.settings.maxInFlightPerWebhook,
+      maxInFlightWhileFailing: this.settings.maxInFlightPerFailingWebhook,
+      initialInFlight: this.settings.initialInFlightPerWebhook,
+    });
+  }
+
+  /** What the metrics' gauges read at a collection. */
+  private async snapshot(): Promise<DispatcherSnapshot> {
+    const store = await this.usableStore();
+    const now = this.clock();
+    const [queue, webhooks, activity] = await Promise.all([store.queueStats(now), store.listWebhooks(), store.webhookActivity(now)]);
+    return { queue, webhooks, activity, now };
   }
 
   private lease(now: number): Lease {

@@ -80,9 +80,9 @@ export function prepareTestEvent(webhook: StoredWebhook, now: number): PreparedE
   );
 }
 
-/** The active webhooks whose events (types or patterns) include `type`. */
+/** The webhooks, active or disabled, whose events (types or patterns) include `type`. */
 export function subscribers(webhooks: readonly StoredWebhook[], type: EventType): StoredWebhook[] {
-  return webhooks.filter((webhook) => webhook.status === 'active' && webhook.events.some((pattern) => expandEventPattern(pattern).includes(type)));
+  return webhooks.filter((webhook) => webhook.events.some((pattern) => expandEventPattern(pattern).includes(type)));
 }
 
 /**

@@ -4,7 +4,9 @@ export { RETRY_SCHEDULE } from './schedule.js';
 export { DELIVERY_TIMEOUT_MS } from './defaults.js';
 export { DispatcherError, InvalidUrlError, NotFoundError, RateLimitError, type DispatcherErrorCode, type UrlRefusalReason } from './errors.js';
 export type { DispatcherOptions, DispatcherSettings } from './options.js';
-export type { CreateWebhookInput, Registrations, UpdateWebhookInput } from './registrations.js';
+export type { CreateWebhookInput, EnableWebhookOptions, Registrations, UpdateWebhookInput } from './registrations.js';
+export type { AlertPayload, WebhookAlert } from './alerts.js';
+export type { MetricsMeter, MetricsOptions } from '../metrics/meter.js';
 export type { Deliveries, ManualRetryResult } from './deliveries.js';
 export type { DeliveryExportFilter, DeliveryFilter, DeliveryListOptions, ResponseStatusClass, TimeInput } from './delivery-filters.js';
 export type { AttemptReport } from './attempt-report.js';
@@ -18,6 +20,8 @@ export type {
   DeliveryAttempt,
   DeliveryDetail,
   DeliveryStatus,
+  DisabledReason,
+  EnabledWebhook,
   ExportedAttempt,
   WebhookRegistration,
   WebhookStatus,
@@ -34,14 +38,18 @@ export type {
   DeliveryState,
   DispatchStore,
   ExportRow,
+  HealthAlert,
   InsertEventResult,
   Lease,
   NewAttempt,
   NewDelivery,
+  QueueStats,
   RecordedAttempt,
   StoredAttempt,
   StoredDelivery,
   StoredEvent,
   StoredWebhook,
+  WebhookActivity,
   WebhookChanges,
+  WebhookHealth,
 } from './store.js';

@@ -1,7 +1,21 @@
 import { z } from 'zod';
 import { callable, numberIn, parseOptions } from '../configuration.js';
 import { isLogger, type LoggerOption } from '../logger.js';
-import { DEFAULT_CONCURRENCY, DEFAULT_DATABASE_FILE, DELIVERY_TIMEOUT_MS, DISPATCH_LEASE_MARGIN_MS, MANUAL_RETRY_LIMIT, MAX_IDLE_MS } from './defaults.js';
+import { isMeter, type MetricsOptions } from '../metrics/meter.js';
+import type { WebhookAlert } from './alerts.js';
+import {
+  DEFAULT_CONCURRENCY,
+  DEFAULT_DATABASE_FILE,
+  DEFAULT_MAX_IN_FLIGHT_PER_FAILING_WEBHOOK,
+  DEFAULT_MAX_IN_FLIGHT_PER_WEBHOOK,
+  DELIVERY_TIMEOUT_MS,
+  DISABLE_FAILING_AFTER_MS,
+  DISPATCH_LEASE_MARGIN_MS,
+  FAILURE_WARNINGS,
+  INITIAL_IN_FLIGHT_PER_WEBHOOK,
+  MANUAL_RETRY_LIMIT,
+  MAX_IDLE_MS,
+} from './defaults.js';
 import type { RateLimit } from './rate-limit.js';
 import { RETRY_SCHEDULE } from './schedule.js';
 import type { TrustedCa } from './sender.js';
@@ -45,8 +59,59 @@ export interface DispatcherOptions {
   resolveHost?: ResolveHost;
   /** Extra CAs to trust (PEM), in addition to Node's public roots. */
   ca?: TrustedCa;
-  /** Attempts in flight at once. @default 10 */
+  /**
+   * Attempts in flight at once, in this process. A receiver that starts to hang holds its fair
+   * share of them until its first timeout, then `maxInFlightPerFailingWebhook`.
+   * @default 50
+   */
   concurrency?: number;
+  /**
+   * Attempts in flight per webhook, over every worker on the store: what one receiver can hold
+   * of the pool. Claims are fair: the webhook with the fewest attempts in flight is served first.
+   * @default 50
+   */
+  maxInFlightPerWebhook?: number;
+  /**
+   * Attempts in flight of a webhook whose last attempt failed, until one is delivered: a receiver
+   * that hangs costs this many slots. At most `maxInFlightPerWebhook`. @default 1
+   */
+  maxInFlightPerFailingWebhook?: number;
+  /**
+   * Slow start: a webhook may have this many attempts in flight, plus one per attempt delivered in
+   * a row (up to `maxInFlightPerWebhook`), so a new receiver that hangs from the start holds this
+   * many slots until its first timeout. At most `maxInFlightPerWebhook`. @default 2
+   */
+  initialInFlightPerWebhook?: number;
+  /**
+   * A webhook whose attempts have all failed for this long (from the first failed attempt of the
+   * streak to the latest) is disabled: nothing more is sent to it, new events for it are recorded
+   * as skipped, and `webhooks.enable(id, { replay: true })` sends them later. `false`: never.
+   * @default 259_200_000 (72 h: two retry windows of 34.6 h, and a weekend)
+   */
+  disableFailingAfterMs?: number | false;
+  /** Shares of `disableFailingAfterMs` at which a failing webhook is warned about. @default [0.5, 0.9] */
+  failureWarnings?: readonly number[];
+  /**
+   * Called when a webhook has been failing for a share of the stretch (`webhook.failing`) and when
+   * it is disabled (`webhook.disabled`); each is also logged (warn, error). What it throws is
+   * logged and changes nothing.
+   * @example
+   * onWebhookAlert: (alert) => pager.notify(`${alert.type}: ${alert.url}, failing since ${alert.failing_since}`)
+   */
+  onWebhookAlert?: (alert: WebhookAlert) => void;
+  /**
+   * Also send each alert as a signed webhook (POST, `x-svc-signature` with `secret`, the same
+   * scheme as every delivery) to an operator's URL; one attempt each, a failure is logged.
+   * @example alertWebhook: { url: 'https://ops.example.com/acct-webhook-alerts', secret: process.env.ALERT_SECRET! }
+   */
+  alertWebhook?: { url: string; secret: string };
+  /**
+   * Instruments the dispatcher through an OpenTelemetry meter; without it nothing is measured.
+   * `perWebhook: true` adds the webhook id to the attempt series and reports each webhook's state
+   * (one series per webhook: mind the cardinality). @default undefined
+   * @example metrics: { meter: metrics.getMeter('acct-webhook') }
+   */
+  metrics?: MetricsOptions & { perWebhook?: boolean };
   /** Milliseconds since the epoch; every wait, timestamp and `created` comes from it. @default Date.now */
   clock?: () => number;
   /** A logger (a pino logger fits), or `false` for silence. @default pino JSON lines at info to stderr */
@@ -81,6 +146,14 @@ export interface DispatcherSettings {
   allowInsecureUrls: boolean;
   allowedHosts: readonly string[];
   concurrency: number;
+  maxInFlightPerWebhook: number;
+  maxInFlightPerFailingWebhook: number;
+  initialInFlightPerWebhook: number;
+  /** `null`: failing webhooks are never disabled. */
+  disableFailingAfterMs: number | null;
+  failureWarnings: readonly number[];
+  /** The operator's alert URL, or `null` (the secret is not shown). */
+  alertWebhookUrl: string | null;
   manualRetryLimit: Readonly<RateLimit>;
   pollIntervalMs: number;
   leaseMs: number;
@@ -114,6 +187,31 @@ const dispatcherOptions = z
       })
       .optional(),
     concurrency: numberIn(1, 10_000, { integer: true }).optional(),
+    maxInFlightPerWebhook: numberIn(1, 10_000, { integer: true }).optional(),
+    maxInFlightPerFailingWebhook: numberIn(1, 10_000, { integer: true }).optional(),
+    initialInFlightPerWebhook: numberIn(1, 10_000, { integer: true }).optional(),
+    disableFailingAfterMs: z.union([z.literal(false), numberIn(1, Number.MAX_SAFE_INTEGER)], { error: 'must be milliseconds (> 0) or false' }).optional(),
+    failureWarnings: z
+      .array(z.number().gt(0).lt(1), { error: 'must be shares between 0 and 1' })
+      .refine((shares) => shares.every((share, i) => i === 0 || share > shares[i - 1]!), { error: 'must be shares between 0 and 1, ascending' })
+      .readonly()
+      .optional(),
+    onWebhookAlert: callable<(alert: WebhookAlert) => void>('(alert) => void').optional(),
+    alertWebhook: z
+      .strictObject(
+        {
+          url: z.string().refine((url) => URL.canParse(url), { error: 'must be a URL' }),
+          secret: z.string({ error: 'must be the secret the alerts are signed with' }).min(1, { error: 'must not be empty' }),
+        },
+        { error: 'must be { url, secret }' },
+      )
+      .optional(),
+    metrics: z
+      .strictObject(
+        { meter: z.custom<MetricsOptions['meter']>(isMeter, { error: 'must be an OpenTelemetry Meter' }), perWebhook: z.boolean({ error: 'must be true or false' }).optional() },
+        { error: 'must be { meter, perWebhook? }' },
+      )
+      .optional(),
     clock: callable<() => number>('returning ms since the epoch')
       .refine((clock) => Number.isFinite(clock()) && clock() >= 0, { error: 'must return a non-negative number of ms since the epoch' })
       .optional(),
@@ -130,6 +228,13 @@ const dispatcherOptions = z
       context.addIssue({ code: 'custom', path: ['database'], message: 'cannot be given with store: give one or neither' });
     }
     const timeoutMs = options.timeoutMs ?? DELIVERY_TIMEOUT_MS;
+    const perWebhook = options.maxInFlightPerWebhook ?? DEFAULT_MAX_IN_FLIGHT_PER_WEBHOOK;
+    if (options.maxInFlightPerFailingWebhook !== undefined && options.maxInFlightPerFailingWebhook > perWebhook) {
+      context.addIssue({ code: 'custom', path: ['maxInFlightPerFailingWebhook'], message: `must be at most maxInFlightPerWebhook (${perWebhook})` });
+    }
+    if (options.initialInFlightPerWebhook !== undefined && options.initialInFlightPerWebhook > perWebhook) {
+      context.addIssue({ code: 'custom', path: ['initialInFlightPerWebhook'], message: `must be at most maxInFlightPerWebhook (${perWebhook})` });
+    }
     if (options.leaseMs !== undefined && options.leaseMs < timeoutMs) {
       context.addIssue({ code: 'custom', path: ['leaseMs'], message: `must be at least timeoutMs (${timeoutMs}): an attempt still in flight would be taken over` });
     }
@@ -152,6 +257,12 @@ export function settingsOf(options: ValidDispatcherOptions): DispatcherSettings 
     allowInsecureUrls: options.allowInsecureUrls ?? false,
     allowedHosts: Object.freeze([...(options.allowedHosts ?? [])]),
     concurrency: options.concurrency ?? DEFAULT_CONCURRENCY,
+    maxInFlightPerWebhook: options.maxInFlightPerWebhook ?? DEFAULT_MAX_IN_FLIGHT_PER_WEBHOOK,
+    maxInFlightPerFailingWebhook: options.maxInFlightPerFailingWebhook ?? Math.min(DEFAULT_MAX_IN_FLIGHT_PER_FAILING_WEBHOOK, options.maxInFlightPerWebhook ?? Infinity),
+    initialInFlightPerWebhook: options.initialInFlightPerWebhook ?? Math.min(INITIAL_IN_FLIGHT_PER_WEBHOOK, options.maxInFlightPerWebhook ?? Infinity),
+    disableFailingAfterMs: options.disableFailingAfterMs === false ? null : (options.disableFailingAfterMs ?? DISABLE_FAILING_AFTER_MS),
+    failureWarnings: Object.freeze([...(options.failureWarnings ?? FAILURE_WARNINGS)]),
+    alertWebhookUrl: options.alertWebhook?.url ?? null,
     manualRetryLimit: Object.freeze({ ...(options.manualRetryLimit ?? MANUAL_RETRY_LIMIT) }),
     pollIntervalMs: options.pollIntervalMs ?? MAX_IDLE_MS,
     leaseMs: options.leaseMs ?? timeoutMs + DISPATCH_LEASE_MARGIN_MS,

@@ -23,6 +23,8 @@ const RESERVED_PREFIX = 'x-svc-';
 export const MAX_CUSTOM_HEADERS = 20;
 export const MAX_HEADER_VALUE_LENGTH = 8192;
 const STATUSES: readonly WebhookStatus[] = ['active', 'disabled'];
+/** Attempts per second a rate limit may allow at most. */
+const MAX_RATE_LIMIT = 100_000;
 
 /**
  * The events of a registration: a non-empty list of event types or patterns (`invoice.*`, `*`).
@@ -79,6 +81,18 @@ export function validateStatus(value: unknown): WebhookStatus {
     });
   }
   return value as WebhookStatus;
+}
+
+/** A rate limit in attempts per second: a positive number, or null for none. */
+export function validateRateLimit(value: unknown): number | null {
+  if (value === null) return null;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0 || value > MAX_RATE_LIMIT) {
+    throw new DispatcherError('VALIDATION_ERROR', `rate_limit must be attempts per second, above 0 and at most ${MAX_RATE_LIMIT}, or null`, {
+      field: 'rate_limit',
+      reason: `must be a number above 0 and at most ${MAX_RATE_LIMIT}, or null`,
+    });
+  }
+  return value;
 }
 
 function checkHeaderName(name: string, rawName: string): void {

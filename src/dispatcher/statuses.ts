@@ -1,6 +1,9 @@
 /** `disabled` keeps the registration and its log; nothing is sent to it until it is active again. */
 export type WebhookStatus = 'active' | 'disabled';
 
+/** Why a registration is disabled: `manual` (`update`), `failing` (a stretch of continuous failure, by the dispatcher). */
+export type DisabledReason = 'manual' | 'failing';
+
 /** The states of the platform's document, exactly. A delivery not yet attempted is `retrying`. */
 export type DeliveryStatus = 'delivered' | 'retrying' | 'finally_failed';
 

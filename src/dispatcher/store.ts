@@ -1,6 +1,6 @@
 import type { EventType } from '../events/catalog.js';
 import type { DELIVERY_STATE_FIELDS, StoredAttempt, StoredDelivery } from './delivery-fields.js';
-import type { DeliveryStatus, WebhookStatus } from './statuses.js';
+import type { DeliveryStatus, DisabledReason, WebhookStatus } from './statuses.js';
 
 /*
  * The dispatcher's persistence, behind one interface so that SQLite (sqliteDispatchStore) and
@@ -13,26 +13,52 @@ import type { DeliveryStatus, WebhookStatus } from './statuses.js';
 
 export type { StoredAttempt, StoredDelivery } from './delivery-fields.js';
 
+/**
+ * A registration's health, kept with it and changed in the transaction that records each
+ * attempt: the current run of failed attempts, and when it was disabled (by hand or for failing).
+ */
+export interface WebhookHealth {
+  status: WebhookStatus;
+  /** Failed attempts in a row since the last delivered one (every attempt counts: manual and test ones too). */
+  failure_streak: number;
+  /** The first failed attempt of the current streak (ms); `null` while the streak is 0. */
+  failing_since: number | null;
+  /** The latest failed attempt of the current streak (ms); `null` while the streak is 0. */
+  last_failure_at: number | null;
+  /**
+   * Delivered attempts in a row since the last failed one, counted up to the per-webhook cap: a
+   * claim lets a registration have this many more attempts in flight than `initialInFlight`.
+   */
+  delivered_streak: number;
+  /** When the status became `disabled` (ms); `null` while active. */
+  disabled_at: number | null;
+  /** Why it is disabled: by hand (`update`) or by the dispatcher after a stretch of failure; `null` while active. */
+  disabled_reason: DisabledReason | null;
+}
+
 /** A registration as a store keeps it: with its secret, times in ms. */
-export interface StoredWebhook {
+export interface StoredWebhook extends WebhookHealth {
   id: string;
   url: string;
   /** Event types and patterns as registered. */
   events: string[];
   headers: Record<string, string>;
-  status: WebhookStatus;
   secret: string;
+  /** At most this many attempts start per second (a sliding budget of one second); `null` for no limit. */
+  rate_limit: number | null;
   created_at: number;
   updated_at: number;
 }
 
 /** The fields of a registration to change; the others stay. */
-export interface WebhookChanges {
-  url?: string;
-  events?: string[];
-  headers?: Record<string, string>;
-  status?: WebhookStatus;
-  secret?: string;
+export type WebhookChanges = Partial<Omit<StoredWebhook, 'id' | 'created_at' | 'updated_at'>>;
+
+/** What a registration is doing now, counted by the store. */
+export interface WebhookActivity {
+  /** Attempts in flight (deliveries under a live lease). */
+  in_flight: number;
+  /** Events recorded as not sent while the registration was disabled, waiting for a replay. */
+  skipped_events: number;
 }
 
 /** An event as a store keeps it: the exact JSON sent, once for all its deliveries. */
@@ -71,11 +97,24 @@ export interface DeliveryJob {
   webhook: Pick<StoredWebhook, 'id' | 'url' | 'secret' | 'headers'>;
 }
 
-/** What `claimDue` takes: now, how many at most, and the lease to put on them. */
+/** What `claimDue` takes: now, how many at most, the lease to put on them, and the per-registration caps. */
 export interface ClaimRequest {
   now: number;
   limit: number;
   lease: Lease;
+  /**
+   * At most this many attempts in flight per registration, counted over every worker (live
+   * leases in the database); absent for no cap.
+   */
+  maxInFlight?: number;
+  /** The cap of a registration whose last attempt failed (`failure_streak > 0`); absent for `maxInFlight`. */
+  maxInFlightWhileFailing?: number;
+  /**
+   * Slow start: a registration that has not failed may have `initialInFlight + delivered_streak`
+   * attempts in flight (at most `maxInFlight`), so one that has not answered yet cannot take a
+   * large share of the slots. Absent: no slow start.
+   */
+  initialInFlight?: number;
 }
 
 /** An attempt as the sender produced it, before it is numbered. */
@@ -84,18 +123,24 @@ export type NewAttempt = Omit<StoredAttempt, 'attempt_number'>;
 /** The fields of a delivery that an attempt changes. */
 export type DeliveryState = Pick<StoredDelivery, (typeof DELIVERY_STATE_FIELDS)[number]>;
 
-/** An attempt as stored, and its delivery as the attempt left it. */
+/** An attempt as stored, its delivery as the attempt left it, and its registration's health after it. */
 export interface RecordedAttempt {
   attempt: StoredAttempt;
   delivery: StoredDelivery;
+  health: WebhookHealth;
+  /** What the attempt made worth telling an operator (a warning, the disable); stored nowhere. */
+  alerts: readonly HealthAlert[];
 }
 
 /**
- * What to store for an attempt, given its delivery as it is inside the store's transaction:
- * the numbered attempt and the delivery's next state. The dispatcher writes it; a store calls it
- * synchronously, with the row locked against other records, and stores exactly what it returns.
+ * What to store for an attempt, given its delivery and its registration's health as they are
+ * inside the store's transaction: the numbered attempt, the delivery's next state and the
+ * registration's next health. The dispatcher writes it; a store calls it synchronously, with the
+ * rows locked against other records, and stores exactly what it returns (a health whose status
+ * became `disabled` takes the registration's pending deliveries out of the queue, as
+ * `updateWebhook` does).
  */
-export type AttemptRecording = (current: StoredDelivery) => RecordedAttempt;
+export type AttemptRecording = (current: StoredDelivery, health: WebhookHealth) => RecordedAttempt;
 
 /** Which deliveries `listDeliveries` returns; every criterion given must hold. */
 export interface DeliveryQuery {
@@ -164,13 +209,31 @@ export interface DispatchStore {
   /**
    * Stores an event and its deliveries in one transaction. Deliveries to a deleted webhook are
    * skipped. An event id that exists already inserts nothing and returns the stored event.
+   * `skippedFor` names registrations (disabled ones) for which the event is recorded as not sent
+   * (see `replaySkipped`).
    */
-  insertEvent(event: StoredEvent, deliveries: readonly NewDelivery[]): Promise<InsertEventResult>;
+  insertEvent(event: StoredEvent, deliveries: readonly NewDelivery[], skippedFor?: readonly string[]): Promise<InsertEventResult>;
+  /** The events recorded as not sent to `webhookId`, oldest first. */
+  listSkipped(webhookId: string): Promise<string[]>;
+  /**
+   * In one transaction: inserts `deliveries` (one per skipped event, `event_id` given) and forgets
+   * those skipped records. A delivery of an event that the webhook has already is not inserted
+   * again, so a replay sends each event once. Returns how many were inserted.
+   */
+  replaySkipped(webhookId: string, deliveries: readonly (NewDelivery & { event_id: string })[], now: number): Promise<number>;
+  /** Attempts in flight and skipped events of each registration that has any (by id). */
+  webhookActivity(now: number): Promise<Map<string, WebhookActivity>>;
+  /** Counts of the queue for metrics (see {@link QueueStats}). */
+  queueStats(now: number): Promise<QueueStats>;
 
   /**
    * Leases up to `limit` deliveries that are due — `retrying`, `next_attempt_at <= now` (an
-   * expired lease included), of an active webhook — earliest first, in one transaction: two
-   * processes never lease the same delivery at the same time.
+   * expired lease included), of an active webhook — in one transaction: two processes never
+   * lease the same delivery at the same time. Fair across registrations: within each one earliest
+   * first, and among them the registration with the fewest attempts in flight first, so one with
+   * 10 000 due deliveries cannot fill the slots ahead of one with 10. A registration at its cap
+   * (`maxInFlight`, `maxInFlightWhileFailing`, over every process) or over its `rate_limit` gets
+   * nothing; its deliveries stay due.
    */
   claimDue(request: ClaimRequest): Promise<DeliveryJob[]>;
   /**
@@ -202,3 +265,23 @@ export interface DispatchStore {
 
 /** The store once it is ready; rejects after the dispatcher was closed. Internal to the dispatcher. */
 export type StoreAccess = () => Promise<DispatchStore>;
+
+/** The pending deliveries by state, as metrics see them; those of disabled webhooks count as `paused`. */
+export interface QueueStats {
+  /** Pending and due now. */
+  due: number;
+  /** Pending, due later. */
+  scheduled: number;
+  /** Under a live lease. */
+  in_flight: number;
+  /** Pending, of a disabled webhook. */
+  paused: number;
+  /** The earliest due time of a due delivery (ms), or null. */
+  oldest_due_at: number | null;
+}
+
+/**
+ * Something an attempt made worth telling an operator: the registration has been failing for a
+ * share (`threshold`) of the stretch after which it is disabled, or it has just been disabled.
+ */
+export type HealthAlert = { kind: 'failing'; threshold: number } | { kind: 'disabled' };

@@ -88,10 +88,12 @@ export class Worker<Job> {
 
   private async loop(): Promise<void> {
     // Every store reports as due only what a claim can take (disabled webhooks' deliveries are
-    // left out on both backends), yet a claim may still come back empty while a delivery is due:
-    // on PostgreSQL it skips rows another transaction holds locked (SKIP LOCKED), which nextDueAt
-    // reads all the same. A second empty claim in a row with work due waits a poll interval
-    // instead of asking again at once, so such a lock cannot make the loop spin.
+    // left out on both backends), yet a claim may leave a delivery that is due: its webhook is at
+    // its cap of attempts in flight or over its rate limit, or, on PostgreSQL, another transaction
+    // holds the row locked (SKIP LOCKED), which nextDueAt reads all the same. A claim that took
+    // some but not all it could waits until an attempt finishes (or a poll interval), and so does
+    // a second empty claim in a row with work due, instead of asking again at once: the loop
+    // cannot spin.
     let emptyAndDue = false;
     while (this.running) {
       this.woken = false;
@@ -103,14 +105,21 @@ export class Worker<Job> {
       const claimed = await this.claimSafely(free);
       if (claimed === null || !this.running) continue;
       if (claimed === free) continue;
+      if (claimed > 0) {
+        // The claim took all it could now (the rest is not due, or its webhooks are at their
+        // caps or rate limits): the attempts just started wake the loop when they finish.
+        emptyAndDue = false;
+        await this.sleep(this.options.pollIntervalMs);
+        continue;
+      }
       const delay = await this.delayUntilNextDue();
       if (delay > 0) {
         emptyAndDue = false;
         await this.sleep(delay);
-      } else if (claimed === 0 && emptyAndDue) {
+      } else if (emptyAndDue) {
         await this.sleep(this.options.pollIntervalMs);
       } else {
-        emptyAndDue = claimed === 0;
+        emptyAndDue = true;
       }
     }
   }

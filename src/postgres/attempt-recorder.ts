@@ -1,4 +1,7 @@
-import type { AttemptRecording, RecordedAttempt, StoredDelivery } from '../dispatcher/store.js';
+import type { AttemptRecording, RecordedAttempt, StoredDelivery, WebhookHealth } from '../dispatcher/store.js';
+import { HEALTH_FIELDS } from '../dispatcher/webhook-fields.js';
+import { sameHealth } from '../dispatcher/webhook-health.js';
+import { nullableInt8, readNullableInt8 } from './int8.js';
 import { attemptRows, deliveryRows } from './dispatch-rows.js';
 import { STATE_COLUMNS } from './dispatch-statements.js';
 import type { PostgresPool, PostgresQueryable } from './pool.js';
@@ -35,7 +38,7 @@ export class AttemptRecorder {
 
   constructor(
     private readonly pool: PostgresPool,
-    private readonly sql: { lockDeliveries: Statement; recordAttempts: Statement },
+    private readonly sql: { lockHealth: Statement; lockDeliveries: Statement; recordAttempts: Statement; setHealth: Statement; syncWebhooksActive: Statement },
   ) {}
 
   record(deliveryId: string, recording: AttemptRecording): Promise<RecordedAttempt> {
@@ -74,34 +77,81 @@ export class AttemptRecorder {
     }
   }
 
-  /** Under the row locks of every delivery in the batch, taken in id order so that batches never deadlock each other. */
+  /**
+   * Under the row locks of every webhook and then every delivery in the batch, each in id order
+   * (as a webhook's update locks it before its deliveries), so that batches never deadlock each
+   * other or an update.
+   */
   private async apply(client: PostgresQueryable, batch: Pending[]): Promise<Outcome[]> {
-    const ids = [...new Set(batch.map((pending) => pending.deliveryId))].sort();
-    const rows = (await run(client, this.sql.lockDeliveries, [ids])).rows as Record<string, unknown>[];
-    const current = new Map<string, StoredDelivery>(rows.map((row) => {
-      const delivery = deliveryRows.read(row);
-      return [delivery.id, delivery];
-    }));
+    const state = { deliveries: await this.lockedDeliveries(client, batch), health: new Map<string, WebhookHealth>() };
+    const webhookIds = [...new Set([...state.deliveries.values()].map((delivery) => delivery.webhook_id))].sort();
+    state.health = await this.lockedHealth(client, webhookIds);
+    const before = new Map(state.health);
     const outcomes = batch.map((pending): Outcome => {
       try {
-        const recorded = next(current, pending);
-        current.set(recorded.delivery.id, recorded.delivery);
+        const recorded = next(state, pending);
+        state.deliveries.set(recorded.delivery.id, recorded.delivery);
+        state.health.set(recorded.delivery.webhook_id, recorded.health);
         return { ok: true, recorded };
       } catch (error) {
         return { ok: false, error: error instanceof Error ? error : new Error(String(error)) };
       }
     });
     const recorded = outcomes.flatMap((outcome) => (outcome.ok ? [outcome.recorded] : []));
-    if (recorded.length > 0) await run(client, this.sql.recordAttempts, parameters(recorded));
+    if (recorded.length === 0) return outcomes;
+    await run(client, this.sql.recordAttempts, parameters(recorded));
+    // Only what changed: a delivered attempt of a healthy webhook writes nothing more.
+    const changed = new Map([...state.health].filter(([id, health]) => !sameHealth(before.get(id)!, health)));
+    if (changed.size > 0) await run(client, this.sql.setHealth, healthParameters(changed));
+    const disabled = [...state.health].filter(([id, health]) => health.status !== 'active' && before.get(id)?.status === 'active').map(([id]) => id);
+    if (disabled.length > 0) await run(client, this.sql.syncWebhooksActive, [disabled]);
     return outcomes;
+  }
+
+  private async lockedHealth(client: PostgresQueryable, webhookIds: string[]): Promise<Map<string, WebhookHealth>> {
+    const rows = (await run(client, this.sql.lockHealth, [webhookIds])).rows as (Record<string, unknown> & { id: string })[];
+    return new Map(rows.map((row) => [row.id, toHealth(row)]));
+  }
+
+  private async lockedDeliveries(client: PostgresQueryable, batch: Pending[]): Promise<Map<string, StoredDelivery>> {
+    const ids = [...new Set(batch.map((pending) => pending.deliveryId))].sort();
+    const rows = (await run(client, this.sql.lockDeliveries, [ids])).rows as Record<string, unknown>[];
+    return new Map(
+      rows.map((row) => {
+        const delivery = deliveryRows.read(row);
+        return [delivery.id, delivery];
+      }),
+    );
   }
 }
 
-/** One record applied to its delivery's state as the batch has left it so far. */
-function next(current: Map<string, StoredDelivery>, { deliveryId, recording }: Pending): RecordedAttempt {
-  const delivery = current.get(deliveryId);
+/** One record applied to its delivery's state and its webhook's health as the batch has left them so far. */
+function next(state: { deliveries: Map<string, StoredDelivery>; health: Map<string, WebhookHealth> }, { deliveryId, recording }: Pending): RecordedAttempt {
+  const delivery = state.deliveries.get(deliveryId);
   if (!delivery) throw new Error(`Delivery ${deliveryId} vanished while an attempt was made`);
-  return recording(delivery);
+  const health = state.health.get(delivery.webhook_id);
+  if (!health) throw new Error(`Delivery ${deliveryId} lost its webhook`);
+  return recording(delivery, health);
+}
+
+function toHealth(row: Record<string, unknown>): WebhookHealth {
+  return {
+    status: row.status as WebhookHealth['status'],
+    failure_streak: row.failure_streak as number,
+    failing_since: readNullableInt8(row.failing_since, 'failing_since'),
+    last_failure_at: readNullableInt8(row.last_failure_at, 'last_failure_at'),
+    disabled_at: readNullableInt8(row.disabled_at, 'disabled_at'),
+    disabled_reason: row.disabled_reason as WebhookHealth['disabled_reason'],
+    delivered_streak: row.delivered_streak as number,
+  };
+}
+
+/** The parameters of `setHealth`: the ids, then each health field as a column. */
+function healthParameters(health: Map<string, WebhookHealth>): unknown[] {
+  const entries = [...health];
+  const column = (field: (typeof HEALTH_FIELDS)[number]) =>
+    entries.map(([, value]) => (field === 'failing_since' || field === 'last_failure_at' || field === 'disabled_at' ? nullableInt8(value[field], field) : value[field]));
+  return [entries.map(([id]) => id), ...HEALTH_FIELDS.map(column)];
 }
 
 /** The parameters of `recordAttempts`: attempt columns in batch order, then each delivery's final state once. */

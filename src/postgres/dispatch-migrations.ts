@@ -84,5 +84,30 @@ export const DISPATCH_MIGRATIONS: MigrationSet = {
     );
     CREATE INDEX dispatch_attempts_time ON dispatch_attempts (attempted_at);
     `,
+    // Isolation and failing endpoints (as SQLite's version 3): each registration's health and
+    // optional rate limit with its state; the queue per registration; the leased deliveries
+    // (attempts in flight, counted against the cap); events not sent while disabled, for a replay.
+    `
+    ALTER TABLE dispatch_webhooks
+      ADD COLUMN failure_streak  integer NOT NULL DEFAULT 0,
+      ADD COLUMN failing_since   bigint,
+      ADD COLUMN last_failure_at bigint,
+      ADD COLUMN disabled_at     bigint,
+      ADD COLUMN disabled_reason text CHECK (disabled_reason IN ('manual', 'failing')),
+      ADD COLUMN rate_limit      double precision,
+      ADD COLUMN rate_tat        double precision,
+      ADD COLUMN delivered_streak integer NOT NULL DEFAULT 0;
+    UPDATE dispatch_webhooks SET disabled_at = updated_at, disabled_reason = 'manual' WHERE status = 'disabled';
+
+    CREATE INDEX dispatch_deliveries_queue ON dispatch_deliveries (webhook_id, next_attempt_at, seq) WHERE status = 'retrying' AND webhook_active;
+    CREATE INDEX dispatch_deliveries_leased ON dispatch_deliveries (webhook_id) WHERE lease_owner IS NOT NULL;
+
+    CREATE TABLE dispatch_skipped (
+      webhook_id text NOT NULL REFERENCES dispatch_webhooks (id),
+      event_id   text NOT NULL REFERENCES dispatch_events (id),
+      skipped_at bigint NOT NULL,
+      PRIMARY KEY (webhook_id, event_id)
+    );
+    `,
   ],
 };

@@ -1,9 +1,9 @@
 import type { EventType } from '../events/catalog.js';
 import { ATTEMPT_FIELDS, DELIVERY_FIELDS } from '../dispatcher/delivery-fields.js';
 import { AS_IS, rowMapping, type BackendCodecs } from '../dispatcher/fields.js';
-import type { WebhookStatus } from '../dispatcher/statuses.js';
+import { WEBHOOK_FIELDS, WEBHOOK_TIME_FIELDS } from '../dispatcher/webhook-fields.js';
 import type { DeliveryJob, StoredEvent, StoredWebhook } from '../dispatcher/store.js';
-import { int8, readInt8 } from './int8.js';
+import { int8, nullableInt8, readInt8, readNullableInt8 } from './int8.js';
 import { decodeText, encodeText } from './text-codec.js';
 
 /* Rows as pg returns them (bigint as text, json parsed, boolean as boolean) → the store's records. */
@@ -20,16 +20,7 @@ const POSTGRES_CODECS: BackendCodecs = {
 export const deliveryRows = rowMapping(DELIVERY_FIELDS, POSTGRES_CODECS);
 export const attemptRows = rowMapping(ATTEMPT_FIELDS, POSTGRES_CODECS);
 
-export interface WebhookRow {
-  id: string;
-  url: string;
-  events: unknown;
-  headers: unknown;
-  status: WebhookStatus;
-  secret: string;
-  created_at: unknown;
-  updated_at: unknown;
-}
+export type WebhookRow = Record<(typeof WEBHOOK_FIELDS)[number], unknown>;
 
 export interface EventRow {
   id: string;
@@ -55,13 +46,18 @@ export type JobRow = Record<string, unknown> & {
 };
 
 export function toWebhook(row: WebhookRow): StoredWebhook {
-  return {
-    ...row,
-    events: json(row.events) as string[],
-    headers: json(row.headers) as Record<string, string>,
-    created_at: readInt8(row.created_at, 'created_at'),
-    updated_at: readInt8(row.updated_at, 'updated_at'),
-  };
+  const webhook: Record<string, unknown> = { ...row, events: json(row.events), headers: json(row.headers) };
+  for (const field of WEBHOOK_TIME_FIELDS) webhook[field] = readNullableInt8(row[field], field);
+  return webhook as unknown as StoredWebhook;
+}
+
+/** A registration's values in the order of WEBHOOK_FIELDS, as the statements take them. */
+export function webhookValues(webhook: StoredWebhook): unknown[] {
+  return WEBHOOK_FIELDS.map((field) => {
+    const value = webhook[field];
+    if (field === 'events' || field === 'headers') return JSON.stringify(value);
+    return (WEBHOOK_TIME_FIELDS as readonly string[]).includes(field) ? nullableInt8(value as number | null, field) : value;
+  });
 }
 
 export function toEvent(row: EventRow): StoredEvent {

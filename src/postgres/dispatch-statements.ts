@@ -1,12 +1,13 @@
 import { ATTEMPT_FIELDS, DELIVERY_FIELDS, DELIVERY_STATE_FIELDS } from '../dispatcher/delivery-fields.js';
 import type { FieldKind, Fields } from '../dispatcher/fields.js';
 import type { AttemptQuery, DeliveryQuery } from '../dispatcher/store.js';
+import { HEALTH_FIELDS, WEBHOOK_FIELDS } from '../dispatcher/webhook-fields.js';
 import { attemptRows, deliveryRows } from './dispatch-rows.js';
 import { int8 } from './int8.js';
 import type { Prepare } from './statement.js';
 
 /* Columns by name, never `*`: prepared statements must keep their result shape across migrations. */
-const WEBHOOK_COLUMNS = ['id', 'url', 'events', 'headers', 'status', 'secret', 'created_at', 'updated_at'];
+const WEBHOOK_COLUMNS = WEBHOOK_FIELDS;
 const EVENT_COLUMNS = ['id', 'type', 'payload', 'correlation_id', 'test', 'created_at'];
 /** The delivery's columns, and its position for ordering. */
 const DELIVERY_COLUMNS = ['seq', ...deliveryRows.columns];
@@ -29,19 +30,19 @@ export function dispatchStatements(schema: string, prepare: Prepare) {
   const events = `${schema}.dispatch_events`;
   const deliveries = `${schema}.dispatch_deliveries`;
   const attempts = `${schema}.dispatch_attempts`;
+  const skipped = `${schema}.dispatch_skipped`;
   const jobColumns = 'e.payload, e.test AS event_test, e.created_at AS event_created_at, w.url, w.secret, w.headers';
   // The body an attempt sent is its event's payload, stored once per event.
   const attemptColumns = `${columns(attemptRows.columns, 'a')}, e.payload AS request_payload`;
   return {
     /** The attempts table, for the filters that read it. */
     attemptsTable: attempts,
-    insertWebhook: prepare(`INSERT INTO ${webhooks} (${columns(WEBHOOK_COLUMNS)}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`),
+    insertWebhook: prepare(`INSERT INTO ${webhooks} (${columns(WEBHOOK_COLUMNS)}) VALUES (${WEBHOOK_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')})`),
     getWebhook: prepare(`SELECT ${columns(WEBHOOK_COLUMNS)} FROM ${webhooks} WHERE id = $1 AND deleted_at IS NULL`),
     listWebhooks: prepare(`SELECT ${columns(WEBHOOK_COLUMNS)} FROM ${webhooks} WHERE deleted_at IS NULL ORDER BY created_at, seq`),
-    // One statement; a field given as NULL keeps its value.
-    updateWebhook: prepare(`UPDATE ${webhooks} SET url = COALESCE($2, url), events = COALESCE($3::json, events),
-        headers = COALESCE($4::json, headers), status = COALESCE($5, status), secret = COALESCE($6, secret), updated_at = $7
-      WHERE id = $1 AND deleted_at IS NULL RETURNING ${columns(WEBHOOK_COLUMNS)}`),
+    // A change is read, merged and written under the row's lock (a field may become NULL).
+    lockWebhook: prepare(`SELECT ${columns(WEBHOOK_COLUMNS)} FROM ${webhooks} WHERE id = $1 AND deleted_at IS NULL FOR UPDATE`),
+    writeWebhook: prepare(`UPDATE ${webhooks} SET ${WEBHOOK_COLUMNS.slice(1).map((name, i) => `${name} = $${i + 2}`).join(', ')} WHERE id = $1`),
     // After a status change, in the same transaction but a statement of its own, so that it sees
     // the deliveries of an insertEvent it waited for (see insertEvent's lock).
     syncWebhookActive: prepare(`UPDATE ${deliveries} SET webhook_active = $2 WHERE webhook_id = $1 AND status = 'retrying'`),
@@ -71,33 +72,56 @@ export function dispatchStatements(schema: string, prepare: Prepare) {
           AS n (id, webhook_id, next_attempt_at, lease_owner, lease_until)
         JOIN targets t ON t.id = n.webhook_id
         RETURNING 1
+      ), skipped AS (
+        INSERT INTO ${skipped} (webhook_id, event_id, skipped_at)
+        SELECT w.id, $1, $6 FROM ${webhooks} w
+        WHERE w.id = ANY($12::text[]) AND w.deleted_at IS NULL AND EXISTS (SELECT 1 FROM event)
+        ON CONFLICT DO NOTHING
       )
       SELECT (SELECT count(*) FROM event) AS events, (SELECT count(*) FROM inserted) AS deliveries`),
     getEvent: prepare(`SELECT ${columns(EVENT_COLUMNS)} FROM ${events} WHERE id = $1`),
-    // The queue. One statement finds the earliest due deliveries, skips any another worker has
-    // locked this instant (SKIP LOCKED), and writes the lease. next_attempt_at becomes the lease's
-    // end, so a lease whose worker died is due again by the same index, with no sweeper. A row
-    // another worker leased since this statement's snapshot is re-checked after locking and
-    // dropped: it is no longer due. No join: the partial index is read in order and the scan
-    // stops at LIMIT (joined to the webhooks, a fresh table without statistics got a plan that
-    // read and sorted every pending delivery on each claim).
-    claimDue: prepare(`WITH due AS (
-        SELECT d.seq, d.next_attempt_at AS due_at
-        FROM ${deliveries} d
+    // Claims run one at a time per schema (an advisory lock, see the store), so that the counts of
+    // attempts in flight that decide each registration's room hold across workers.
+    claimLock: prepare('SELECT pg_advisory_xact_lock($1, hashtext($2))'),
+    // The registrations a claim may take from, with their attempts in flight (live leases).
+    claimSubjects: prepare(`SELECT w.id, w.failure_streak, w.delivered_streak, w.rate_limit, w.rate_tat, COALESCE(l.n, 0)::int AS in_flight
+      FROM ${webhooks} w
+      LEFT JOIN (SELECT webhook_id, count(*) AS n FROM ${deliveries}
+        WHERE lease_owner IS NOT NULL AND lease_until > $1 AND status = 'retrying' GROUP BY webhook_id) l ON l.webhook_id = w.id
+      WHERE w.status = 'active' AND w.deleted_at IS NULL`),
+    // The queue. Each registration's earliest due deliveries, as many as its room ($3–$5, from
+    // claimRooms), one index range each (dispatch_deliveries_queue); among them the registration
+    // with the fewest attempts in flight first, then the earliest (as fairOrder). The rows are
+    // locked (SKIP LOCKED, re-checked after locking: a row leased since the snapshot is no longer
+    // due) and the lease is written; next_attempt_at becomes the lease's end, so a lease whose
+    // worker died is due again by the same index, with no sweeper.
+    claimDue: prepare(`WITH candidates AS (
+        SELECT c.seq, c.next_attempt_at, r.in_flight + row_number() OVER (PARTITION BY r.id ORDER BY c.next_attempt_at, c.seq) AS fairness
+        FROM unnest($3::text[], $4::int[], $5::int[]) AS r (id, room, in_flight)
+        CROSS JOIN LATERAL (
+          SELECT d.seq, d.next_attempt_at FROM ${deliveries} d
+          WHERE d.webhook_id = r.id AND d.status = 'retrying' AND d.webhook_active AND d.next_attempt_at <= $1
+          ORDER BY d.next_attempt_at, d.seq
+          LIMIT r.room
+        ) c
+      ), picked AS (
+        SELECT seq, next_attempt_at, fairness FROM candidates ORDER BY fairness, next_attempt_at, seq LIMIT $2
+      ), due AS (
+        SELECT d.seq, p.fairness, d.next_attempt_at AS due_at
+        FROM ${deliveries} d JOIN picked p ON p.seq = d.seq
         WHERE d.status = 'retrying' AND d.webhook_active AND d.next_attempt_at <= $1
-        ORDER BY d.next_attempt_at
-        LIMIT $2
         FOR UPDATE OF d SKIP LOCKED
       ), leased AS (
-        UPDATE ${deliveries} d SET lease_owner = $3, lease_until = $4, next_attempt_at = $4, updated_at = $1
+        UPDATE ${deliveries} d SET lease_owner = $6, lease_until = $7, next_attempt_at = $7, updated_at = $1
         FROM due WHERE d.seq = due.seq
-        RETURNING ${columns(DELIVERY_COLUMNS, 'd')}, due.due_at
+        RETURNING ${columns(DELIVERY_COLUMNS, 'd')}, due.fairness, due.due_at
       )
       SELECT ${columns(DELIVERY_COLUMNS, 'l')}, ${jobColumns}
       FROM leased l
       JOIN ${events} e ON e.id = l.event_id
       JOIN ${webhooks} w ON w.id = l.webhook_id
-      ORDER BY l.due_at, l.seq`),
+      ORDER BY l.fairness, l.due_at, l.seq`),
+    setRateTats: prepare(`UPDATE ${webhooks} w SET rate_tat = t.tat FROM unnest($1::text[], $2::float8[]) AS t (id, tat) WHERE w.id = t.id`),
     // Only what a claim could take: a disabled webhook's overdue delivery does not wake the worker.
     nextDue: prepare(`SELECT next_attempt_at FROM ${deliveries}
       WHERE status = 'retrying' AND webhook_active AND next_attempt_at IS NOT NULL ORDER BY next_attempt_at LIMIT 1`),
@@ -107,6 +131,44 @@ export function dispatchStatements(schema: string, prepare: Prepare) {
       JOIN ${webhooks} w ON w.id = d.webhook_id
       WHERE d.id = $1`),
     getDelivery: prepare(`SELECT ${columns(DELIVERY_COLUMNS)} FROM ${deliveries} WHERE id = $1`),
+    // Locked before the deliveries, in id order, as updateWebhook locks a webhook before its deliveries.
+    lockHealth: prepare(`SELECT id, ${columns(HEALTH_FIELDS)} FROM ${webhooks} WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE`),
+    setHealth: prepare(`UPDATE ${webhooks} w SET ${HEALTH_FIELDS.map((name) => `${name} = h.${name}`).join(', ')}
+      FROM unnest($1::text[], $2::text[], $3::int[], $4::bigint[], $5::bigint[], $6::bigint[], $7::text[], $8::int[]) AS h (id, ${columns(HEALTH_FIELDS)})
+      WHERE w.id = h.id`),
+    syncWebhooksActive: prepare(`UPDATE ${deliveries} SET webhook_active = false WHERE webhook_id = ANY($1::text[]) AND status = 'retrying'`),
+    listSkipped: prepare(`SELECT event_id FROM ${skipped} WHERE webhook_id = $1 ORDER BY skipped_at, event_id`),
+    // Only what is still recorded as skipped (a replay that ran already replays nothing), and never
+    // an event the webhook has a delivery of already.
+    replaySkipped: prepare(`WITH forgotten AS (
+        DELETE FROM ${skipped} s USING unnest($2::text[], $3::text[], $4::bigint[]) AS n (id, event_id, next_attempt_at)
+        WHERE s.webhook_id = $1 AND s.event_id = n.event_id
+        RETURNING n.id, n.event_id, n.next_attempt_at
+      ), inserted AS (
+        INSERT INTO ${deliveries} (id, event_id, webhook_id, event_type, correlation_id, status, webhook_active,
+          next_attempt_at, test, created_at, updated_at)
+        SELECT f.id, e.id, $1, e.type, e.correlation_id, 'retrying', w.status = 'active', f.next_attempt_at, e.test, $5, $5
+        FROM forgotten f JOIN ${events} e ON e.id = f.event_id JOIN ${webhooks} w ON w.id = $1
+        ON CONFLICT (event_id, webhook_id) DO NOTHING
+        RETURNING 1
+      )
+      SELECT count(*)::int AS n FROM inserted`),
+    activity: prepare(`SELECT webhook_id, sum(in_flight)::int AS in_flight, sum(skipped)::int AS skipped_events FROM (
+        SELECT webhook_id, count(*) AS in_flight, 0 AS skipped FROM ${deliveries}
+          WHERE lease_owner IS NOT NULL AND lease_until > $1 AND status = 'retrying' GROUP BY webhook_id
+        UNION ALL
+        SELECT webhook_id, 0, count(*) FROM ${skipped} GROUP BY webhook_id
+      ) a GROUP BY webhook_id`),
+    // The pending deliveries by state for metrics (see the SQLite store's statement).
+    queueCounts: prepare(`SELECT state, count(*)::int AS n, min(CASE WHEN state = 'due' THEN next_attempt_at END) AS oldest FROM (
+        SELECT CASE
+            WHEN lease_owner IS NOT NULL AND lease_until > $1 THEN 'in_flight'
+            WHEN NOT webhook_active THEN 'paused'
+            WHEN next_attempt_at <= $1 THEN 'due'
+            ELSE 'scheduled'
+          END AS state, next_attempt_at
+        FROM ${deliveries} WHERE status = 'retrying'
+      ) q GROUP BY state`),
     lockDeliveries: prepare(`SELECT ${columns(DELIVERY_COLUMNS)} FROM ${deliveries} WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE`),
     // A batch of attempt rows (inserted in batch order, so that seq follows attempt_number) and
     // each delivery's final state: one statement inside the batch's transaction.

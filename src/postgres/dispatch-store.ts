@@ -17,13 +17,16 @@ import type {
   StoredDelivery,
   StoredEvent,
   StoredWebhook,
+  QueueStats,
+  WebhookActivity,
   WebhookChanges,
 } from '../dispatcher/store.js';
+import { claimRooms, rateTatAfter, type ClaimSubject } from '../dispatcher/claim-plan.js';
 import { onceSucceeded } from '../once.js';
 import { parseArgument } from '../parse-argument.js';
 import { AttemptRecorder } from './attempt-recorder.js';
 import { DISPATCH_MIGRATIONS } from './dispatch-migrations.js';
-import { attemptRows, deliveryRows, toEvent, toJob, toWebhook, type EventRow, type JobRow, type WebhookRow } from './dispatch-rows.js';
+import { attemptRows, deliveryRows, toEvent, toJob, toWebhook, webhookValues, type EventRow, type JobRow, type WebhookRow } from './dispatch-rows.js';
 import { attemptWhere, dispatchStatements, Parameters, whereOf } from './dispatch-statements.js';
 import { int8, nullableInt8, readInt8, readNullableInt8 } from './int8.js';
 import { migrate } from './migrations.js';
@@ -31,6 +34,17 @@ import { connectionShape, postgresTarget, schemaName } from './options.js';
 import { openPool, type CheckedConnectionOptions, type PostgresConnectionOptions, type PostgresPool } from './pool.js';
 import { run, statementPreparer, type Statement } from './statement.js';
 import { withTransaction } from './transaction.js';
+
+/** Claims on one schema take this advisory lock (with the schema's hash), one at a time. */
+const CLAIM_LOCK_NAMESPACE = 0x61637764; // 'acwd'
+
+/** The rate limits' states after a claim: one per rate-limited registration that got something. */
+function rateBudgetsAfter(subjects: readonly ClaimSubject[], jobs: readonly DeliveryJob[], now: number): { id: string; tat: number }[] {
+  return subjects.flatMap((subject) => {
+    const taken = jobs.filter((job) => job.webhook.id === subject.id).length;
+    return subject.rate_limit === null || taken === 0 ? [] : [{ id: subject.id, tat: rateTatAfter(subject.rate_limit, subject.rate_tat, now, taken) }];
+  });
+}
 
 /** The options of {@link postgresDispatchStore}: the connection's (schema, pool size, timeouts, prepared statements). */
 export type PostgresDispatchStoreOptions = PostgresConnectionOptions;
@@ -63,6 +77,8 @@ class PostgresDispatchStore implements DispatchStore {
   private readonly sql: ReturnType<typeof dispatchStatements>;
   private readonly migrated: () => Promise<void>;
   private readonly recorder: AttemptRecorder;
+  /** The schema's name: claims on one schema take one advisory lock. */
+  private readonly schemaName: string;
   private closing: Promise<void> | null = null;
 
   constructor(poolOrUrl: PostgresPool | string, options: CheckedConnectionOptions) {
@@ -70,6 +86,7 @@ class PostgresDispatchStore implements DispatchStore {
     const prepare = statementPreparer(options.preparedStatements);
     ({ pool: this.pool, owned: this.ownsPool } = openPool(poolOrUrl, options));
     this.sql = dispatchStatements(schema.quoted, prepare);
+    this.schemaName = schema.name;
     this.recorder = new AttemptRecorder(this.pool, this.sql);
     this.migrated = onceSucceeded(async () => {
       await migrate(this.pool, schema, DISPATCH_MIGRATIONS);
@@ -87,16 +104,7 @@ class PostgresDispatchStore implements DispatchStore {
   }
 
   async insertWebhook(webhook: StoredWebhook): Promise<void> {
-    await this.query(this.sql.insertWebhook, [
-      webhook.id,
-      webhook.url,
-      JSON.stringify(webhook.events),
-      JSON.stringify(webhook.headers),
-      webhook.status,
-      webhook.secret,
-      int8(webhook.created_at, 'created_at'),
-      int8(webhook.updated_at, 'updated_at'),
-    ]);
+    await this.query(this.sql.insertWebhook, webhookValues(webhook));
   }
 
   async getWebhook(id: string): Promise<StoredWebhook | undefined> {
@@ -109,24 +117,16 @@ class PostgresDispatchStore implements DispatchStore {
   }
 
   async updateWebhook(id: string, changes: WebhookChanges, now: number): Promise<StoredWebhook | undefined> {
-    const values = [
-      id,
-      changes.url ?? null,
-      changes.events === undefined ? null : JSON.stringify(changes.events),
-      changes.headers === undefined ? null : JSON.stringify(changes.headers),
-      changes.status ?? null,
-      changes.secret ?? null,
-      int8(now, 'now'),
-    ];
-    if (changes.status === undefined) {
-      const [row] = await this.rows<WebhookRow>(this.sql.updateWebhook, values);
-      return row && toWebhook(row);
-    }
     await this.migrated();
     return withTransaction(this.pool, async (client) => {
-      const [row] = (await run(client, this.sql.updateWebhook, values)).rows as WebhookRow[];
-      if (row) await run(client, this.sql.syncWebhookActive, [id, row.status === 'active']);
-      return row && toWebhook(row);
+      const [row] = (await run(client, this.sql.lockWebhook, [id])).rows as WebhookRow[];
+      if (!row) return undefined;
+      const current = toWebhook(row);
+      const next = { ...current, ...changes, updated_at: now };
+      await run(client, this.sql.writeWebhook, webhookValues(next));
+      // A statement of its own, so that it sees the deliveries of an insertEvent it waited for (see insertEvent's lock).
+      if (changes.status !== undefined) await run(client, this.sql.syncWebhookActive, [id, next.status === 'active']);
+      return next;
     });
   }
 
@@ -140,7 +140,7 @@ class PostgresDispatchStore implements DispatchStore {
     });
   }
 
-  async insertEvent(event: StoredEvent, deliveries: readonly NewDelivery[]): Promise<InsertEventResult> {
+  async insertEvent(event: StoredEvent, deliveries: readonly NewDelivery[], skippedFor: readonly string[] = []): Promise<InsertEventResult> {
     const [counts] = await this.rows<{ events: unknown; deliveries: unknown }>(this.sql.insertEvent, [
       event.id,
       event.type,
@@ -153,6 +153,7 @@ class PostgresDispatchStore implements DispatchStore {
       deliveries.map((delivery) => int8(delivery.lease?.until ?? delivery.next_attempt_at, 'next_attempt_at')),
       deliveries.map((delivery) => delivery.lease?.owner ?? null),
       deliveries.map((delivery) => nullableInt8(delivery.lease?.until ?? null, 'lease.until')),
+      skippedFor,
     ]);
     if (readInt8(counts?.events, 'events') === 1) return { inserted: true, deliveries: readInt8(counts?.deliveries, 'deliveries') };
     const [existing] = await this.rows<EventRow>(this.sql.getEvent, [event.id]);
@@ -161,18 +162,61 @@ class PostgresDispatchStore implements DispatchStore {
   }
 
   async claimDue(request: ClaimRequest): Promise<DeliveryJob[]> {
-    const rows = await this.rows<JobRow>(this.sql.claimDue, [
-      int8(request.now, 'now'),
-      request.limit,
-      request.lease.owner,
-      int8(request.lease.until, 'lease.until'),
-    ]);
-    return rows.map(toJob);
+    await this.migrated();
+    const now = int8(request.now, 'now');
+    return withTransaction(this.pool, async (client) => {
+      await run(client, this.sql.claimLock, [CLAIM_LOCK_NAMESPACE, this.schemaName]);
+      const subjects = (await run(client, this.sql.claimSubjects, [now])).rows as ClaimSubject[];
+      const rooms = claimRooms(subjects, request);
+      if (rooms.length === 0) return [];
+      const rows = (await run(client, this.sql.claimDue, [
+        now,
+        request.limit,
+        rooms.map((room) => room.id),
+        rooms.map((room) => room.room),
+        rooms.map((room) => room.in_flight),
+        request.lease.owner,
+        int8(request.lease.until, 'lease.until'),
+      ])).rows as JobRow[];
+      const jobs = rows.map(toJob);
+      const budgets = rateBudgetsAfter(subjects, jobs, request.now);
+      if (budgets.length > 0) await run(client, this.sql.setRateTats, [budgets.map((budget) => budget.id), budgets.map((budget) => budget.tat)]);
+      return jobs;
+    });
   }
 
   async nextDueAt(): Promise<number | null> {
     const [row] = await this.rows<{ next_attempt_at: unknown }>(this.sql.nextDue, []);
     return row ? readNullableInt8(row.next_attempt_at, 'next_attempt_at') : null;
+  }
+
+  async listSkipped(webhookId: string): Promise<string[]> {
+    return (await this.rows<{ event_id: string }>(this.sql.listSkipped, [webhookId])).map((row) => row.event_id);
+  }
+
+  async replaySkipped(webhookId: string, deliveries: readonly (NewDelivery & { event_id: string })[], now: number): Promise<number> {
+    const [row] = await this.rows<{ n: number }>(this.sql.replaySkipped, [
+      webhookId,
+      deliveries.map((delivery) => delivery.id),
+      deliveries.map((delivery) => delivery.event_id),
+      deliveries.map((delivery) => int8(delivery.next_attempt_at, 'next_attempt_at')),
+      int8(now, 'now'),
+    ]);
+    return row?.n ?? 0;
+  }
+
+  async webhookActivity(now: number): Promise<Map<string, WebhookActivity>> {
+    const rows = await this.rows<{ webhook_id: string; in_flight: number; skipped_events: number }>(this.sql.activity, [int8(now, 'now')]);
+    return new Map(rows.map(({ webhook_id, ...activity }) => [webhook_id, activity]));
+  }
+
+  async queueStats(now: number): Promise<QueueStats> {
+    const stats: QueueStats = { due: 0, scheduled: 0, in_flight: 0, paused: 0, oldest_due_at: null };
+    for (const row of await this.rows<{ state: 'due' | 'scheduled' | 'in_flight' | 'paused'; n: number; oldest: unknown }>(this.sql.queueCounts, [int8(now, 'now')])) {
+      stats[row.state] = row.n;
+      if (row.state === 'due') stats.oldest_due_at = readNullableInt8(row.oldest, 'oldest');
+    }
+    return stats;
   }
 
   async loadJob(deliveryId: string): Promise<DeliveryJob | undefined> {

@@ -7,6 +7,8 @@ import { DEFAULT_STORE_FILE, sqliteStore } from '../sqlite/idempotency-store.js'
 import type { IdempotencyStore } from '../store/types.js';
 import { inboxSettings, inboxShape, type InboxOptions, type InboxSettings } from './inbox-options.js';
 import { orderingGuard, orderingShape, type OrderingGuard, type OrderingOptions } from './ordering.js';
+import { isMeter, type MetricsOptions } from '../metrics/meter.js';
+import { withReceiverMetrics } from '../metrics/receiver-metrics.js';
 import type { ReceiveOutcome } from './outcome.js';
 import { Webhooks } from './webhooks.js';
 
@@ -91,6 +93,12 @@ export interface ReceiverOptions {
    * @example ordering: { onStale: 'run' }
    */
   ordering?: boolean | OrderingOptions | undefined;
+  /**
+   * Counts deliveries by outcome through an OpenTelemetry meter (`acct_webhook.receiver.*`);
+   * without it nothing is measured.
+   * @example metrics: { meter: metrics.getMeter('acct-webhook') }
+   */
+  metrics?: MetricsOptions | undefined;
 }
 
 /** The options of the adapters (`webhookHandler`, `nodeHandler`, `fetchHandler`): the receiver's, and how the body is read. */
@@ -149,6 +157,7 @@ const receiverShape = {
   clock: callable<() => number>('returning milliseconds since the epoch').optional(),
   inbox: inboxShape.optional(),
   ordering: orderingShape.optional(),
+  metrics: z.strictObject({ meter: z.custom<MetricsOptions['meter']>(isMeter, { error: 'must be an OpenTelemetry Meter' }) }, { error: 'must be { meter }' }).optional(),
 };
 
 const bodyShape = {
@@ -203,7 +212,7 @@ function withDefaults(options: ParsedReceiverOptions): ResolvedReceiverOptions {
     handlerTimeoutMs: options.handlerTimeoutMs ?? DEFAULT_HANDLER_TIMEOUT_MS,
     logger,
     logging: options.logger !== false,
-    onOutcome: options.onOutcome,
+    onOutcome: withReceiverMetrics(options.onOutcome, options.metrics),
     legacySignature: options.legacySignature ?? false,
     onUnknownEvent: options.onUnknownEvent ?? 'acknowledge',
     clock: options.clock ?? Date.now,

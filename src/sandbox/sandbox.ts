@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Dispatcher } from '../dispatcher/dispatcher.js';
+import { DEFAULT_MAX_IN_FLIGHT_PER_WEBHOOK } from '../dispatcher/defaults.js';
 import { resolveLogger } from '../logger.js';
 import { openConnection } from '../sqlite/connection.js';
 import { sqliteDispatchStore } from '../sqlite/dispatch-store.js';
@@ -105,6 +106,8 @@ async function start(valid: ValidSandboxOptions, db: ReturnType<typeof openConne
     clock: clock.now,
     allowInsecureUrls: true,
     timeoutMs: valid.deliveryTimeoutMs,
+    // No slow start: the out-of-order fault holds a window of deliveries open at once.
+    initialInFlightPerWebhook: DEFAULT_MAX_IN_FLIGHT_PER_WEBHOOK,
     logger: valid.logger,
     ...(valid.onAttempt === undefined ? {} : { onAttempt: valid.onAttempt }),
   });

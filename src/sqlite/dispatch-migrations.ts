@@ -94,5 +94,32 @@ export const DISPATCH_MIGRATIONS: MigrationSet = {
     CREATE TABLE IF NOT EXISTS dispatch_schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL) STRICT;
     INSERT OR IGNORE INTO dispatch_schema_migrations (version, applied_at) VALUES (2, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'));
     `,
+    // Isolation and failing endpoints: each registration's health (the current streak of failed
+    // attempts, when and why it was disabled) and its optional rate limit with the limit's state;
+    // the queue per registration (a claim takes each one's earliest due deliveries) and the leased
+    // deliveries (attempts in flight, counted per registration against the cap); events recorded as
+    // not sent while a registration was disabled, for a replay.
+    `
+    ALTER TABLE dispatch_webhooks ADD COLUMN failure_streak INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE dispatch_webhooks ADD COLUMN failing_since INTEGER;
+    ALTER TABLE dispatch_webhooks ADD COLUMN last_failure_at INTEGER;
+    ALTER TABLE dispatch_webhooks ADD COLUMN disabled_at INTEGER;
+    ALTER TABLE dispatch_webhooks ADD COLUMN disabled_reason TEXT CHECK (disabled_reason IN ('manual', 'failing'));
+    ALTER TABLE dispatch_webhooks ADD COLUMN rate_limit REAL;
+    ALTER TABLE dispatch_webhooks ADD COLUMN rate_tat REAL;
+    ALTER TABLE dispatch_webhooks ADD COLUMN delivered_streak INTEGER NOT NULL DEFAULT 0;
+    UPDATE dispatch_webhooks SET disabled_at = updated_at, disabled_reason = 'manual' WHERE status = 'disabled';
+
+    CREATE INDEX dispatch_deliveries_queue ON dispatch_deliveries (webhook_id, next_attempt_at) WHERE status = 'retrying' AND webhook_active = 1;
+    CREATE INDEX dispatch_deliveries_leased ON dispatch_deliveries (webhook_id, lease_until) WHERE lease_owner IS NOT NULL;
+    CREATE INDEX dispatch_deliveries_pending ON dispatch_deliveries (next_attempt_at) WHERE status = 'retrying';
+
+    CREATE TABLE dispatch_skipped (
+      webhook_id TEXT NOT NULL REFERENCES dispatch_webhooks (id),
+      event_id TEXT NOT NULL REFERENCES dispatch_events (id),
+      skipped_at INTEGER NOT NULL,
+      PRIMARY KEY (webhook_id, event_id)
+    ) STRICT, WITHOUT ROWID;
+    `,
   ],
 };

@@ -1,8 +1,8 @@
 import type { EventType } from '../events/catalog.js';
 import { ATTEMPT_FIELDS, DELIVERY_FIELDS } from '../dispatcher/delivery-fields.js';
 import { AS_IS, rowMapping, type BackendCodecs } from '../dispatcher/fields.js';
-import type { WebhookStatus } from '../dispatcher/statuses.js';
 import type { DeliveryJob, StoredEvent, StoredWebhook } from '../dispatcher/store.js';
+import { WEBHOOK_FIELDS } from '../dispatcher/webhook-fields.js';
 
 /* Rows as better-sqlite3 returns them (flags as 0 or 1, lists as JSON text) → the store's records. */
 
@@ -17,16 +17,7 @@ const SQLITE_CODECS: BackendCodecs = {
 export const deliveryRows = rowMapping(DELIVERY_FIELDS, SQLITE_CODECS);
 export const attemptRows = rowMapping(ATTEMPT_FIELDS, SQLITE_CODECS);
 
-export interface WebhookRow {
-  id: string;
-  url: string;
-  events: string;
-  headers: string;
-  status: WebhookStatus;
-  secret: string;
-  created_at: number;
-  updated_at: number;
-}
+export type WebhookRow = Omit<StoredWebhook, 'events' | 'headers'> & { events: string; headers: string };
 
 export interface EventRow {
   id: string;
@@ -51,12 +42,17 @@ export type JobRow = Record<string, unknown> & {
   headers: string;
 };
 
-export const WEBHOOK_COLUMNS = 'id, url, events, headers, status, secret, created_at, updated_at';
+export const WEBHOOK_COLUMNS = WEBHOOK_FIELDS.join(', ');
 export const EVENT_COLUMNS = 'id, type, payload, correlation_id, test, created_at';
 /** What a job reads besides the delivery's own columns. */
 export const JOB_COLUMNS = 'e.payload, e.test AS event_test, e.created_at AS event_created_at, w.url, w.secret, w.headers';
 
 export const bit = (flag: boolean): number => (flag ? 1 : 0);
+
+/** A registration's columns as the statements take them (lists as JSON). */
+export function webhookRow(webhook: StoredWebhook): WebhookRow {
+  return { ...webhook, events: JSON.stringify(webhook.events), headers: JSON.stringify(webhook.headers) };
+}
 
 export function toWebhook(row: WebhookRow): StoredWebhook {
   return { ...row, events: JSON.parse(row.events) as string[], headers: JSON.parse(row.headers) as Record<string, string> };

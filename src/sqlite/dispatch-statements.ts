@@ -1,8 +1,13 @@
 import { DELIVERY_STATE_FIELDS } from '../dispatcher/delivery-fields.js';
 import type { AttemptQuery, DeliveryQuery } from '../dispatcher/store.js';
+import type { ClaimSubject } from '../dispatcher/claim-plan.js';
+import type { WebhookHealth } from '../dispatcher/store.js';
+import { HEALTH_FIELDS, WEBHOOK_FIELDS } from '../dispatcher/webhook-fields.js';
 import { attemptRows, deliveryRows, EVENT_COLUMNS, JOB_COLUMNS, WEBHOOK_COLUMNS, type EventRow, type JobRow, type WebhookRow } from './dispatch-rows.js';
 import type { Statement } from 'better-sqlite3';
 import type { SqliteConnection } from './driver.js';
+
+const assignments = (columns: readonly string[]): string => columns.map((column) => `${column} = @${column}`).join(', ');
 
 const qualified = (columns: readonly string[], alias: string): string => columns.map((column) => `${alias}.${column}`).join(', ');
 const named = (columns: readonly string[]): string => columns.map((column) => `@${column}`).join(', ');
@@ -15,13 +20,29 @@ const JOB_SELECT = `SELECT ${DELIVERY_COLUMNS}, ${JOB_COLUMNS}
   JOIN dispatch_events e ON e.id = d.event_id
   JOIN dispatch_webhooks w ON w.id = d.webhook_id`;
 
-/** The queue: what a claim can take, earliest first. Both worker questions read the partial index dispatch_deliveries_due. */
-export const DUE_DELIVERIES_SQL = `SELECT seq FROM dispatch_deliveries
-  WHERE status = 'retrying' AND webhook_active = 1 AND next_attempt_at <= ?
-  ORDER BY next_attempt_at LIMIT ?`;
+/** One registration's queue: what a claim can take of it, earliest first (the partial index dispatch_deliveries_queue). */
+export const DUE_OF_WEBHOOK_SQL = `SELECT seq, webhook_id, next_attempt_at FROM dispatch_deliveries
+  WHERE webhook_id = ? AND status = 'retrying' AND webhook_active = 1 AND next_attempt_at <= ?
+  ORDER BY next_attempt_at, seq LIMIT ?`;
+/** The earliest due time of the whole queue (the partial index dispatch_deliveries_due). */
 export const NEXT_DUE_SQL = `SELECT next_attempt_at FROM dispatch_deliveries
   WHERE status = 'retrying' AND webhook_active = 1 AND next_attempt_at IS NOT NULL
   ORDER BY next_attempt_at LIMIT 1`;
+
+/**
+ * The pending deliveries by state for metrics, read from the partial index of pending ones
+ * (dispatch_deliveries_pending): in flight (a live lease), paused (a disabled webhook), due and
+ * scheduled; with the earliest due time of the due ones.
+ */
+const QUEUE_COUNTS_SQL = `SELECT state, COUNT(*) AS n, MIN(CASE WHEN state = 'due' THEN next_attempt_at END) AS oldest FROM (
+    SELECT CASE
+        WHEN lease_owner IS NOT NULL AND lease_until > @now THEN 'in_flight'
+        WHEN webhook_active = 0 THEN 'paused'
+        WHEN next_attempt_at <= @now THEN 'due'
+        ELSE 'scheduled'
+      END AS state, next_attempt_at
+    FROM dispatch_deliveries WHERE status = 'retrying'
+  ) GROUP BY state`;
 
 type Row = Record<string, unknown>;
 type Named = [Record<string, unknown>];
@@ -38,7 +59,17 @@ export interface DispatchStatements {
   getEvent: Statement<[string], EventRow>;
   insertEvent: Statement<Named>;
   insertDelivery: Statement<Named>;
-  dueDeliveries: Statement<[number, number], { seq: number }>;
+  claimSubjects: Statement<[number], ClaimSubject>;
+  dueOfWebhook: Statement<[string, number, number], { seq: number; webhook_id: string; next_attempt_at: number }>;
+  setRateTat: Statement<[number, string]>;
+  setHealth: Statement<Named>;
+  getWebhookHealth: Statement<[string], WebhookHealth>;
+  insertSkipped: Statement<Named>;
+  listSkipped: Statement<[string], { event_id: string }>;
+  insertReplayed: Statement<Named>;
+  forgetSkipped: Statement<[string, string]>;
+  activity: Statement<[number], { webhook_id: string; in_flight: number; skipped_events: number }>;
+  queueCounts: Statement<[{ now: number }], { state: string; n: number; oldest: number | null }>;
   lease: Statement<Named>;
   nextDue: Statement<[], { next_attempt_at: number }>;
   jobBySeq: Statement<[number], JobRow>;
@@ -52,12 +83,10 @@ export interface DispatchStatements {
 /** The dispatch store's fixed statements, prepared once per connection. */
 export function prepareStatements(db: SqliteConnection): DispatchStatements {
   return {
-    insertWebhook: db.prepare(`INSERT INTO dispatch_webhooks (${WEBHOOK_COLUMNS})
-      VALUES (@id, @url, @events, @headers, @status, @secret, @created_at, @updated_at)`),
+    insertWebhook: db.prepare(`INSERT INTO dispatch_webhooks (${WEBHOOK_COLUMNS}) VALUES (${named(WEBHOOK_FIELDS)})`),
     getWebhook: db.prepare<[string], WebhookRow>(`SELECT ${WEBHOOK_COLUMNS} FROM dispatch_webhooks WHERE id = ? AND deleted_at IS NULL`),
     listWebhooks: db.prepare<[], WebhookRow>(`SELECT ${WEBHOOK_COLUMNS} FROM dispatch_webhooks WHERE deleted_at IS NULL ORDER BY created_at, rowid`),
-    updateWebhook: db.prepare(`UPDATE dispatch_webhooks SET url = @url, events = @events, headers = @headers, status = @status,
-      secret = @secret, updated_at = @updated_at WHERE id = @id`),
+    updateWebhook: db.prepare(`UPDATE dispatch_webhooks SET ${assignments(WEBHOOK_FIELDS.filter((field) => field !== 'id'))} WHERE id = @id`),
     syncWebhookActive: db.prepare<[number, string]>(`UPDATE dispatch_deliveries SET webhook_active = ? WHERE webhook_id = ? AND status = 'retrying'`),
     deleteWebhook: db.prepare<[number, string]>('UPDATE dispatch_webhooks SET deleted_at = ? WHERE id = ? AND deleted_at IS NULL'),
     endDeliveriesOfWebhook: db.prepare<[number, string]>(`UPDATE dispatch_deliveries
@@ -71,7 +100,34 @@ export function prepareStatements(db: SqliteConnection): DispatchStatements {
       SELECT @id, @event_id, @webhook_id, @event_type, @correlation_id, 'retrying', w.status = 'active', @next_attempt_at,
         @lease_owner, @lease_until, @test, @now, @now
       FROM dispatch_webhooks w WHERE w.id = @webhook_id AND w.deleted_at IS NULL`),
-    dueDeliveries: db.prepare<[number, number], { seq: number }>(DUE_DELIVERIES_SQL),
+    // The registrations a claim may take from, with their attempts in flight (live leases, in
+    // every process), read from the partial index dispatch_deliveries_leased alone: a lease is
+    // only ever on a pending delivery (delivering, failing finally or deleting clears it).
+    claimSubjects: db.prepare<[number], ClaimSubject>(`SELECT w.id, w.failure_streak, w.delivered_streak, w.rate_limit, w.rate_tat, COALESCE(l.n, 0) AS in_flight
+      FROM dispatch_webhooks w
+      LEFT JOIN (SELECT webhook_id, COUNT(*) AS n FROM dispatch_deliveries
+        WHERE lease_owner IS NOT NULL AND lease_until > ? GROUP BY webhook_id) l ON l.webhook_id = w.id
+      WHERE w.status = 'active' AND w.deleted_at IS NULL`),
+    dueOfWebhook: db.prepare<[string, number, number], { seq: number; webhook_id: string; next_attempt_at: number }>(DUE_OF_WEBHOOK_SQL),
+    setRateTat: db.prepare<[number, string]>('UPDATE dispatch_webhooks SET rate_tat = ? WHERE id = ?'),
+    setHealth: db.prepare(`UPDATE dispatch_webhooks SET ${assignments(HEALTH_FIELDS)} WHERE id = @id`),
+    getWebhookHealth: db.prepare<[string], WebhookHealth>(`SELECT ${HEALTH_FIELDS.join(', ')} FROM dispatch_webhooks WHERE id = ?`),
+    insertSkipped: db.prepare(`INSERT OR IGNORE INTO dispatch_skipped (webhook_id, event_id, skipped_at)
+      SELECT w.id, @event_id, @now FROM dispatch_webhooks w WHERE w.id = @webhook_id AND w.deleted_at IS NULL`),
+    listSkipped: db.prepare<[string], { event_id: string }>('SELECT event_id FROM dispatch_skipped WHERE webhook_id = ? ORDER BY skipped_at, event_id'),
+    // A replayed event becomes a delivery like any other; an event the webhook has a delivery of already is left alone.
+    insertReplayed: db.prepare(`INSERT OR IGNORE INTO dispatch_deliveries (id, event_id, webhook_id, event_type, correlation_id, status,
+        webhook_active, next_attempt_at, test, created_at, updated_at)
+      SELECT @id, e.id, w.id, e.type, e.correlation_id, 'retrying', w.status = 'active', @next_attempt_at, e.test, @now, @now
+      FROM dispatch_events e JOIN dispatch_webhooks w ON w.id = @webhook_id WHERE e.id = @event_id`),
+    forgetSkipped: db.prepare<[string, string]>('DELETE FROM dispatch_skipped WHERE webhook_id = ? AND event_id = ?'),
+    activity: db.prepare<[number], { webhook_id: string; in_flight: number; skipped_events: number }>(`SELECT webhook_id, SUM(in_flight) AS in_flight, SUM(skipped) AS skipped_events FROM (
+        SELECT webhook_id, COUNT(*) AS in_flight, 0 AS skipped FROM dispatch_deliveries
+          WHERE lease_owner IS NOT NULL AND lease_until > ? GROUP BY webhook_id
+        UNION ALL
+        SELECT webhook_id, 0, COUNT(*) FROM dispatch_skipped GROUP BY webhook_id
+      ) GROUP BY webhook_id`),
+    queueCounts: db.prepare<[{ now: number }], { state: string; n: number; oldest: number | null }>(QUEUE_COUNTS_SQL),
     // next_attempt_at becomes the lease's end: an abandoned lease is due again by the same index,
     // with no separate sweep for crashed workers.
     lease: db.prepare(`UPDATE dispatch_deliveries SET lease_owner = @owner, lease_until = @until, next_attempt_at = @until,

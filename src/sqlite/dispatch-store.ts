@@ -19,13 +19,18 @@ import type {
   StoredDelivery,
   StoredEvent,
   StoredWebhook,
+  QueueStats,
+  WebhookActivity,
   WebhookChanges,
+  WebhookHealth,
 } from '../dispatcher/store.js';
+import { sameHealth } from '../dispatcher/webhook-health.js';
+import { claimRooms, fairOrder, rateTatAfter, type ClaimCandidate, type ClaimSubject } from '../dispatcher/claim-plan.js';
 import { asPromise } from './as-promise.js';
 import { openConnection, sqliteConnectionShape, sqliteTarget, type SqliteConnectionOptions } from './connection.js';
 import type { SqliteDatabase } from './database.js';
 import { DISPATCH_MIGRATIONS } from './dispatch-migrations.js';
-import { attemptRows, bit, deliveryRows, toEvent, toJob, toWebhook, type JobRow } from './dispatch-rows.js';
+import { attemptRows, bit, deliveryRows, toEvent, toJob, toWebhook, webhookRow, type JobRow } from './dispatch-rows.js';
 import { countDeliveriesSql, exportAttemptsSql, filter, listDeliveriesSql, prepareStatements, type DispatchStatements } from './dispatch-statements.js';
 import type { SqliteConnection } from './driver.js';
 import { GroupCommit } from './group-commit.js';
@@ -83,7 +88,7 @@ class SqliteDispatchStore implements DispatchStore {
   }
 
   insertWebhook(webhook: StoredWebhook): Promise<void> {
-    return asPromise(() => void this.statements.insertWebhook.run({ ...webhook, events: JSON.stringify(webhook.events), headers: JSON.stringify(webhook.headers) }));
+    return asPromise(() => void this.statements.insertWebhook.run(webhookRow(webhook)));
   }
 
   getWebhook(id: string): Promise<StoredWebhook | undefined> {
@@ -104,7 +109,7 @@ class SqliteDispatchStore implements DispatchStore {
           const row = this.statements.getWebhook.get(id);
           if (!row) return undefined;
           const next = { ...toWebhook(row), ...changes, updated_at: now };
-          this.statements.updateWebhook.run({ ...next, events: JSON.stringify(next.events), headers: JSON.stringify(next.headers) });
+          this.statements.updateWebhook.run(webhookRow(next));
           if (changes.status !== undefined) this.statements.syncWebhookActive.run(bit(next.status === 'active'), id);
           return next;
         })
@@ -124,7 +129,7 @@ class SqliteDispatchStore implements DispatchStore {
     );
   }
 
-  insertEvent(event: StoredEvent, deliveries: readonly NewDelivery[]): Promise<InsertEventResult> {
+  insertEvent(event: StoredEvent, deliveries: readonly NewDelivery[], skippedFor: readonly string[] = []): Promise<InsertEventResult> {
     return asPromise(() =>
       this.db
         .transaction((): InsertEventResult => {
@@ -146,6 +151,7 @@ class SqliteDispatchStore implements DispatchStore {
               now: event.created_at,
             }).changes;
           }
+          for (const webhookId of skippedFor) this.statements.insertSkipped.run({ webhook_id: webhookId, event_id: event.id, now: event.created_at });
           return { inserted: true, deliveries: inserted };
         })
         .immediate(),
@@ -156,8 +162,10 @@ class SqliteDispatchStore implements DispatchStore {
     return asPromise(() =>
       this.db
         .transaction(() => {
-          const due = this.statements.dueDeliveries.all(request.now, request.limit);
+          const subjects = this.statements.claimSubjects.all(request.now);
+          const due = this.candidates(claimRooms(subjects, request), request.now).sort(fairOrder).slice(0, request.limit);
           for (const { seq } of due) this.statements.lease.run({ seq, owner: request.lease.owner, until: request.lease.until, now: request.now });
+          this.spendRateBudgets(subjects, due, request.now);
           return due.map(({ seq }) => toJob(present(this.statements.jobBySeq.get(seq))));
         })
         .immediate(),
@@ -166,6 +174,41 @@ class SqliteDispatchStore implements DispatchStore {
 
   nextDueAt(): Promise<number | null> {
     return asPromise(() => this.statements.nextDue.get()?.next_attempt_at ?? null);
+  }
+
+  listSkipped(webhookId: string): Promise<string[]> {
+    return asPromise(() => this.statements.listSkipped.all(webhookId).map((row) => row.event_id));
+  }
+
+  replaySkipped(webhookId: string, deliveries: readonly (NewDelivery & { event_id: string })[], now: number): Promise<number> {
+    return asPromise(() =>
+      this.db
+        .transaction(() => {
+          let inserted = 0;
+          for (const delivery of deliveries) {
+            // Only what is still recorded as skipped: a replay that ran already replays nothing.
+            if (this.statements.forgetSkipped.run(webhookId, delivery.event_id).changes === 0) continue;
+            inserted += this.statements.insertReplayed.run({ id: delivery.id, event_id: delivery.event_id, webhook_id: webhookId, next_attempt_at: delivery.next_attempt_at, now }).changes;
+          }
+          return inserted;
+        })
+        .immediate(),
+    );
+  }
+
+  webhookActivity(now: number): Promise<Map<string, WebhookActivity>> {
+    return asPromise(() => new Map(this.statements.activity.all(now).map(({ webhook_id, ...activity }) => [webhook_id, activity])));
+  }
+
+  queueStats(now: number): Promise<QueueStats> {
+    return asPromise(() => {
+      const stats: QueueStats = { due: 0, scheduled: 0, in_flight: 0, paused: 0, oldest_due_at: null };
+      for (const row of this.statements.queueCounts.all({ now })) {
+        stats[row.state as 'due' | 'scheduled' | 'in_flight' | 'paused'] = row.n;
+        if (row.state === 'due') stats.oldest_due_at = row.oldest;
+      }
+      return stats;
+    });
   }
 
   loadJob(deliveryId: string): Promise<DeliveryJob | undefined> {
@@ -217,10 +260,36 @@ class SqliteDispatchStore implements DispatchStore {
   private store(deliveryId: string, recording: AttemptRecording): RecordedAttempt {
     const row = this.statements.getDelivery.get(deliveryId);
     if (!row) throw new Error(`Delivery ${deliveryId} vanished while an attempt was made`);
-    const recorded = recording(deliveryRows.read(row));
+    const delivery = deliveryRows.read(row);
+    const webhook = this.statements.getWebhookHealth.get(delivery.webhook_id);
+    if (!webhook) throw new Error(`Delivery ${deliveryId} lost its webhook`);
+    const recorded = recording(delivery, webhook);
     this.statements.insertAttempt.run(attemptRows.write(recorded.attempt));
     this.statements.setDeliveryState.run(deliveryRows.write(recorded.delivery));
+    this.storeHealth(delivery.webhook_id, webhook, recorded.health);
     return recorded;
+  }
+
+  private storeHealth(webhookId: string, before: WebhookHealth, after: WebhookHealth): void {
+    // A delivered attempt of a healthy webhook changes nothing: no write on the hot path.
+    if (sameHealth(before, after)) return;
+    this.statements.setHealth.run({ id: webhookId, ...after });
+    if (after.status !== before.status) this.statements.syncWebhookActive.run(bit(after.status === 'active'), webhookId);
+  }
+
+  /** Each registration's earliest due deliveries, as many as its room, ranked within it. */
+  private candidates(rooms: readonly { id: string; room: number; in_flight: number }[], now: number): ClaimCandidate[] {
+    return rooms.flatMap(({ id, room, in_flight }) =>
+      this.statements.dueOfWebhook.all(id, now, room).map((row, rank) => ({ ...row, fairness: in_flight + rank + 1 })),
+    );
+  }
+
+  private spendRateBudgets(subjects: readonly ClaimSubject[], claimed: readonly ClaimCandidate[], now: number): void {
+    for (const subject of subjects) {
+      if (subject.rate_limit === null) continue;
+      const taken = claimed.filter((candidate) => candidate.webhook_id === subject.id).length;
+      if (taken > 0) this.statements.setRateTat.run(rateTatAfter(subject.rate_limit, subject.rate_tat, now, taken), subject.id);
+    }
   }
 
   private cached(sql: string): Statement<[Record<string, unknown>], Record<string, unknown>> {

@@ -62,7 +62,9 @@ describe.sequential('acct-webhook dispatcher on a SQLite file', () => {
   it('webhooks list: shows it, with header names but never the secret or header values', async () => {
     const run = await dispatcher(['webhooks', 'list']);
     expect(run.exitCode).toBe(0);
-    expect(run.stdout).toMatch(new RegExp(`^id +url +events +status +headers +created \\(UTC\\)\\n${webhook.id} +${receiver.url} +invoice\\.\\*,payment\\.failed +active +x-api-key `));
+    expect(run.stdout).toMatch(
+      new RegExp(`^id +url +events +state +failing +in flight +skipped +headers +created \\(UTC\\)\\n${webhook.id} +${receiver.url} +invoice\\.\\*,payment\\.failed +active +- +0 +0 +x-api-key `),
+    );
     const listed = json<WebhookRegistration[]>(await dispatcher(['webhooks', 'list', '--json']));
     expect(listed.map((entry) => entry.id)).toEqual([webhook.id]);
     for (const output of [run.stdout, JSON.stringify(listed)]) {

@@ -16,6 +16,7 @@ import {
 import { recordingOf } from '../../src/dispatcher/attempt-recording.js';
 import { DISPATCH_LEASE_MARGIN_MS } from '../../src/dispatcher/defaults.js';
 import { afterAttempt, type DeliveryTransition } from '../../src/dispatcher/schedule.js';
+import { HEALTHY } from '../../src/dispatcher/webhook-health.js';
 import { createTestEvent } from '../../src/testing/index.js';
 import { FakeClock } from '../helpers/clock.js';
 import { withServer } from '../helpers/server.js';
@@ -32,12 +33,12 @@ export interface DispatchStoreFixture {
   countDeliveries(status: DeliveryStatus): Promise<number>;
 }
 
-const NOW = Date.UTC(2026, 10, 22, 9, 0, 0);
+export const NOW = Date.UTC(2026, 10, 22, 9, 0, 0);
 
 async function seed(storage: DispatchStore, { webhooks, events, url, now }: { webhooks: number; events: number; url: string; now: number }) {
   const ids = Array.from({ length: webhooks }, (_, i) => `wh_${i}`);
   for (const id of ids) {
-    await storage.insertWebhook({ id, url, events: ['*'], headers: {}, status: 'active', secret: 'whsec_seed', created_at: now, updated_at: now });
+    await storage.insertWebhook(webhook(id, { url, events: ['*'], secret: 'whsec_seed', created_at: now, updated_at: now }));
   }
   for (let e = 0; e < events; e++) {
     const event = createTestEvent('invoice.paid', { id: `evt_${e}` });
@@ -48,16 +49,27 @@ async function seed(storage: DispatchStore, { webhooks, events, url, now }: { we
   }
 }
 
-function webhook(id: string, overrides: Partial<StoredWebhook> = {}): StoredWebhook {
-  return { id, url: 'https://receiver.example/hook', events: ['invoice.*'], headers: {}, status: 'active', secret: 'whsec_contract', created_at: NOW, updated_at: NOW, ...overrides };
+export function webhook(id: string, overrides: Partial<StoredWebhook> = {}): StoredWebhook {
+  return {
+    id,
+    url: 'https://receiver.example/hook',
+    events: ['invoice.*'],
+    headers: {},
+    secret: 'whsec_contract',
+    rate_limit: null,
+    ...HEALTHY,
+    created_at: NOW,
+    updated_at: NOW,
+    ...overrides,
+  };
 }
 
-function storedEvent(id: string, createdAt = NOW) {
+export function storedEvent(id: string, createdAt = NOW) {
   const event = createTestEvent('invoice.paid', { id });
   return { id, type: event.type, payload: JSON.stringify(event), correlation_id: event.correlation_id, test: false, created_at: createdAt };
 }
 
-function attemptOf(job: { delivery: { id: string; webhook_id: string; event_id: string; correlation_id: string }; event: { payload: string } }, fields: Partial<NewAttempt> = {}): NewAttempt {
+export function attemptOf(job: { delivery: { id: string; webhook_id: string; event_id: string; correlation_id: string }; event: { payload: string } }, fields: Partial<NewAttempt> = {}): NewAttempt {
   return {
     id: `att_${Math.random().toString(36).slice(2)}`,
     delivery_id: job.delivery.id,
@@ -497,8 +509,9 @@ export function describeDispatchStore(name: string, create: () => Promise<Dispat
         const fixture = await create();
         const receiver = new Receiver(() => 204);
         await withServer(receiver.listener, async (url) => {
-          const a = await dispatcherOn(fixture, { concurrency: 8 });
-          const b = await dispatcherOn(fixture, { concurrency: 8 });
+          // Slow start off: each may have its 8 in flight from the first claim (the cap is shared).
+          const a = await dispatcherOn(fixture, { concurrency: 8, initialInFlightPerWebhook: 16 });
+          const b = await dispatcherOn(fixture, { concurrency: 8, initialInFlightPerWebhook: 16 });
           await a.webhooks.create({ url, events: ['*'] });
           const emitted: string[] = [];
           for (let i = 0; i < 300; i++) emitted.push((await a.emit(createTestEvent('payment.received'))).id);

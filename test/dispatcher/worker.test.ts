@@ -45,7 +45,8 @@ describe('the worker (start/stop)', () => {
         receiver.listener(req, res);
       },
       async (url) => {
-        const dispatcher = testDispatcher({ concurrency: 3 });
+        // Three in flight from the start: no slow start for this one receiver.
+        const dispatcher = testDispatcher({ concurrency: 3, initialInFlightPerWebhook: 3 });
         await dispatcher.webhooks.create({ url, events: ['*'] });
         for (let i = 0; i < 10; i++) await dispatcher.emit(createTestEvent('customer.updated'));
         await dispatcher.start();

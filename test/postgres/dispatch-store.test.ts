@@ -1,12 +1,13 @@
 import { postgresDispatchStore } from '../../src/postgres/index.js';
-import { closeWhenFinished, describeDispatchStore } from '../dispatcher/store-contract.js';
+import { describeFairClaims } from '../dispatcher/claim-contract.js';
+import { closeWhenFinished, describeDispatchStore, type DispatchStoreFixture } from '../dispatcher/store-contract.js';
 import { describePostgres, useTestDatabase } from '../helpers/postgres.js';
 
 describePostgres('PostgreSQL', () => {
   const database = useTestDatabase({ poolSize: 4 });
   // A schema of its own per test; every store `open()` returns has its own pool (its own
   // connections, like another process), on the same schema.
-  describeDispatchStore('postgresDispatchStore', () => {
+  const fixture = (): DispatchStoreFixture => {
     const schema = database.newSchema();
     return {
       open: () => Promise.resolve(closeWhenFinished(postgresDispatchStore(database.url, { schema, poolSize: 4 }))),
@@ -15,5 +16,7 @@ describePostgres('PostgreSQL', () => {
         return result.rows[0]!.n;
       },
     };
-  });
+  };
+  describeDispatchStore('postgresDispatchStore', fixture);
+  describeFairClaims('postgresDispatchStore', fixture);
 });

@@ -24,6 +24,7 @@ describePostgres('the first start of several processes on a fresh schema', () =>
     const applied = await database.pool.query(`SELECT component, version FROM "${schema}".acct_webhook_migrations ORDER BY component, version`);
     expect(applied.rows).toEqual([
       { component: 'dispatch', version: 1 },
+      { component: 'dispatch', version: 2 },
       { component: 'idempotency', version: 1 },
       { component: 'idempotency', version: 2 },
     ]);
@@ -37,6 +38,7 @@ describePostgres('the first start of several processes on a fresh schema', () =>
       'dispatch_attempts',
       'dispatch_deliveries',
       'dispatch_events',
+      'dispatch_skipped',
       'dispatch_webhooks',
     ]);
   }, 30_000);

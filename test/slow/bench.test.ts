@@ -37,6 +37,7 @@ describe('npm run bench (smoke run)', () => {
         'node:http: nodeHandler inbox mode / bare node:http',
         'parser: parseEvent / JSON.parse + zod safeParse',
         'dispatcher: deliveries per second',
+        'dispatcher: healthy deliveries per second beside 3 hanging registrations / alone',
         'dashboard: deliveries page, no filter, page 1, p95',
         'dashboard: deliveries page, last HTTP status 5xx, p95',
         'cli: --help wall time / node -e 0',

@@ -5,12 +5,13 @@ import { describe, expect, it } from 'vitest';
 import { ConfigurationError } from '../../src/index.js';
 import { Dispatcher } from '../../src/dispatcher/index.js';
 import { sqliteDispatchStore } from '../../src/sqlite/index.js';
-import { DUE_DELIVERIES_SQL, NEXT_DUE_SQL } from '../../src/sqlite/dispatch-statements.js';
+import { DUE_OF_WEBHOOK_SQL, NEXT_DUE_SQL } from '../../src/sqlite/dispatch-statements.js';
 import { tempDir } from '../dispatcher/fixtures.js';
-import { closeWhenFinished, describeDispatchStore } from '../dispatcher/store-contract.js';
+import { describeFairClaims } from '../dispatcher/claim-contract.js';
+import { closeWhenFinished, describeDispatchStore, type DispatchStoreFixture } from '../dispatcher/store-contract.js';
 
 // The contract every store keeps, on a SQLite file of its own per test.
-describeDispatchStore('sqliteDispatchStore', () => {
+function sqliteFixture(): DispatchStoreFixture {
   const file = join(tempDir(), 'dispatch.db');
   return {
     open: () => Promise.resolve(closeWhenFinished(sqliteDispatchStore(file))),
@@ -23,7 +24,9 @@ describeDispatchStore('sqliteDispatchStore', () => {
       }
     },
   };
-});
+}
+describeDispatchStore('sqliteDispatchStore', sqliteFixture);
+describeFairClaims('sqliteDispatchStore', sqliteFixture);
 
 /** A connection of the test's own on a fresh file, closed when the test ends. */
 function openFile(): { file: string; db: BetterSqlite3.Database } {
@@ -41,10 +44,11 @@ describe('sqliteDispatchStore: the file', () => {
     expect(db.prepare('SELECT component, version FROM acct_webhook_migrations ORDER BY version').all()).toEqual([
       { component: 'dispatch', version: 1 },
       { component: 'dispatch', version: 2 },
+      { component: 'dispatch', version: 3 },
     ]);
     const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all();
     expect(tables).toEqual(
-      ['acct_webhook_migrations', 'dispatch_attempts', 'dispatch_deliveries', 'dispatch_events', 'dispatch_schema_migrations', 'dispatch_webhooks'].map((name) => ({ name })),
+      ['acct_webhook_migrations', 'dispatch_attempts', 'dispatch_deliveries', 'dispatch_events', 'dispatch_schema_migrations', 'dispatch_skipped', 'dispatch_webhooks'].map((name) => ({ name })),
     );
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
     expect(db.pragma('synchronous', { simple: true })).toBe(2); // FULL
@@ -52,18 +56,20 @@ describe('sqliteDispatchStore: the file', () => {
     db.close();
   });
 
-  it('answers both worker questions from the partial index of what a claim can take, without sorting', () => {
+  it('answers both worker questions from the partial indexes of what a claim can take, without sorting', () => {
     const { db } = openFile();
     void sqliteDispatchStore(db).close();
-    const plan = (sql: string, ...params: number[]) =>
+    const plan = (sql: string, ...params: (number | string)[]) =>
       db
         .prepare<unknown[], { detail: string }>(`EXPLAIN QUERY PLAN ${sql}`)
         .all(...params)
         .map((row) => row.detail)
         .join('\n');
-    for (const sql of [DUE_DELIVERIES_SQL, NEXT_DUE_SQL]) {
-      const params = sql === DUE_DELIVERIES_SQL ? [0, 10] : [];
-      expect(plan(sql, ...params)).toMatch(/USING (COVERING )?INDEX dispatch_deliveries_due/);
+    for (const [sql, index, params] of [
+      [DUE_OF_WEBHOOK_SQL, 'dispatch_deliveries_queue', ['wh_1', 0, 10]],
+      [NEXT_DUE_SQL, 'dispatch_deliveries_due', []],
+    ] as const) {
+      expect(plan(sql, ...params)).toMatch(new RegExp(`USING (COVERING )?INDEX ${index}`));
       expect(plan(sql, ...params)).not.toMatch(/TEMP B-TREE/);
     }
     db.close();

@@ -109,6 +109,7 @@ describe('SQLite migrations', () => {
       expect(read(file, 'SELECT component, version FROM acct_webhook_migrations ORDER BY version')).toEqual([
         { component: 'dispatch', version: 1 },
         { component: 'dispatch', version: 2 },
+        { component: 'dispatch', version: 3 },
       ]);
       // What a 0.x build reads: version 2, which it refuses as too new instead of misreading the file.
       expect(read(file, 'SELECT MAX(version) AS version FROM dispatch_schema_migrations')).toEqual([{ version: 2 }]);
@@ -123,6 +124,7 @@ describe('SQLite migrations', () => {
     expect(read(file, 'SELECT component, version FROM acct_webhook_migrations ORDER BY component, version')).toEqual([
       { component: 'dispatch', version: 1 },
       { component: 'dispatch', version: 2 },
+      { component: 'dispatch', version: 3 },
       { component: 'idempotency', version: 1 },
       { component: 'idempotency', version: 2 },
     ]);

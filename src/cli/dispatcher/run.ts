@@ -3,7 +3,7 @@ import type { CommandContext } from '../context.js';
 import { jsonOption } from '../common-options.js';
 import { examples } from '../help.js';
 import type { Output } from '../output.js';
-import { positiveInteger } from '../options.js';
+import { port, positiveInteger } from '../options.js';
 import { stopReasonName } from '../stop-requests.js';
 import { clockTime } from '../time-format.js';
 import type { AttemptView } from './attempt-view.js';
@@ -11,6 +11,8 @@ import { allowsInsecureUrls, openFromCommand } from './shared.js';
 
 interface RunOptions {
   concurrency?: number;
+  metricsPort?: number;
+  metricsPerWebhook?: boolean;
   json?: boolean;
 }
 
@@ -25,27 +27,39 @@ export function runCommand(context: CommandContext): Command {
         '(0, 1, 5, 30 min, 2, 8, 24 h), and prints one line per attempt. Ctrl-C (or SIGTERM) stops it gracefully: ' +
         'nothing new is started, attempts in flight finish and are recorded.',
     )
-    .option('--concurrency <n>', 'attempts in flight at once (default: 10)', positiveInteger('--concurrency', MAX_RUN_CONCURRENCY))
+    .option('--concurrency <n>', 'attempts in flight at once (default: 50; 1 per webhook while it fails)', positiveInteger('--concurrency', MAX_RUN_CONCURRENCY))
+    .option('--metrics-port <port>', 'serve Prometheus metrics on http://127.0.0.1:<port>/metrics (0: any free port)', port('--metrics-port'))
+    .option('--metrics-per-webhook', 'with --metrics-port: a series per webhook too (attempts, failure streak, in flight)')
     .addOption(jsonOption('print one JSON object per attempt'))
-    .addHelpText('after', examples(['acct-webhook dispatcher run --allow-insecure-urls', 'deliver to local receivers too']))
+    .addHelpText(
+      'after',
+      examples(['acct-webhook dispatcher run --allow-insecure-urls', 'deliver to local receivers too'], ['acct-webhook dispatcher run --metrics-port 9464', 'and let Prometheus scrape 127.0.0.1:9464/metrics']),
+    )
     .action(async function (this: Command, options: RunOptions) {
       const { output } = context;
       // Loaded when the command runs: they bring the dispatcher, which `--help` does not need.
       const [{ attemptView, noticeLogger }, { checkRunTargets }] = await Promise.all([import('./attempt-view.js'), import('./insecure-urls.js')]);
       const show = (view: AttemptView): void => (options.json ? output.jsonLine(view) : output.line(attemptLine(output, view)));
-      const dispatcher = await openFromCommand(this, {
-        logger: noticeLogger((message) => output.note(`error: ${message}`)),
-        onAttempt: (report) => show(attemptView(report)),
-        ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),
-      });
+      const metrics = options.metricsPort === undefined ? null : await (await import('./metrics-server.js')).startMetricsServer(options.metricsPort);
       try {
-        await checkRunTargets(dispatcher, allowsInsecureUrls(this));
-        await dispatcher.start();
-        output.note(`Sending due deliveries from ${dispatcher.settings.database ?? ''}; Ctrl-C to stop.`);
-        const reason = await context.io.stopRequests.wait();
-        output.note(`${stopReasonName(reason)}: finishing the attempts in flight…`);
+        const dispatcher = await openFromCommand(this, {
+          logger: noticeLogger((message) => output.note(`error: ${message}`)),
+          onAttempt: (report) => show(attemptView(report)),
+          ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),
+          ...(metrics === null ? {} : { metrics: { meter: metrics.meter, perWebhook: options.metricsPerWebhook === true } }),
+        });
+        try {
+          await checkRunTargets(dispatcher, allowsInsecureUrls(this));
+          await dispatcher.start();
+          output.note(`Sending due deliveries from ${dispatcher.settings.database ?? ''}; Ctrl-C to stop.`);
+          if (metrics !== null) output.note(`Metrics (Prometheus): ${metrics.url}`);
+          const reason = await context.io.stopRequests.wait();
+          output.note(`${stopReasonName(reason)}: finishing the attempts in flight…`);
+        } finally {
+          await dispatcher.close();
+        }
       } finally {
-        await dispatcher.close();
+        await metrics?.close();
       }
       output.note('Stopped.');
     });

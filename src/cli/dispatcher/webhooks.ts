@@ -23,7 +23,7 @@ interface WebhookFields {
   json?: boolean;
 }
 
-/** `dispatcher webhooks add|list|update|rm|rotate-secret` */
+/** `dispatcher webhooks add|list|update|enable|rm|rotate-secret` */
 export function webhooksCommand(context: CommandContext): Command {
   const command = new Command('webhooks')
     .summary('register, list, change and remove webhooks')
@@ -31,6 +31,7 @@ export function webhooksCommand(context: CommandContext): Command {
   command.addCommand(addCommand(context));
   command.addCommand(listCommand(context));
   command.addCommand(updateCommand(context));
+  command.addCommand(enableCommand(context));
   command.addCommand(removeCommand(context));
   command.addCommand(rotateCommand(context));
   return command;
@@ -81,7 +82,10 @@ function listCommand(context: CommandContext): Command {
             { header: 'id', value: (webhook) => webhook.id },
             { header: 'url', value: (webhook) => webhook.url },
             { header: 'events', value: (webhook) => webhook.events.join(',') },
-            { header: 'status', value: (webhook) => webhook.status },
+            { header: 'state', value: stateOf },
+            { header: 'failing', value: (webhook) => (webhook.failure_streak === 0 ? '-' : `${webhook.failure_streak} since ${tableTime(webhook.failing_since)}`) },
+            { header: 'in flight', value: (webhook) => String(webhook.in_flight), align: 'right' as const },
+            { header: 'skipped', value: (webhook) => String(webhook.skipped_events), align: 'right' as const },
             { header: 'headers', value: (webhook) => Object.keys(webhook.headers).join(',') || '-' },
             { header: 'created (UTC)', value: (webhook) => tableTime(webhook.created_at) },
           ],
@@ -111,6 +115,31 @@ function updateCommand(context: CommandContext): Command {
       if (options.json) return context.output.json(publicView(updated));
       context.output.line(`Updated ${updated.id} → ${updated.url}; events: ${updated.events.join(', ')}; status: ${updated.status}`);
     });
+}
+
+function enableCommand(context: CommandContext): Command {
+  return new Command('enable')
+    .summary('make a disabled webhook active again; --replay sends what was skipped')
+    .description(
+      'Makes a webhook active again with its failure streak cleared; its pending deliveries are sent again. With --replay, ' +
+        'the events recorded as skipped while it was disabled are queued too, each once ("dispatcher run" sends them).',
+    )
+    .argument('<id>', 'the webhook (wh_…)')
+    .option('--replay', 'also queue the events skipped while it was disabled')
+    .addOption(jsonOption())
+    .addHelpText('after', examples(['acct-webhook dispatcher webhooks enable wh_… --replay', 'the receiver is back: send it everything it missed']))
+    .action(async function (this: Command, id: string, options: { replay?: boolean; json?: boolean }) {
+      const enabled = await withDispatcher(this, {}, (dispatcher) => dispatcher.webhooks.enable(id, { replay: options.replay === true }));
+      if (options.json) return context.output.json(publicView(enabled));
+      const left = enabled.skipped_events === 0 ? '' : `; ${enabled.skipped_events} skipped event${enabled.skipped_events === 1 ? '' : 's'} not replayed (--replay sends them)`;
+      context.output.line(`Enabled ${enabled.id} → ${enabled.url}; ${enabled.replayed} skipped event${enabled.replayed === 1 ? '' : 's'} queued again${left}.`);
+    });
+}
+
+/** `active`, `failing` (active, its last attempt failed), `disabled (failing)` or `disabled (manual)`. */
+function stateOf(webhook: WebhookRegistration): string {
+  if (webhook.status === 'disabled') return `disabled (${webhook.disabled_reason ?? 'manual'})`;
+  return webhook.failure_streak > 0 ? 'failing' : 'active';
 }
 
 function removeCommand(context: CommandContext): Command {
@@ -172,6 +201,6 @@ function parseHeaders(headers: readonly string[]): Record<string, string> {
 }
 
 /** A registration as the CLI shows it: custom header names only, their values may be credentials. */
-function publicView(webhook: WebhookRegistration): Omit<WebhookRegistration, 'headers'> & { headers: string[] } {
+function publicView<W extends WebhookRegistration>(webhook: W): Omit<W, 'headers'> & { headers: string[] } {
   return { ...webhook, headers: Object.keys(webhook.headers) };
 }
