@@ -5,6 +5,7 @@
 export const NOTICES = {
   saved: 'The registration was saved.',
   enabled: 'The registration is enabled: deliveries to it are sent again.',
+  'enabled-replayed': 'The registration is enabled, and the events skipped while it was disabled are queued to it again.',
   disabled: 'The registration is disabled: nothing is sent to it until it is enabled.',
   retried: 'The delivery was retried now; its newest attempt is the last one below.',
   'test-sent': 'A test delivery was sent; its first attempt is below.',

@@ -301,3 +301,26 @@ describe('the inbox', () => {
     expect(listed.text).toContain(event.id);
   });
 });
+
+describe('registration health (isolation and disabling)', () => {
+  it('shows the failure streak, a disabled registration\'s skipped events, and enables it with a replay', async () => {
+    let status = 500;
+    const s = await setup({ answer: () => status });
+    const { webhook } = await oneDelivery(s);
+    expect((await s.client.get(`${BASE}/webhooks`)).text).toContain('1 failed in a row');
+    await s.client.post(`${BASE}/webhooks/${webhook.id}/status`, { status: 'disabled' });
+    expect(await s.dispatcher.webhooks.get(webhook.id)).toMatchObject({ status: 'disabled', disabled_reason: 'manual' });
+    const skipped = createTestEvent('invoice.sent');
+    await s.dispatcher.emit(skipped);
+    await s.dispatcher.runDue();
+    const page = await s.client.get(`${BASE}/webhooks/${webhook.id}`);
+    expect(page.text).toContain('1 events skipped');
+    expect(page.text).toContain('Enable and send the 1 skipped events');
+    status = 200;
+    const enabled = await s.client.post(`${BASE}/webhooks/${webhook.id}/status`, { status: 'active', replay: '1' });
+    expect(enabled.text).toContain('queued to it again');
+    await s.dispatcher.runDue();
+    expect(s.target.eventIds()).toContain(skipped.id);
+    expect(await s.dispatcher.webhooks.get(webhook.id)).toMatchObject({ status: 'active', skipped_events: 0 });
+  });
+});

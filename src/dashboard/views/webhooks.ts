@@ -9,7 +9,20 @@ import { noticeText } from '../notices.js';
 import { dispatcherOf, type Route, type RouteContext } from '../routes.js';
 
 /** Fields of a registration this page lays out itself; any other field (added by a later version) is listed as it is. */
-const KNOWN_FIELDS = new Set(['id', 'url', 'events', 'headers', 'status', 'created_at', 'updated_at']);
+const KNOWN_FIELDS = new Set([
+  'id', 'url', 'events', 'headers', 'status', 'created_at', 'updated_at',
+  'disabled_reason', 'disabled_at', 'failure_streak', 'failing_since', 'last_failure_at', 'rate_limit', 'in_flight', 'skipped_events',
+]);
+
+/** The registration's health in a few words: disabled (and why), failing (how long), or fine. */
+function healthOf(webhook: WebhookRegistration): Html {
+  if (webhook.status === 'disabled') {
+    const why = webhook.disabled_reason === 'failing' ? 'disabled by the dispatcher after failing' : 'disabled by hand';
+    return html`${statusBadge('disabled', why)}${webhook.skipped_events > 0 ? html`<br>${webhook.skipped_events} events skipped` : ''}`;
+  }
+  if (webhook.failure_streak > 0) return html`${statusBadge('failed', `${webhook.failure_streak} failed in a row`)}<br>since ${timeOf(webhook.failing_since)}`;
+  return statusBadge('active', 'healthy');
+}
 
 
 /** The registration pages: list, create, show, edit, test delivery, rotate secret, enable/disable. */
@@ -32,6 +45,7 @@ async function listPage(context: RouteContext): Promise<DashboardResponse> {
 <td><a href="${base}/webhooks/${encodeURIComponent(webhook.id)}">${webhook.url}</a><br><span class="muted mono">${webhook.id}</span></td>
 <td>${webhook.events.join(', ')}</td>
 <td>${statusBadge(webhook.status)}</td>
+<td>${healthOf(webhook)}</td>
 <td>${headerNames(webhook)}</td>
 <td>${timeOf(webhook.created_at)}</td>
 <td><a href="${base}/deliveries?webhook_id=${encodeURIComponent(webhook.id)}">Deliveries</a></td>
@@ -41,7 +55,7 @@ async function listPage(context: RouteContext): Promise<DashboardResponse> {
     webhooks.length === 0
       ? html`<p>No webhooks are registered yet.</p>`
       : html`<table><caption class="muted">${webhooks.length} registration(s), oldest first</caption>
-<thead><tr><th scope="col">URL</th><th scope="col">Events</th><th scope="col">Status</th><th scope="col">Custom headers</th><th scope="col">Created</th><th scope="col"><span class="muted">Log</span></th></tr></thead>
+<thead><tr><th scope="col">URL</th><th scope="col">Events</th><th scope="col">Status</th><th scope="col">Health</th><th scope="col">Custom headers</th><th scope="col">Created</th><th scope="col"><span class="muted">Log</span></th></tr></thead>
 <tbody>${rows}</tbody></table>`;
   const body = html`${notice(noticeText(context.query.get('notice')))}<p class="actions"><a class="button" href="${base}/webhooks/new">Register a webhook</a></p>${table}`;
   return htmlResponse(page(context.page, 'webhooks', 'Registrations', body));
@@ -58,13 +72,22 @@ function detailPage(context: PageContext, webhook: WebhookRegistration, messages
   const secret = messages.secret
     ? html`<div class="notice" role="status"><p><strong>The new signing secret.</strong> It is shown this once: copy it to the receiver now.</p><p><code class="secret" id="secret">${messages.secret}</code></p><button type="button" class="secondary" data-copy="secret" hidden>Copy the secret</button><span id="secret-status" role="status" class="muted"></span></div>`
     : '';
-  const toggle = webhook.status === 'active' ? actionForm(context, `/webhooks/${id}/status`, 'Disable', { fields: { status: 'disabled' }, style: 'danger' }) : actionForm(context, `/webhooks/${id}/status`, 'Enable', { fields: { status: 'active' } });
+  const replay =
+    webhook.status === 'disabled' && webhook.skipped_events > 0
+      ? actionForm(context, `/webhooks/${id}/status`, `Enable and send the ${webhook.skipped_events} skipped events`, { fields: { status: 'active', replay: '1' } })
+      : '';
+  const toggle =
+    webhook.status === 'active'
+      ? actionForm(context, `/webhooks/${id}/status`, 'Disable', { fields: { status: 'disabled' }, style: 'danger' })
+      : html`${actionForm(context, `/webhooks/${id}/status`, 'Enable', { fields: { status: 'active' }, style: replay ? 'secondary' : '' })}${replay}`;
   const content = html`${notice(messages.notice)}${notice(messages.problem, 'problem')}${secret}
 <dl class="facts">
 <dt>Id</dt><dd class="mono">${webhook.id}</dd>
 <dt>URL</dt><dd>${webhook.url}</dd>
 <dt>Events</dt><dd>${webhook.events.join(', ')}</dd>
-<dt>Status</dt><dd>${statusBadge(webhook.status)}</dd>
+<dt>Status</dt><dd>${statusBadge(webhook.status)}${webhook.disabled_at ? html` since ${timeOf(webhook.disabled_at)}` : ''}</dd>
+<dt>Health</dt><dd>${healthOf(webhook)}${webhook.last_failure_at ? html`; last failure ${timeOf(webhook.last_failure_at)}` : ''}</dd>
+<dt>In flight</dt><dd>${webhook.in_flight} attempts${webhook.rate_limit === null ? '' : html`; at most ${webhook.rate_limit} attempts a second`}</dd>
 <dt>Custom headers</dt><dd>${headerNames(webhook)}</dd>
 ${extra.map(([key, value]) => html`<dt>${key.replaceAll('_', ' ')}</dt><dd>${typeof value === 'string' && /^\d{4}-\d\d-\d\dT/.test(value) ? timeOf(value) : JSON.stringify(value)}</dd>`)}
 <dt>Created</dt><dd>${timeOf(webhook.created_at)}</dd>
@@ -205,6 +228,12 @@ async function setStatus(context: RouteContext): Promise<DashboardResponse> {
   const status = context.form.get('status');
   if (status !== 'active' && status !== 'disabled') throw new DashboardError('VALIDATION_ERROR', 'status must be active or disabled', { field: 'status', reason: 'must be active or disabled' });
   const id = context.params.id!;
-  await dispatcherOf(context).webhooks.update(id, { status });
-  return redirect(`${context.page.base}/webhooks/${encodeURIComponent(id)}?notice=${status === 'active' ? 'enabled' : 'disabled'}`);
+  const { webhooks } = dispatcherOf(context);
+  if (status === 'disabled') {
+    await webhooks.update(id, { status });
+    return redirect(`${context.page.base}/webhooks/${encodeURIComponent(id)}?notice=disabled`);
+  }
+  const replay = context.form.get('replay') === '1';
+  await webhooks.enable(id, { replay });
+  return redirect(`${context.page.base}/webhooks/${encodeURIComponent(id)}?notice=${replay ? 'enabled-replayed' : 'enabled'}`);
 }
