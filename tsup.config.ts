@@ -13,6 +13,7 @@ export default defineConfig({
     dispatcher: 'src/dispatcher/index.ts',
     sqlite: 'src/sqlite/index.ts',
     postgres: 'src/postgres/index.ts',
+    dashboard: 'src/dashboard/index.ts',
     sandbox: 'src/sandbox/index.ts',
     cli: 'src/cli/main.ts',
     internal: 'src/internal.ts',

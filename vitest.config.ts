@@ -7,10 +7,13 @@ import { configDefaults, defineConfig } from 'vitest/config';
  *   integration  *.integration.test.ts: the built package, subprocesses, servers in child processes.
  *   postgres     test/postgres/**: needs the PostgreSQL server (its multi-process tests start dist/).
  *   slow         test/slow/**: npm pack and installs, scaffolded projects' installs, the bench smoke run.
+ *   browser      test/dashboard/browser/**: the dashboard in headless Chromium (src/, no build).
  */
 const INTEGRATION = 'test/**/*.integration.test.ts';
 const POSTGRES = 'test/postgres/**/*.test.ts';
 const SLOW = 'test/slow/**/*.test.ts';
+/** Headless Chromium (Debian's package) driven by playwright-core; in-process servers from src/. */
+const BROWSER = 'test/dashboard/browser/**/*.test.ts';
 /** Builds dist/ (and packs, for the projects that install the tarballs) when the sources changed. */
 const BUILD = 'test/global-setup.ts';
 /**
@@ -37,7 +40,7 @@ export default defineConfig({
           // comes first, and the other projects' processes do not compete with it.
           sequence: { groupOrder: 0 },
           include: ['test/**/*.test.ts'],
-          exclude: [...configDefaults.exclude, INTEGRATION, POSTGRES, SLOW],
+          exclude: [...configDefaults.exclude, INTEGRATION, POSTGRES, SLOW, BROWSER],
           // Type tests (*.test-d.ts) are compiled by tsc and counted by vitest, case by case.
           typecheck: { enabled: true, include: ['test/**/*.test-d.ts'], tsconfig: './tsconfig.json' },
         },
@@ -49,6 +52,10 @@ export default defineConfig({
       {
         extends: true,
         test: { name: 'postgres', sequence: { groupOrder: 1 }, include: [POSTGRES], exclude: [...configDefaults.exclude, INTEGRATION, SLOW], globalSetup: [BUILD] },
+      },
+      {
+        extends: true,
+        test: { name: 'browser', sequence: { groupOrder: 1 }, include: [BROWSER], testTimeout: 60_000 },
       },
       {
         extends: true,

@@ -1,7 +1,7 @@
 // npm run bench: the receiver, the verifier, the parser, the store (and the dispatcher and the
 // CLI) against their baselines and a peer, interleaved round by round, loopback only.
 // Options: --smoke (tiny durations, one round; what `npm test` runs), --out <file>,
-// --only <http|verifier|parser|store|dispatcher|inbox|cli>[,...]
+// --only <http|verifier|parser|store|dispatcher|inbox|dashboard|cli>[,...]
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
@@ -17,8 +17,8 @@ const { values } = parseArgs({
 });
 const smoke = values.smoke;
 const settings = smoke
-  ? { rounds: 1, httpSeconds: 1, pool: 5_000, microMs: 60, connections: 20, deliveries: 500, pending: [100, 1_000], cliRuns: 2 }
-  : { rounds: 3, httpSeconds: 5, pool: 200_000, microMs: 1_000, connections: 50, deliveries: 10_000, pending: [1_000, 100_000], cliRuns: 10 };
+  ? { rounds: 1, httpSeconds: 1, pool: 5_000, microMs: 60, connections: 20, deliveries: 500, pending: [100, 1_000], cliRuns: 2, dashboardAttempts: 2_000 }
+  : { rounds: 3, httpSeconds: 5, pool: 200_000, microMs: 1_000, connections: 50, deliveries: 10_000, pending: [1_000, 100_000], cliRuns: 10, dashboardAttempts: 100_000 };
 const only = values.only ? new Set(values.only.split(',')) : undefined;
 const wanted = (group) => !only || only.has(group);
 
@@ -152,6 +152,17 @@ async function dispatcher() {
   checks.push(threshold(`dispatcher: RSS growth from ${few.toLocaleString('en-US')} to ${many.toLocaleString('en-US')} pending`, summarize([rss[many] / rss[few]]), 1.15, '×', 'at most'));
 }
 
+/** The deliveries list over a log of 100 000 attempts: server time per page, p95 of each view. */
+async function dashboard() {
+  const result = await runChild(join(here, 'dashboard.mjs'), [String(settings.dashboardAttempts)]);
+  const attempts = settings.dashboardAttempts.toLocaleString('en-US');
+  for (const [view, { p95, median }] of Object.entries(result.views)) {
+    record('dashboard', `deliveries page over ${attempts} attempts, ${view}: p95 (median ${median.toFixed(1)} ms)`, 'ms', [p95]);
+    checks.push(threshold(`dashboard: deliveries page, ${view}, p95`, summarize([p95]), 100, 'ms', 'at most'));
+  }
+  progress(`dashboard: ${result.deliveries} deliveries, ${attempts} attempts (filled in ${result.fillSeconds.toFixed(1)} s)`);
+}
+
 async function inboxWorker() {
   const samples = [];
   const events = smoke ? 500 : 10_000;
@@ -217,6 +228,7 @@ if (wanted('store')) {
 
 if (wanted('dispatcher')) await dispatcher();
 if (wanted('inbox')) await inboxWorker();
+if (wanted('dashboard')) await dashboard();
 if (wanted('cli')) cli();
 
 const report = { machine, started, seconds: Math.round((performance.now() - t0) / 1000), smoke, settings, results, ratios: [...ratios, ...checks] };

@@ -13,6 +13,7 @@ const ENTRIES = {
   'acct-webhook/dispatcher': 'src/dispatcher/index.ts',
   'acct-webhook/sqlite': 'src/sqlite/index.ts',
   'acct-webhook/postgres': 'src/postgres/index.ts',
+  'acct-webhook/dashboard': 'src/dashboard/index.ts',
   'acct-webhook/sandbox': 'src/sandbox/index.ts',
 } as const;
 /** The main entry stays small: the values a receiver's author calls. */

@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import type { CommandContext } from './context.js';
+import { dashboardCommand } from './dashboard.js';
 import { demoCommand } from './demo.js';
 import { dispatcherCommand } from './dispatcher/index.js';
 import { examples } from './help.js';
@@ -51,6 +52,7 @@ export function createProgram(context: CommandContext): Command {
     replayCommand(context),
     dispatcherCommand(context),
     inboxCommand(context),
+    dashboardCommand(context),
     sandboxCommand(context),
   ];
   for (const command of commands) program.addCommand(command);

@@ -1,5 +1,5 @@
 import type { AttemptRunner } from './attempt-runner.js';
-import { attemptQuery, deliveryQuery, type DeliveryExportFilter, type DeliveryListOptions } from './delivery-filters.js';
+import { attemptQuery, countQuery, deliveryQuery, type DeliveryExportFilter, type DeliveryFilter, type DeliveryListOptions } from './delivery-filters.js';
 import { NotFoundError } from './errors.js';
 import { writeJsonLines } from './export.js';
 import type { SlidingWindowLimiter } from './rate-limit.js';
@@ -29,8 +29,9 @@ export class Deliveries {
 
   /**
    * Deliveries, newest first, filtered by the fields of the record: `status`, `event_type` (a
-   * type, a group such as `invoice.*`, or `*`), `webhook_id`, `event_id`, `created_after`
-   * (inclusive) and `created_before` (exclusive); times as a Date, an ISO 8601 string or ms.
+   * type, a group such as `invoice.*`, or `*`), `webhook_id`, `event_id`, `correlation_id`,
+   * `created_after` (inclusive) and `created_before` (exclusive), and by the latest attempt's
+   * `response_status_class`; times as a Date, an ISO 8601 string or ms.
    * @throws DispatcherError `VALIDATION_ERROR` ({ field, reason }), `UNKNOWN_EVENT_TYPE`
    * @example
    * const failed = await dispatcher.deliveries.list({ status: 'finally_failed', event_type: 'invoice.*', created_after: '2026-11-01' });
@@ -39,6 +40,18 @@ export class Deliveries {
     const query = deliveryQuery(filter);
     const store = await this.options.store();
     return (await store.listDeliveries(query)).map(toDelivery);
+  }
+
+  /**
+   * How many deliveries a filter selects (the criteria of `list`, without a page).
+   * @throws DispatcherError `VALIDATION_ERROR` ({ field, reason }), `UNKNOWN_EVENT_TYPE`
+   * @example
+   * const failing = await dispatcher.deliveries.count({ status: 'retrying', response_status_class: '5xx' });
+   */
+  async count(filter: DeliveryFilter = {}): Promise<number> {
+    const query = countQuery(filter);
+    const store = await this.options.store();
+    return store.countDeliveries(query);
   }
 
   /** One delivery with all its attempts, oldest first. @throws NotFoundError */

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { EVENT_TYPES, expandEventPattern, type EventPattern, type EventType } from '../events/catalog.js';
 import { DispatcherError } from './errors.js';
 import { DELIVERY_STATUSES, type DeliveryStatus } from './statuses.js';
-import type { AttemptQuery, DeliveryQuery } from './store.js';
+import type { AttemptQuery, DeliveryCountQuery, DeliveryQuery } from './store.js';
 
 /** A point in time: a Date, an ISO 8601 string or milliseconds since the epoch. */
 export type TimeInput = Date | string | number;
@@ -17,6 +17,13 @@ export interface DeliveryFilter {
   event_type?: EventPattern;
   webhook_id?: string;
   event_id?: string;
+  correlation_id?: string;
+  /**
+   * The class of the latest attempt's response status: `2xx` … `5xx`, or `none` when the latest
+   * attempt got no answer (timeout, connection, TLS, refused URL). A delivery not attempted yet
+   * matches no class.
+   */
+  response_status_class?: ResponseStatusClass;
   /** Deliveries created at or after this time. */
   created_after?: TimeInput;
   /** Deliveries created before this time. */
@@ -38,6 +45,21 @@ export interface DeliveryExportFilter extends DeliveryFilter {
   /** Attempts made before this time. */
   attempted_before?: TimeInput;
 }
+
+/** A class of HTTP statuses, or `none` for an attempt that got no answer. */
+export type ResponseStatusClass = '2xx' | '3xx' | '4xx' | '5xx' | 'none';
+
+/** Each class as the range of statuses it holds; an attempt without an answer counts as 0. */
+const STATUS_RANGES: Readonly<Record<ResponseStatusClass, readonly [number, number]>> = {
+  '2xx': [200, 299],
+  '3xx': [300, 399],
+  '4xx': [400, 499],
+  '5xx': [500, 599],
+  none: [0, 0],
+};
+
+/** Every response status class. */
+export const RESPONSE_STATUS_CLASSES = Object.keys(STATUS_RANGES) as readonly ResponseStatusClass[];
 
 export const DEFAULT_LIST_LIMIT = 100;
 export const MAX_LIST_LIMIT = 1000;
@@ -64,6 +86,10 @@ const filterShape = {
   event_type: text.optional(),
   webhook_id: text.optional(),
   event_id: text.optional(),
+  correlation_id: text.optional(),
+  response_status_class: z
+    .enum(RESPONSE_STATUS_CLASSES as [ResponseStatusClass, ...ResponseStatusClass[]], { error: `must be one of ${RESPONSE_STATUS_CLASSES.join(', ')}` })
+    .optional(),
   created_after: time.optional(),
   created_before: time.optional(),
 };
@@ -81,6 +107,8 @@ const listOptions = z.strictObject({
   offset: wholeIn(0, Number.MAX_SAFE_INTEGER).default(0),
 });
 
+const countFilter = z.strictObject(filterShape);
+
 const exportFilter = z.strictObject({ ...filterShape, attempted_after: time.optional(), attempted_before: time.optional() });
 
 /**
@@ -89,6 +117,14 @@ const exportFilter = z.strictObject({ ...filterShape, attempted_after: time.opti
  */
 export function deliveryQuery(options: DeliveryListOptions): DeliveryQuery {
   return withEventTypes(parse(listOptions, options));
+}
+
+/**
+ * The store's query for `deliveries.count()`.
+ * @throws DispatcherError `VALIDATION_ERROR` ({ field, reason }), `UNKNOWN_EVENT_TYPE`
+ */
+export function countQuery(filter: DeliveryFilter): DeliveryCountQuery {
+  return withEventTypes(parse(countFilter, filter));
 }
 
 /**
@@ -102,9 +138,21 @@ export function attemptQuery(filter: DeliveryExportFilter): AttemptQuery {
 /** The criteria given, without the keys of those left out. */
 type Given<T> = { [K in keyof T]: Exclude<T[K], undefined> };
 
+type WithStatusRange<T> = Omit<T, 'response_status_class'> & { response_status_range?: readonly [number, number] };
+
+/** `response_status_class` → the range of statuses the store compares with. */
+function withStatusRange<T extends { response_status_class?: ResponseStatusClass | undefined }>({ response_status_class: statusClass, ...rest }: T): WithStatusRange<T> {
+  return statusClass === undefined ? rest : { ...rest, response_status_range: STATUS_RANGES[statusClass] };
+}
+
 /** `event_type` (a type or a pattern) → the types it selects; left out when it selects every type. */
-function withEventTypes<T extends { event_type?: string | undefined }>({ event_type: pattern, ...rest }: T): Given<Omit<T, 'event_type'>> & { event_types?: EventType[] } {
-  const withoutUndefined = Object.fromEntries(Object.entries(rest).filter(([, given]) => given !== undefined)) as Given<Omit<T, 'event_type'>>;
+function withEventTypes<T extends { event_type?: string | undefined; response_status_class?: ResponseStatusClass | undefined }>({
+  event_type: pattern,
+  ...rest
+}: T): Given<WithStatusRange<Omit<T, 'event_type'>>> & { event_types?: EventType[] } {
+  const withoutUndefined = Object.fromEntries(Object.entries(withStatusRange(rest)).filter(([, given]) => given !== undefined)) as Given<
+    WithStatusRange<Omit<T, 'event_type'>>
+  >;
   if (pattern === undefined) return withoutUndefined;
   const types = expandEventPattern(pattern);
   if (types.length === 0) {

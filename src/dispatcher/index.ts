@@ -8,7 +8,7 @@ export type { CreateWebhookInput, EnableWebhookOptions, Registrations, UpdateWeb
 export type { AlertPayload, WebhookAlert } from './alerts.js';
 export type { MetricsMeter, MetricsOptions } from '../metrics/meter.js';
 export type { Deliveries, ManualRetryResult } from './deliveries.js';
-export type { DeliveryExportFilter, DeliveryFilter, DeliveryListOptions, TimeInput } from './delivery-filters.js';
+export type { DeliveryExportFilter, DeliveryFilter, DeliveryListOptions, ResponseStatusClass, TimeInput } from './delivery-filters.js';
 export type { AttemptReport } from './attempt-report.js';
 export type { EmitOptions } from './emit.js';
 export type { RateLimit } from './rate-limit.js';
@@ -32,6 +32,7 @@ export type {
   AttemptQuery,
   AttemptRecording,
   ClaimRequest,
+  DeliveryCountQuery,
   DeliveryJob,
   DeliveryQuery,
   DeliveryState,

@@ -149,6 +149,9 @@ export interface DeliveryQuery {
   event_types?: readonly EventType[];
   webhook_id?: string;
   event_id?: string;
+  correlation_id?: string;
+  /** The latest attempt's response status (0 for no answer) is within [min, max]. */
+  response_status_range?: readonly [number, number];
   /** Created at or after (ms, whole). */
   created_after?: number;
   /** Created before (ms, whole). */
@@ -156,6 +159,9 @@ export interface DeliveryQuery {
   limit: number;
   offset: number;
 }
+
+/** Which deliveries `countDeliveries` counts: the criteria of {@link DeliveryQuery}, without a page. */
+export type DeliveryCountQuery = Omit<DeliveryQuery, 'limit' | 'offset'>;
 
 /** Which attempts `exportAttempts` returns: by their delivery (as in {@link DeliveryQuery}) and their time. */
 export interface AttemptQuery extends Omit<DeliveryQuery, 'limit' | 'offset'> {
@@ -249,6 +255,8 @@ export interface DispatchStore {
   getDelivery(id: string): Promise<StoredDelivery | undefined>;
   /** Newest first. */
   listDeliveries(query: DeliveryQuery): Promise<StoredDelivery[]>;
+  /** How many deliveries the criteria select. */
+  countDeliveries(query: DeliveryCountQuery): Promise<number>;
   /** The attempts of one delivery, oldest first. */
   listAttempts(deliveryId: string): Promise<StoredAttempt[]>;
   /** A page of attempts in the order they were recorded, after `cursor` (0 for the start). */

@@ -35,6 +35,8 @@ export function dispatchStatements(schema: string, prepare: Prepare) {
   // The body an attempt sent is its event's payload, stored once per event.
   const attemptColumns = `${columns(attemptRows.columns, 'a')}, e.payload AS request_payload`;
   return {
+    /** The attempts table, for the filters that read it. */
+    attemptsTable: attempts,
     insertWebhook: prepare(`INSERT INTO ${webhooks} (${columns(WEBHOOK_COLUMNS)}) VALUES (${WEBHOOK_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')})`),
     getWebhook: prepare(`SELECT ${columns(WEBHOOK_COLUMNS)} FROM ${webhooks} WHERE id = $1 AND deleted_at IS NULL`),
     listWebhooks: prepare(`SELECT ${columns(WEBHOOK_COLUMNS)} FROM ${webhooks} WHERE deleted_at IS NULL ORDER BY created_at, seq`),
@@ -184,6 +186,7 @@ export function dispatchStatements(schema: string, prepare: Prepare) {
     // Built per filter combination, so sent unnamed.
     listDeliveries: (where: string, limit: string, offset: string) =>
       `SELECT ${columns(DELIVERY_COLUMNS, 'd')} FROM ${deliveries} d ${where} ORDER BY d.seq DESC LIMIT ${limit} OFFSET ${offset}`,
+    countDeliveries: (where: string) => `SELECT count(*) AS count FROM ${deliveries} d ${where}`,
     exportAttempts: (where: string, limit: string) => `SELECT ${attemptColumns}, a.seq, d.status AS delivery_status
       FROM ${attempts} a
       JOIN ${events} e ON e.id = a.event_id
@@ -192,12 +195,18 @@ export function dispatchStatements(schema: string, prepare: Prepare) {
   };
 }
 
+/** The latest attempt's response status, 0 when it got no answer. */
+const latestStatus = (attempts: string): string =>
+  `SELECT coalesce(l.response_status, 0) FROM ${attempts} l WHERE l.delivery_id = d.id ORDER BY l.seq DESC LIMIT 1`;
+
 // Filter → SQL condition on the numbered parameter `$n`; a filter applies when its value is given.
-const CONDITIONS: Record<keyof AttemptQuery, (n: string) => string> = {
+const CONDITIONS: Record<keyof AttemptQuery, (n: string, attempts: string) => string> = {
   status: (n) => `d.status = ${n}`,
   event_types: (n) => `d.event_type = ANY(${n}::text[])`,
   webhook_id: (n) => `d.webhook_id = ${n}`,
   event_id: (n) => `d.event_id = ${n}`,
+  correlation_id: (n) => `d.correlation_id = ${n}`,
+  response_status_range: (n, attempts) => `(${latestStatus(attempts)}) BETWEEN (${n}::int[])[1] AND (${n}::int[])[2]`,
   created_after: (n) => `d.created_at >= ${n}`,
   created_before: (n) => `d.created_at < ${n}`,
   attempted_after: (n) => `a.attempted_at >= ${n}`,
@@ -215,16 +224,16 @@ export class Parameters {
 }
 
 /** The WHERE clause of the criteria given in `query`, and of `conditions` before them. */
-export function whereOf(query: DeliveryQuery | AttemptQuery, params: Parameters, conditions: string[] = []): string {
+export function whereOf(query: DeliveryQuery | AttemptQuery, params: Parameters, attempts: string, conditions: string[] = []): string {
   for (const key of Object.keys(CONDITIONS) as (keyof AttemptQuery)[]) {
     const given = (query as AttemptQuery)[key];
     if (given === undefined) continue;
-    conditions.push(CONDITIONS[key](params.add(typeof given === 'number' ? int8(given, key) : given)));
+    conditions.push(CONDITIONS[key](params.add(typeof given === 'number' ? int8(given, key) : given), attempts));
   }
   return conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : '';
 }
 
 /** The WHERE clause of an export page: the query's criteria, after `cursor`. */
-export function attemptWhere(query: AttemptQuery, cursor: number, params: Parameters): string {
-  return whereOf(query, params, [`a.seq > ${params.add(int8(cursor, 'cursor'))}`]);
+export function attemptWhere(query: AttemptQuery, cursor: number, params: Parameters, attempts: string): string {
+  return whereOf(query, params, attempts, [`a.seq > ${params.add(int8(cursor, 'cursor'))}`]);
 }

@@ -5,6 +5,7 @@ import type {
   AttemptQuery,
   AttemptRecording,
   ClaimRequest,
+  DeliveryCountQuery,
   DeliveryJob,
   DeliveryQuery,
   DispatchStore,
@@ -236,9 +237,15 @@ class PostgresDispatchStore implements DispatchStore {
 
   async listDeliveries(query: DeliveryQuery): Promise<StoredDelivery[]> {
     const params = new Parameters();
-    const where = whereOf(query, params);
+    const where = whereOf(query, params, this.sql.attemptsTable);
     const text = this.sql.listDeliveries(where, params.add(query.limit), params.add(query.offset));
     return (await this.rows<Record<string, unknown>>(text, params.values)).map((row) => deliveryRows.read(row));
+  }
+
+  async countDeliveries(query: DeliveryCountQuery): Promise<number> {
+    const params = new Parameters();
+    const [row] = await this.rows<{ count: unknown }>(this.sql.countDeliveries(whereOf(query, params, this.sql.attemptsTable)), params.values);
+    return readInt8(row?.count ?? 0, 'count');
   }
 
   async listAttempts(deliveryId: string): Promise<StoredAttempt[]> {
@@ -247,7 +254,7 @@ class PostgresDispatchStore implements DispatchStore {
 
   async exportAttempts(query: AttemptQuery, cursor: number, limit: number): Promise<ExportRow[]> {
     const params = new Parameters();
-    const where = attemptWhere(query, cursor, params);
+    const where = attemptWhere(query, cursor, params, this.sql.attemptsTable);
     const rows = await this.rows<Record<string, unknown>>(this.sql.exportAttempts(where, params.add(limit)), params.values);
     return rows.map((row) => ({ attempt: attemptRows.read(row), delivery_status: row.delivery_status as DeliveryStatus, cursor: readInt8(row.seq, 'seq') }));
   }

@@ -1,3 +1,5 @@
+import { offerEventRecords } from '../store/event-records.js';
+import { postgresEventRecords } from './event-records.js';
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { parseOptions } from '../configuration.js';
@@ -86,7 +88,7 @@ export function postgresStore(poolOrUrl: PostgresPool | string, options: Postgre
     });
   }
 
-  return {
+  return offerEventRecords<IdempotencyStore>({
     retentionMs,
     ready,
     quarantine: postgresQuarantine(pool, `${schema.quoted}.acct_webhook_quarantine`, { ready, prepare }),
@@ -105,7 +107,7 @@ export function postgresStore(poolOrUrl: PostgresPool | string, options: Postgre
       closing ??= owned ? pool.end() : Promise.resolve();
       return closing;
     },
-  };
+  }, postgresEventRecords(pool, `${schema.quoted}.acct_webhook_events`, { ready, prepare }));
 }
 
 function statements(schema: string, prepare: Prepare) {

@@ -145,12 +145,17 @@ export function prepareStatements(db: SqliteConnection): DispatchStatements {
 }
 
 
+/** The latest attempt's response status, 0 when it got no answer (read from dispatch_attempts_delivery). */
+const LATEST_STATUS_SQL = 'SELECT coalesce(l.response_status, 0) FROM dispatch_attempts l WHERE l.delivery_id = d.id ORDER BY l.seq DESC LIMIT 1';
+
 // Filter → SQL condition on its named parameter; a filter applies when its value is given.
 const CONDITIONS: Record<keyof AttemptQuery, string> = {
   status: 'd.status = @status',
   event_types: 'd.event_type IN (SELECT value FROM json_each(@event_types))',
   webhook_id: 'd.webhook_id = @webhook_id',
   event_id: 'd.event_id = @event_id',
+  correlation_id: 'd.correlation_id = @correlation_id',
+  response_status_range: `(${LATEST_STATUS_SQL}) BETWEEN json_extract(@response_status_range, '$[0]') AND json_extract(@response_status_range, '$[1]')`,
   created_after: 'd.created_at >= @created_after',
   created_before: 'd.created_at < @created_before',
   attempted_after: 'a.attempted_at >= @attempted_after',
@@ -172,6 +177,8 @@ export function filter(query: DeliveryQuery | AttemptQuery): { conditions: strin
 
 export const listDeliveriesSql = (conditions: readonly string[]): string =>
   `SELECT ${DELIVERY_COLUMNS} FROM dispatch_deliveries d ${where(conditions)} ORDER BY d.seq DESC LIMIT @limit OFFSET @offset`;
+
+export const countDeliveriesSql = (conditions: readonly string[]): string => `SELECT count(*) AS count FROM dispatch_deliveries d ${where(conditions)}`;
 
 export const exportAttemptsSql = (conditions: readonly string[]): string => `SELECT ${ATTEMPT_SELECT}, a.seq, d.status AS delivery_status
   FROM dispatch_attempts a

@@ -7,6 +7,7 @@ import type {
   AttemptQuery,
   AttemptRecording,
   ClaimRequest,
+  DeliveryCountQuery,
   DeliveryJob,
   DeliveryQuery,
   DispatchStore,
@@ -30,7 +31,7 @@ import { openConnection, sqliteConnectionShape, sqliteTarget, type SqliteConnect
 import type { SqliteDatabase } from './database.js';
 import { DISPATCH_MIGRATIONS } from './dispatch-migrations.js';
 import { attemptRows, bit, deliveryRows, toEvent, toJob, toWebhook, webhookRow, type JobRow } from './dispatch-rows.js';
-import { exportAttemptsSql, filter, listDeliveriesSql, prepareStatements, type DispatchStatements } from './dispatch-statements.js';
+import { countDeliveriesSql, exportAttemptsSql, filter, listDeliveriesSql, prepareStatements, type DispatchStatements } from './dispatch-statements.js';
 import type { SqliteConnection } from './driver.js';
 import { GroupCommit } from './group-commit.js';
 import { migrate } from './migrations.js';
@@ -234,6 +235,13 @@ class SqliteDispatchStore implements DispatchStore {
       const { conditions, params } = filter(query);
       const rows = this.cached(listDeliveriesSql(conditions)).all({ ...params, limit: query.limit, offset: query.offset });
       return rows.map((row) => deliveryRows.read(row));
+    });
+  }
+
+  countDeliveries(query: DeliveryCountQuery): Promise<number> {
+    return asPromise(() => {
+      const { conditions, params } = filter(query);
+      return Number(this.cached(countDeliveriesSql(conditions)).get(params)?.count ?? 0);
     });
   }
 

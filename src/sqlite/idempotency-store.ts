@@ -1,3 +1,5 @@
+import { offerEventRecords } from '../store/event-records.js';
+import { sqliteEventRecords } from './event-records.js';
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { parseOptions } from '../configuration.js';
@@ -115,7 +117,7 @@ export function sqliteStore(database: string | SqliteDatabase, options: SqliteSt
     return { status: 'in_progress', leaseExpiresAt: row?.lease_until ?? now };
   }
 
-  return {
+  return offerEventRecords<IdempotencyStore>({
     retentionMs,
     // Opened and migrated above, when the factory ran.
     ready: () => Promise.resolve(),
@@ -143,5 +145,5 @@ export function sqliteStore(database: string | SqliteDatabase, options: SqliteSt
       await checkpoints?.close();
       await asPromise(() => void (owned && db.open && db.close()));
     },
-  };
+  }, sqliteEventRecords(db));
 }

@@ -28,8 +28,8 @@ describe('acct-webhook --version and --help', () => {
     expect(run.stdout).toContain('Examples:');
   });
 
-  it('knows the twenty-nine commands of the tree', () => {
-    expect(COMMANDS).toHaveLength(29);
+  it('knows the thirty commands of the tree', () => {
+    expect(COMMANDS).toHaveLength(30);
   });
 
   it.each(COMMANDS.map((words) => [words.join(' '), words] as const))('%s --help: usage and examples', async (_name, words) => {

@@ -66,9 +66,22 @@ describe('deliveries.list and get', () => {
     [{ limit: 0 }, 'VALIDATION_ERROR', 'limit'],
     [{ limit: 1001 }, 'VALIDATION_ERROR', 'limit'],
     [{ offset: -1 }, 'VALIDATION_ERROR', 'offset'],
+    [{ response_status_class: '2XX' }, 'VALIDATION_ERROR', 'response_status_class'],
+    [{ correlation_id: 42 }, 'VALIDATION_ERROR', 'correlation_id'],
   ])('refuses the list filter %o', async (filter, code, field) => {
     const dispatcher = testDispatcher();
     await expect(dispatcher.deliveries.list(filter as never)).rejects.toMatchObject({ code, details: { field, ...(code === 'VALIDATION_ERROR' ? { reason: expect.any(String) } : {}) } });
+  });
+
+  it.each([
+    [{ status: 'failed' }, 'VALIDATION_ERROR', 'status'],
+    [{ response_status_class: 'none ' }, 'VALIDATION_ERROR', 'response_status_class'],
+    [{ event_type: 'invoices.*' }, 'UNKNOWN_EVENT_TYPE', 'event_type'],
+    [{ limit: 10 }, 'VALIDATION_ERROR', 'limit'],
+    [{ offset: 10 }, 'VALIDATION_ERROR', 'offset'],
+  ])('refuses the count filter %o', async (filter, code, field) => {
+    const dispatcher = testDispatcher();
+    await expect(dispatcher.deliveries.count(filter as never)).rejects.toMatchObject({ code, details: { field } });
   });
 
   it.each([

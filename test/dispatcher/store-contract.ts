@@ -2,6 +2,7 @@ import { Writable } from 'node:stream';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import {
   DELIVERY_TIMEOUT_MS,
+  type DeliveryCountQuery,
   type DeliveryJob,
   type DeliveryStatus,
   type Dispatcher,
@@ -300,6 +301,43 @@ export function describeDispatchStore(name: string, create: () => Promise<Dispat
         expect(failed.map((row) => row.attempt.attempted_at)).toEqual(expected);
         expect(failed.every((row) => row.delivery_status === 'retrying' && row.attempt.webhook_id === 'wh_2')).toBe(true);
         expect(failed[0]!.attempt.request_payload).toBe(jobs.find((job) => job.delivery.id === failed[0]!.attempt.delivery_id)!.event.payload);
+      });
+
+      it('counts what a filter selects; matches the correlation id and the class of the latest attempt\'s status', async () => {
+        const storage = await (await create()).open();
+        await storage.insertWebhook(webhook('wh_1'));
+        const correlations: string[] = [];
+        for (let i = 0; i < 5; i++) {
+          const event = storedEvent(`evt_${i}`, NOW + i * MINUTE);
+          correlations.push(event.correlation_id);
+          await storage.insertEvent(event, [{ id: `dlv_${i}`, webhook_id: 'wh_1', next_attempt_at: NOW }]);
+        }
+        // dlv_0: 500 then 204 (latest 2xx); dlv_1: 204 then 503 (latest 5xx); dlv_2: no answer; dlv_3: 404; dlv_4: not attempted.
+        const answers: Record<string, Partial<NewAttempt>[]> = {
+          dlv_0: [{}, { response_status: 204, error_kind: null }],
+          dlv_1: [{ response_status: 204, error_kind: null }, { response_status: 503 }],
+          dlv_2: [{ response_status: null, error_kind: 'timeout', response_body: null }],
+          dlv_3: [{ response_status: 404 }],
+        };
+        for (const [id, attempts] of Object.entries(answers)) {
+          for (const [n, fields] of attempts.entries()) {
+            const job = (await storage.loadJob(id))!;
+            await record(storage, attemptOf(job, { attempted_at: NOW + n, ...fields }), afterAttempt({ delivered: false, manual: true, leaseOwner: 'w', startedAt: NOW, schedule: [0, 60] }));
+          }
+        }
+        const matching = async (query: DeliveryCountQuery) => {
+          const listed = (await storage.listDeliveries({ limit: 100, offset: 0, ...query })).map((d) => d.id);
+          expect(await storage.countDeliveries(query)).toBe(listed.length);
+          return listed;
+        };
+        expect(await storage.countDeliveries({})).toBe(5);
+        expect(await matching({ response_status_range: [200, 299] })).toEqual(['dlv_0']);
+        expect(await matching({ response_status_range: [500, 599] })).toEqual(['dlv_1']);
+        expect(await matching({ response_status_range: [400, 499] })).toEqual(['dlv_3']);
+        expect(await matching({ response_status_range: [0, 0] })).toEqual(['dlv_2']);
+        expect(await matching({ correlation_id: correlations[3]! })).toEqual(['dlv_3']);
+        expect(await matching({ correlation_id: correlations[3]!, response_status_range: [500, 599] })).toEqual([]);
+        expect(await matching({ created_after: NOW + 2 * MINUTE, event_types: ['invoice.paid'] })).toEqual(['dlv_4', 'dlv_3', 'dlv_2']);
       });
     });
 

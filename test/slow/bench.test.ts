@@ -25,7 +25,7 @@ describe('npm run bench (smoke run)', () => {
     const { stdout } = await run(process.execPath, [join(root, 'bench', 'run.mjs'), '--smoke', '--out', out], { cwd: root });
     const report = JSON.parse(readFileSync(out, 'utf8')) as Report;
     expect(report.machine).toMatchObject({ cores: expect.any(Number), node: process.version });
-    expect(new Set(report.results.map((result) => result.group))).toEqual(new Set(['http', 'verifier', 'parser', 'store', 'dispatcher', 'inbox', 'cli']));
+    expect(new Set(report.results.map((result) => result.group))).toEqual(new Set(['http', 'verifier', 'parser', 'store', 'dispatcher', 'inbox', 'dashboard', 'cli']));
     for (const result of report.results) expect(result.median, result.name).toBeGreaterThan(0);
     expect(report.ratios.map((ratio) => ratio.name)).toEqual(
       expect.arrayContaining([
@@ -38,6 +38,8 @@ describe('npm run bench (smoke run)', () => {
         'parser: parseEvent / JSON.parse + zod safeParse',
         'dispatcher: deliveries per second',
         'dispatcher: healthy deliveries per second beside 3 hanging registrations / alone',
+        'dashboard: deliveries page, no filter, page 1, p95',
+        'dashboard: deliveries page, last HTTP status 5xx, p95',
         'cli: --help wall time / node -e 0',
       ]),
     );

@@ -78,6 +78,8 @@ describe('the packed package', () => {
       const { Dispatcher } = ${load('acct-webhook/dispatcher')};
       const { sqliteDispatchStore } = ${load('acct-webhook/sqlite')};
       const { postgresStore } = ${load('acct-webhook/postgres')};
+      const { dashboardFetchHandler } = ${load('acct-webhook/dashboard')};
+      if (typeof dashboardFetchHandler !== 'function') throw new Error('acct-webhook/dashboard did not load');
       const { createTestEvent, signedHeaders } = ${load('acct-webhook/testing')};
       const secret = 'whsec_withoutDriver';
       async function serve(store) {

@@ -1,0 +1,55 @@
+import { existsSync } from 'node:fs';
+import { buildDashboard } from '../../dashboard/dashboard.js';
+import { nodeListenerOf, readForm } from '../../dashboard/node.js';
+import { storeSideOf } from '../../dashboard/receiver-side.js';
+import type { Dispatcher } from '../../dispatcher/dispatcher.js';
+import { sqliteStore } from '../../sqlite/idempotency-store.js';
+import { sqliteFileHasTable } from '../../sqlite/inspect.js';
+import type { IdempotencyStore } from '../../store/types.js';
+import type { CommandContext } from '../context.js';
+import type { DashboardCommandOptions } from '../dashboard.js';
+import { isSqliteFile, openDispatcher } from '../dispatch-database.js';
+import { CliError } from '../errors.js';
+import { listenOn, serverUrl } from '../local-receiver/server.js';
+import { TokenGate } from './token-gate.js';
+
+/** The receiver's table: an events file without it is some other database. */
+const EVENTS_TABLE = 'acct_webhook_events';
+
+/** Serves the dashboard until Ctrl-C (or SIGTERM), then closes the server and the databases. */
+export async function runDashboard(context: CommandContext, options: DashboardCommandOptions): Promise<void> {
+  if (options.db === undefined && options.eventsDb === undefined) {
+    throw new CliError('INVALID_OPTION', 'give --db (a dispatcher database), --events-db (a receiver event store) or both', { option: '--db' });
+  }
+  const dispatcher = options.db === undefined ? undefined : await openDispatcher(options.db, { allowInsecureUrls: options.allowInsecureUrls === true });
+  let store: IdempotencyStore | undefined;
+  let server;
+  try {
+    store = options.eventsDb === undefined ? undefined : await openEventStore(options.eventsDb);
+    const core = buildDashboard({ dispatcher, receiver: store && storeSideOf(store), authorize: () => true, basePath: '' });
+    const gate = new TokenGate(nodeListenerOf(core, readForm));
+    server = await listenOn(gate.listener, options.port, options.host);
+    const url = `${serverUrl(options.host, server.port, '/')}?token=${gate.token}`;
+    context.output.line(`Dashboard: ${context.output.style('bold', url)}`);
+    context.output.line('  The token works once: the browser that opens it gets a session; anything else gets 401. Ctrl-C to stop.');
+    await context.io.stopRequests.wait();
+  } finally {
+    await server?.close();
+    await closeAll(dispatcher, store);
+  }
+  context.output.note('Stopped.');
+}
+
+async function closeAll(dispatcher: Dispatcher | undefined, store: IdempotencyStore | undefined): Promise<void> {
+  await dispatcher?.close();
+  await store?.close();
+}
+
+/** A receiver's existing SQLite event store; never creates one (a typo must not leave an empty file). */
+async function openEventStore(file: string): Promise<IdempotencyStore> {
+  if (!existsSync(file)) throw new CliError('UNREADABLE_FILE', `${file} does not exist`, { file });
+  if (!(await isSqliteFile(file)) || !sqliteFileHasTable(file, EVENTS_TABLE)) {
+    throw new CliError('MALFORMED_INPUT', `${file} is not a receiver's event store (no ${EVENTS_TABLE} table)`, { file });
+  }
+  return sqliteStore(file);
+}

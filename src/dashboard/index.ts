@@ -1,0 +1,6 @@
+/** acct-webhook/dashboard: the delivery dashboard, mountable in Express, node:http and Fetch-API apps. This file only re-exports. */
+export { dashboard, type ExpressDashboardHandler, type ExpressDashboardRequest } from './express.js';
+export { dashboardNodeHandler, type DashboardNodeHandler } from './node.js';
+export { dashboardFetchHandler, type DashboardFetchHandler } from './fetch.js';
+export { DashboardError, type DashboardErrorCode } from './errors.js';
+export type { Authorize, DashboardOptions } from './options.js';

@@ -1,0 +1,74 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { buildDashboard, internalErrorResponse, type DashboardCore } from './dashboard.js';
+import { formTooLarge } from './errors.js';
+import { MAX_FORM_BYTES, type DashboardResponse } from './http.js';
+import { resolveDashboardOptions, type DashboardOptions } from './options.js';
+
+/** A Connect-style listener: `next` when given takes what is not below the base path. */
+export type DashboardNodeHandler = (req: IncomingMessage, res: ServerResponse, next?: (error?: unknown) => void) => void;
+
+/**
+ * The dashboard as a node:http request listener. Requests outside `basePath` go to `next` when
+ * given, or get 404.
+ *
+ * @example
+ * const board = dashboardNodeHandler({ dispatcher, authorize: (req) => isAdmin(req), basePath: '/admin/webhooks' });
+ * http.createServer(board).listen(3000, '127.0.0.1');
+ */
+export function dashboardNodeHandler(options: DashboardOptions<IncomingMessage>): DashboardNodeHandler {
+  return nodeListener(options, 'dashboardNodeHandler', readForm);
+}
+
+/** The listener both the node:http and the Express adapters are made of; they differ in how a form is read. */
+export function nodeListener<Request extends IncomingMessage>(
+  options: DashboardOptions<Request>,
+  subject: string,
+  form: (req: Request) => Promise<string>,
+): (req: Request, res: ServerResponse, next?: (error?: unknown) => void) => void {
+  return nodeListenerOf(buildDashboard(resolveDashboardOptions(options as DashboardOptions<never>, subject)), form);
+}
+
+/** A node:http listener (Connect-style `next` optional) over a built dashboard. */
+export function nodeListenerOf<Request extends IncomingMessage>(
+  core: DashboardCore,
+  form: (req: Request) => Promise<string>,
+): (req: Request, res: ServerResponse, next?: (error?: unknown) => void) => void {
+  return (req, res, next) => {
+    const url = (req as { originalUrl?: string }).originalUrl ?? req.url ?? '/';
+    core
+      .handle({ method: req.method ?? 'GET', url, headers: req.headers, body: () => form(req), original: req })
+      .then((response) => {
+        if (response) return write(res, response, req.method === 'HEAD');
+        if (next) return next();
+        return write(res, { status: 404, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: 'Not found' }, false);
+      })
+      .catch((error: unknown) => {
+        if (next) return next(error);
+        write(res, internalErrorResponse(), false);
+      });
+  };
+}
+
+function write(res: ServerResponse, response: DashboardResponse, headOnly: boolean): void {
+  res.writeHead(response.status, response.headers);
+  res.end(headOnly ? undefined : response.body);
+}
+
+/** The body as text, refused past the form limit. */
+export function readForm(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_FORM_BYTES) {
+        req.destroy();
+        reject(formTooLarge(MAX_FORM_BYTES));
+      } else {
+        chunks.push(chunk);
+      }
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}

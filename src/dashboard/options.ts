@@ -1,0 +1,75 @@
+import { z } from 'zod';
+import { callable, instanceOf, parseOptions } from '../configuration.js';
+import { Dispatcher } from '../dispatcher/dispatcher.js';
+import type { Receiver } from '../receiver/receive.js';
+import { receiverSideOf, type ReceiverSide } from './receiver-side.js';
+
+/**
+ * Decides whether a request may use the dashboard. It gets the framework's own request (Express's
+ * `req`, node:http's `IncomingMessage`, the Fetch API's `Request`), so it can read the host app's
+ * session. There is no default: a dashboard without it refuses to start.
+ */
+export type Authorize<Request> = (request: Request) => boolean | Promise<boolean>;
+
+/** The options every dashboard adapter takes. Give a dispatcher, a receiver, or both. */
+export interface DashboardOptions<Request = unknown> {
+  /** The sending side: registrations, the delivery log, retries, test deliveries. */
+  dispatcher?: Dispatcher;
+  /** The receiving side: handled events, the quarantine (with reprocessing), the inbox when on. */
+  receiver?: Receiver;
+  /** Required: `true` lets the request in; `false` answers 403. */
+  authorize: Authorize<Request>;
+  /**
+   * Where the dashboard is mounted in the host app: every link and form points below it, and
+   * requests outside it are passed on (Express, node:http with `next`) or answered 404.
+   * @default '/'
+   */
+  basePath?: string;
+}
+
+/** The options after checking: the base path without a trailing slash ('' for the root). */
+export interface ResolvedDashboard {
+  dispatcher: Dispatcher | undefined;
+  receiver: ReceiverSide | undefined;
+  authorize: Authorize<unknown>;
+  basePath: string;
+}
+
+const receiverShape = z.custom<Receiver>(
+  (value) => typeof value === 'object' && value !== null && typeof (value as Receiver).reprocess === 'function' && typeof (value as Receiver).store === 'object',
+  { error: 'must be a receiver (createReceiver(), or handler.receiver of an adapter)' },
+);
+
+const basePath = z
+  .string({ error: 'must be a string' })
+  .regex(/^\/[A-Za-z0-9._~!$&'()*+,;=:@/-]*$/, { error: 'must be a path starting with / (letters, digits and -._~ only)' })
+  .refine((path) => !path.includes('//'), { error: 'must not contain //' })
+  .transform((path) => path.replace(/\/+$/, ''));
+
+const optionsSchema = z
+  .strictObject({
+    dispatcher: instanceOf(Dispatcher, 'a Dispatcher from acct-webhook/dispatcher').optional(),
+    receiver: receiverShape.optional(),
+    authorize: callable<Authorize<unknown>>('(request) => boolean | Promise<boolean>'),
+    // prefault: the default goes through the transform too ('/' → '', the root).
+    basePath: basePath.prefault('/'),
+  })
+  .refine((options) => options.dispatcher !== undefined || options.receiver !== undefined, {
+    error: 'needs a dispatcher, a receiver or both',
+    path: ['dispatcher'],
+  });
+
+/**
+ * Checks the options when the factory runs.
+ * @throws ConfigurationError (`INVALID_CONFIGURATION`) for a missing `authorize`, an unknown
+ *   option, a bad base path, or neither a dispatcher nor a receiver
+ */
+export function resolveDashboardOptions(options: DashboardOptions<never>, subject: string): ResolvedDashboard {
+  const valid = parseOptions(optionsSchema, options, subject);
+  return {
+    dispatcher: valid.dispatcher,
+    receiver: valid.receiver === undefined ? undefined : receiverSideOf(valid.receiver),
+    authorize: valid.authorize,
+    basePath: valid.basePath,
+  };
+}

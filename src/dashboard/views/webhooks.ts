@@ -1,0 +1,239 @@
+import { DispatcherError } from '../../dispatcher/errors.js';
+import type { WebhookRegistration } from '../../dispatcher/records.js';
+import { EVENT_CATALOG, EVENT_GROUPS, EVENT_TYPES, type EventGroup } from '../../events/catalog.js';
+import { DashboardError } from '../errors.js';
+import { html, type Content, type Html } from '../html.js';
+import { htmlResponse, redirect, type DashboardResponse } from '../http.js';
+import { actionForm, csrfField, notice, page, statusBadge, timeOf, type PageContext } from '../layout.js';
+import { noticeText } from '../notices.js';
+import { dispatcherOf, type Route, type RouteContext } from '../routes.js';
+
+/** Fields of a registration this page lays out itself; any other field (added by a later version) is listed as it is. */
+const KNOWN_FIELDS = new Set([
+  'id', 'url', 'events', 'headers', 'status', 'created_at', 'updated_at',
+  'disabled_reason', 'disabled_at', 'failure_streak', 'failing_since', 'last_failure_at', 'rate_limit', 'in_flight', 'skipped_events',
+]);
+
+/** The registration's health in a few words: disabled (and why), failing (how long), or fine. */
+function healthOf(webhook: WebhookRegistration): Html {
+  if (webhook.status === 'disabled') {
+    const why = webhook.disabled_reason === 'failing' ? 'disabled by the dispatcher after failing' : 'disabled by hand';
+    return html`${statusBadge('disabled', why)}${webhook.skipped_events > 0 ? html`<br>${webhook.skipped_events} events skipped` : ''}`;
+  }
+  if (webhook.failure_streak > 0) return html`${statusBadge('failed', `${webhook.failure_streak} failed in a row`)}<br>since ${timeOf(webhook.failing_since)}`;
+  return statusBadge('active', 'healthy');
+}
+
+
+/** The registration pages: list, create, show, edit, test delivery, rotate secret, enable/disable. */
+export const WEBHOOK_ROUTES: readonly Route[] = [
+  { method: 'GET', path: '/webhooks', handler: listPage },
+  { method: 'GET', path: '/webhooks/new', handler: (context) => Promise.resolve(htmlResponse(formPage(context.page, undefined, emptyForm()))) },
+  { method: 'POST', path: '/webhooks', handler: create },
+  { method: 'GET', path: '/webhooks/:id', handler: showPage },
+  { method: 'POST', path: '/webhooks/:id', handler: update },
+  { method: 'POST', path: '/webhooks/:id/test', handler: sendTest },
+  { method: 'POST', path: '/webhooks/:id/rotate-secret', handler: rotateSecret },
+  { method: 'POST', path: '/webhooks/:id/status', handler: setStatus },
+];
+
+async function listPage(context: RouteContext): Promise<DashboardResponse> {
+  const webhooks = await dispatcherOf(context).webhooks.list();
+  const { base } = context.page;
+  const rows = webhooks.map(
+    (webhook) => html`<tr>
+<td><a href="${base}/webhooks/${encodeURIComponent(webhook.id)}">${webhook.url}</a><br><span class="muted mono">${webhook.id}</span></td>
+<td>${webhook.events.join(', ')}</td>
+<td>${statusBadge(webhook.status)}</td>
+<td>${healthOf(webhook)}</td>
+<td>${headerNames(webhook)}</td>
+<td>${timeOf(webhook.created_at)}</td>
+<td><a href="${base}/deliveries?webhook_id=${encodeURIComponent(webhook.id)}">Deliveries</a></td>
+</tr>`,
+  );
+  const table =
+    webhooks.length === 0
+      ? html`<p>No webhooks are registered yet.</p>`
+      : html`<table><caption class="muted">${webhooks.length} registration(s), oldest first</caption>
+<thead><tr><th scope="col">URL</th><th scope="col">Events</th><th scope="col">Status</th><th scope="col">Health</th><th scope="col">Custom headers</th><th scope="col">Created</th><th scope="col"><span class="muted">Log</span></th></tr></thead>
+<tbody>${rows}</tbody></table>`;
+  const body = html`${notice(noticeText(context.query.get('notice')))}<p class="actions"><a class="button" href="${base}/webhooks/new">Register a webhook</a></p>${table}`;
+  return htmlResponse(page(context.page, 'webhooks', 'Registrations', body));
+}
+
+async function showPage(context: RouteContext): Promise<DashboardResponse> {
+  const webhook = await dispatcherOf(context).webhooks.get(context.params.id!);
+  return htmlResponse(detailPage(context.page, webhook, { notice: noticeText(context.query.get('notice')) }));
+}
+
+function detailPage(context: PageContext, webhook: WebhookRegistration, messages: { notice?: string | undefined; problem?: string; secret?: string; form?: FormValues }): Html {
+  const id = encodeURIComponent(webhook.id);
+  const extra = Object.entries(webhook).filter(([key]) => !KNOWN_FIELDS.has(key));
+  const secret = messages.secret
+    ? html`<div class="notice" role="status"><p><strong>The new signing secret.</strong> It is shown this once: copy it to the receiver now.</p><p><code class="secret" id="secret">${messages.secret}</code></p><button type="button" class="secondary" data-copy="secret" hidden>Copy the secret</button><span id="secret-status" role="status" class="muted"></span></div>`
+    : '';
+  const replay =
+    webhook.status === 'disabled' && webhook.skipped_events > 0
+      ? actionForm(context, `/webhooks/${id}/status`, `Enable and send the ${webhook.skipped_events} skipped events`, { fields: { status: 'active', replay: '1' } })
+      : '';
+  const toggle =
+    webhook.status === 'active'
+      ? actionForm(context, `/webhooks/${id}/status`, 'Disable', { fields: { status: 'disabled' }, style: 'danger' })
+      : html`${actionForm(context, `/webhooks/${id}/status`, 'Enable', { fields: { status: 'active' }, style: replay ? 'secondary' : '' })}${replay}`;
+  const content = html`${notice(messages.notice)}${notice(messages.problem, 'problem')}${secret}
+<dl class="facts">
+<dt>Id</dt><dd class="mono">${webhook.id}</dd>
+<dt>URL</dt><dd>${webhook.url}</dd>
+<dt>Events</dt><dd>${webhook.events.join(', ')}</dd>
+<dt>Status</dt><dd>${statusBadge(webhook.status)}${webhook.disabled_at ? html` since ${timeOf(webhook.disabled_at)}` : ''}</dd>
+<dt>Health</dt><dd>${healthOf(webhook)}${webhook.last_failure_at ? html`; last failure ${timeOf(webhook.last_failure_at)}` : ''}</dd>
+<dt>In flight</dt><dd>${webhook.in_flight} attempts${webhook.rate_limit === null ? '' : html`; at most ${webhook.rate_limit} attempts a second`}</dd>
+<dt>Custom headers</dt><dd>${headerNames(webhook)}</dd>
+${extra.map(([key, value]) => html`<dt>${key.replaceAll('_', ' ')}</dt><dd>${typeof value === 'string' && /^\d{4}-\d\d-\d\dT/.test(value) ? timeOf(value) : JSON.stringify(value)}</dd>`)}
+<dt>Created</dt><dd>${timeOf(webhook.created_at)}</dd>
+<dt>Updated</dt><dd>${timeOf(webhook.updated_at)}</dd>
+</dl>
+<div class="actions">
+${actionForm(context, `/webhooks/${id}/test`, 'Send a test delivery')}
+${actionForm(context, `/webhooks/${id}/rotate-secret`, 'Rotate the secret', { style: 'secondary' })}
+${toggle}
+<a href="${context.base}/deliveries?webhook_id=${id}">Its deliveries</a>
+</div>
+<h2>Edit</h2>
+${registrationForm(context, `/webhooks/${id}`, messages.form ?? formOf(webhook), 'Save the registration', Object.keys(webhook.headers))}`;
+  return page(context, 'webhooks', `Registration ${webhook.url}`, content);
+}
+
+interface FormValues {
+  url: string;
+  events: readonly string[];
+  headers: string;
+}
+
+const emptyForm = (): FormValues => ({ url: '', events: [], headers: '' });
+
+/** A registration's form: its custom header values are never rendered (they often hold a receiver's key), only kept. */
+const formOf = (webhook: WebhookRegistration): FormValues => ({ url: webhook.url, events: webhook.events, headers: '' });
+
+/** The names of the custom headers; their values are never shown, as in the CLI. */
+function headerNames(webhook: WebhookRegistration): Content {
+  const names = Object.keys(webhook.headers);
+  return names.length === 0 ? html`<span class="muted">none</span>` : html`${names.map((name) => html`<code>${name}</code> `)}<span class="muted">(values are not shown)</span>`;
+}
+
+function formPage(context: PageContext, problem: string | undefined, values: FormValues): Html {
+  return page(context, 'webhooks', 'Register a webhook', html`${notice(problem, 'problem')}${registrationForm(context, '/webhooks', values, 'Register')}`);
+}
+
+/** The event choices: everything, each group, each type — derived from the event catalog. */
+function eventChoices(selected: readonly string[]): Html {
+  const box = (value: string, label: Content) =>
+    html`<label><input type="checkbox" name="events" value="${value}"${selected.includes(value) ? html` checked` : ''}> ${label}</label>`;
+  const groups = (Object.keys(EVENT_GROUPS) as EventGroup[]).map((group) => {
+    const types = EVENT_TYPES.filter((type) => EVENT_CATALOG[type].group === group);
+    const prefix = `${types[0]!.split('.')[0]!}.*`;
+    return html`<fieldset><legend>${EVENT_GROUPS[group].title}</legend><div class="choices">${box(prefix, html`<code>${prefix}</code> (all)`)}${types.map((type) => box(type, html`<code>${type}</code>`))}</div></fieldset>`;
+  });
+  return html`<fieldset><legend>Events</legend><div class="choices">${box('*', html`<code>*</code> every event type`)}</div>${groups}</fieldset>`;
+}
+
+/** The form to register or edit; `existingHeaders` (editing) are kept unless replaced or removed. */
+function registrationForm(context: PageContext, action: string, values: FormValues, submit: string, existingHeaders?: readonly string[]): Html {
+  const keep =
+    existingHeaders && existingHeaders.length > 0
+      ? html` Leave empty to keep the current ones (${existingHeaders.join(', ')}); lines replace them all.`
+      : '';
+  const remove =
+    existingHeaders && existingHeaders.length > 0 ? html`<label class="inline"><input type="checkbox" name="remove_headers" value="1"> Remove every custom header</label>` : '';
+  return html`<form class="stack" method="post" action="${context.base}${action}">${csrfField(context)}
+<label>Receiver URL (https; plain http only to localhost when the dispatcher allows it)
+<input type="url" name="url" required value="${values.url}" size="60" autocomplete="off"></label>
+${eventChoices(values.events)}
+<label><span>Custom headers, one per line as <code>Name: value</code> (sent with every delivery).${keep}</span>
+<textarea name="headers" rows="3" cols="60" spellcheck="false" autocomplete="off">${values.headers}</textarea></label>
+${remove}
+<p><button type="submit">${submit}</button></p>
+</form>`;
+}
+
+function formValues(form: URLSearchParams): FormValues {
+  return { url: form.get('url')?.trim() ?? '', events: form.getAll('events'), headers: form.get('headers') ?? '' };
+}
+
+/** `Name: value` lines → headers. @throws DashboardError VALIDATION_ERROR for a line without a colon */
+function parseHeaders(text: string): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const line of text.split(/\r?\n/)) {
+    if (line.trim() === '') continue;
+    const colon = line.indexOf(':');
+    if (colon <= 0) throw new DashboardError('VALIDATION_ERROR', `A custom header line needs "Name: value": ${line.trim()}`, { field: 'headers', reason: 'must be Name: value' });
+    headers[line.slice(0, colon).trim()] = line.slice(colon + 1).trim();
+  }
+  return headers;
+}
+
+/** Editing: blank keeps the custom headers (their values are never sent to the page), lines replace them, the checkbox removes them. */
+function headerChange(text: string, remove: boolean): { headers?: Record<string, string> } {
+  if (remove) return { headers: {} };
+  return text.trim() === '' ? {} : { headers: parseHeaders(text) };
+}
+
+/** A refusal of the input as a message for the form; anything else is thrown on. */
+function inputProblem(error: unknown): string {
+  if ((error instanceof DispatcherError && error.code !== 'NOT_FOUND') || (error instanceof DashboardError && error.code === 'VALIDATION_ERROR')) {
+    return `${error.message} (${error.code})`;
+  }
+  throw error;
+}
+
+async function create(context: RouteContext): Promise<DashboardResponse> {
+  const values = formValues(context.form);
+  let created;
+  try {
+    created = await dispatcherOf(context).webhooks.create({ url: values.url, events: values.events as never, headers: parseHeaders(values.headers) });
+  } catch (error) {
+    return htmlResponse(formPage(context.page, inputProblem(error), values), 422);
+  }
+  const { secret, ...webhook } = created;
+  return htmlResponse(detailPage(context.page, webhook, { notice: 'The webhook is registered.', secret }), 201);
+}
+
+async function update(context: RouteContext): Promise<DashboardResponse> {
+  const dispatcher = dispatcherOf(context);
+  const id = context.params.id!;
+  const values = formValues(context.form);
+  try {
+    await dispatcher.webhooks.update(id, { url: values.url, events: values.events as never, ...headerChange(values.headers, context.form.get('remove_headers') === '1') });
+  } catch (error) {
+    const problem = inputProblem(error);
+    return htmlResponse(detailPage(context.page, await dispatcher.webhooks.get(id), { problem, form: values }), 422);
+  }
+  return redirect(`${context.page.base}/webhooks/${encodeURIComponent(id)}?notice=saved`);
+}
+
+async function sendTest(context: RouteContext): Promise<DashboardResponse> {
+  const delivery = await dispatcherOf(context).sendTest(context.params.id!);
+  return redirect(`${context.page.base}/deliveries/${encodeURIComponent(delivery.id)}?notice=test-sent`);
+}
+
+async function rotateSecret(context: RouteContext): Promise<DashboardResponse> {
+  const dispatcher = dispatcherOf(context);
+  const id = context.params.id!;
+  const secret = await dispatcher.webhooks.rotateSecret(id);
+  const webhook = await dispatcher.webhooks.get(id);
+  return htmlResponse(detailPage(context.page, webhook, { notice: 'The secret was rotated: the old one stopped working now.', secret }));
+}
+
+async function setStatus(context: RouteContext): Promise<DashboardResponse> {
+  const status = context.form.get('status');
+  if (status !== 'active' && status !== 'disabled') throw new DashboardError('VALIDATION_ERROR', 'status must be active or disabled', { field: 'status', reason: 'must be active or disabled' });
+  const id = context.params.id!;
+  const { webhooks } = dispatcherOf(context);
+  if (status === 'disabled') {
+    await webhooks.update(id, { status });
+    return redirect(`${context.page.base}/webhooks/${encodeURIComponent(id)}?notice=disabled`);
+  }
+  const replay = context.form.get('replay') === '1';
+  await webhooks.enable(id, { replay });
+  return redirect(`${context.page.base}/webhooks/${encodeURIComponent(id)}?notice=${replay ? 'enabled-replayed' : 'enabled'}`);
+}
