@@ -7,7 +7,9 @@ import { run, type Prepare, type Statement } from './statement.js';
 import { decodeNullableText, decodeText, encodeNullableText, encodeText } from './text-codec.js';
 import { recordVersionSql, versionValues } from './versions.js';
 
-const CLAIMABLE = `((i.status = 'pending' AND i.next_attempt_at <= $1) OR (i.status = 'processing' AND i.lease_until <= $1))`;
+// As on SQLite, two reads that each walk the (status, next_attempt_at) index and stop at the limit.
+const EXPIRED = `i.status = 'processing' AND i.lease_until <= $1`;
+const DUE = `i.status = 'pending' AND i.next_attempt_at <= $1`;
 // As on SQLite: one object's events one at a time, oldest first. Two workers that pick the same
 // object's head both want the same row, and SKIP LOCKED gives it to one of them.
 const HEAD_OF_OBJECT = `(i.ordering_key IS NULL OR NOT EXISTS (
@@ -32,9 +34,15 @@ export function postgresInbox(pool: PostgresQueryable, schema: string, { ready, 
       WHERE NOT EXISTS (SELECT 1 FROM ${schema}.acct_webhook_events WHERE event_id = $1)
       ON CONFLICT (event_id) DO NOTHING RETURNING event_id`),
     requeueDead: prepare(`UPDATE ${inbox} SET status = 'pending', attempts = 0, next_attempt_at = $2 WHERE event_id = $1 AND status = 'dead' RETURNING event_id`),
-    claim: prepare(`WITH picked AS (
-        SELECT i.event_id FROM ${inbox} AS i WHERE ${CLAIMABLE} AND ${HEAD_OF_OBJECT.replace('INBOX', inbox)}
-        ORDER BY i.next_attempt_at, i.received_at LIMIT $4 FOR UPDATE SKIP LOCKED)
+    claim: prepare(`WITH expired AS (
+        SELECT i.event_id FROM ${inbox} AS i WHERE ${EXPIRED} AND ${HEAD_OF_OBJECT.replace('INBOX', inbox)}
+        LIMIT $4 FOR UPDATE SKIP LOCKED),
+      due AS (
+        SELECT i.event_id, i.next_attempt_at FROM ${inbox} AS i WHERE ${DUE} AND ${HEAD_OF_OBJECT.replace('INBOX', inbox)}
+        ORDER BY i.next_attempt_at LIMIT $4 FOR UPDATE SKIP LOCKED),
+      picked AS (
+        SELECT event_id FROM (SELECT event_id, 0 AS first, 0::bigint AS at FROM expired UNION ALL SELECT event_id, 1, next_attempt_at FROM due) AS both_kinds
+        ORDER BY first, at LIMIT $4)
       UPDATE ${inbox} AS t SET status = 'processing', token = $2, lease_until = $3, attempts = t.attempts + 1
       FROM picked WHERE t.event_id = picked.event_id
       RETURNING ${prefixed('t')}`),
@@ -47,8 +55,9 @@ export function postgresInbox(pool: PostgresQueryable, schema: string, { ready, 
       WHERE event_id = $1 AND token = $2 AND status = 'processing'`),
     release: prepare(`UPDATE ${inbox} SET status = 'pending', lease_until = 0, attempts = GREATEST(attempts - 1, 0)
       WHERE event_id = $1 AND token = $2 AND status = 'processing'`),
-    nextDue: prepare(`SELECT MIN(CASE WHEN status = 'pending' THEN next_attempt_at ELSE lease_until END) AS at
-      FROM ${inbox} WHERE status IN ('pending', 'processing')`),
+    nextDue: prepare(`SELECT LEAST(
+        (SELECT MIN(next_attempt_at) FROM ${inbox} WHERE status = 'pending'),
+        (SELECT MIN(lease_until) FROM ${inbox} WHERE status = 'processing')) AS at`),
     get: prepare(`SELECT ${INBOX_COLUMNS} FROM ${inbox} WHERE event_id = $1`),
     list: prepare(`SELECT ${INBOX_COLUMNS} FROM ${inbox} WHERE ($1::text IS NULL OR status = $1) AND ($2::text IS NULL OR event_type = $2)
       ORDER BY received_at DESC, event_id LIMIT $3`),
