@@ -17,6 +17,7 @@ import { inboxApi, type Inbox } from './inbox.js';
 import { InboxWorker } from './inbox-worker.js';
 import { queueing } from './queueing.js';
 import type { ObjectVersion } from '../store/versions.js';
+import type { OrderingGuard } from './ordering.js';
 import type { ReceiverRuntime } from './runtime.js';
 import { verifyRequest, type VerifiedRequest } from './verify-request.js';
 
@@ -102,7 +103,8 @@ export function buildReceiver(options: ResolvedReceiverOptions): Receiver {
   const worker = startWorker(options, () => receiving > 0);
   const enqueue = worker && queueing(options, worker, finish);
 
-  async function receive(request: ReceiveRequest): Promise<WebhookResponse> {
+  // Only inbox mode's worker asks whether deliveries are arriving; direct mode counts nothing.
+  async function countedReceive(request: ReceiveRequest): Promise<WebhookResponse> {
     receiving++;
     try {
       return await receiveOne(request);
@@ -173,16 +175,17 @@ export function buildReceiver(options: ResolvedReceiverOptions): Receiver {
       });
       return finish(failed(error, { 'retry-after': String(retryAfter) }), inbound, { ...about, outcome: 'in_progress', code: error.code });
     }
-    const guarded = await guard(event);
+    // Without the guard nothing is awaited here: the direct hot path stays as it was.
+    const guarded = options.ordering ? await guard(event, options.ordering) : RUN;
     if (guarded.verdict === 'skip') return skipStale(event, claim.token, inbound);
     const context = handlerContext(options, event, inbound, { stale: guarded.verdict === 'run_stale', version: guarded.version });
     return runHandlers(runtime, event, claim.token, inbound, context);
   }
 
-  async function guard(event: WebhookEvent): Promise<{ verdict: 'run' | 'run_stale' | 'skip'; version?: ObjectVersion }> {
-    const version = options.ordering?.versionOf(event);
-    if (!version || !options.ordering || !store.versions) return { verdict: 'run' };
-    return { verdict: options.ordering.decide(event, version, await store.versions.newest(version.key)), version };
+  async function guard(event: WebhookEvent, ordering: OrderingGuard): Promise<GuardVerdict> {
+    const version = ordering.versionOf(event);
+    if (!version || !store.versions) return RUN;
+    return { verdict: ordering.decide(event, version, await store.versions.newest(version.key)), version };
   }
 
   // A stale event is acknowledged and recorded as handled, so its redeliveries are duplicates.
@@ -208,7 +211,7 @@ export function buildReceiver(options: ResolvedReceiverOptions): Receiver {
   }
 
   return {
-    receive,
+    receive: worker ? countedReceive : receiveOne,
     reprocess,
     store,
     inbox: inboxApi(store, clock, worker),
@@ -219,6 +222,9 @@ export function buildReceiver(options: ResolvedReceiverOptions): Receiver {
     },
   };
 }
+
+type GuardVerdict = { verdict: 'run' | 'run_stale' | 'skip'; version?: ObjectVersion };
+const RUN: GuardVerdict = { verdict: 'run' };
 
 function startWorker(options: ResolvedReceiverOptions, receiving: () => boolean): InboxWorker | undefined {
   if (!options.inbox || !options.store.inbox) return undefined;

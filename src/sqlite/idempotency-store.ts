@@ -25,8 +25,7 @@ import { STORE_MIGRATIONS } from './store-migrations.js';
 import { sqliteVersions } from './versions.js';
 import type { CompleteOptions } from '../store/versions.js';
 
-/** The file the receiver uses when no store is given. */
-export const DEFAULT_STORE_FILE = './webhook-events.db';
+export { DEFAULT_STORE_FILE } from './defaults.js';
 
 /** The options of {@link sqliteStore}: retention, durability, lock waiting. */
 export interface SqliteStoreOptions extends StoreOptions, SqliteConnectionOptions {}

@@ -7,7 +7,13 @@ import { examples } from '../help.js';
 import { isoTime, oneOf, positiveInteger } from '../options.js';
 import { renderTable } from '../table.js';
 import { tableTime } from '../time-format.js';
-import { DEFAULT_STORE_FILE, withInbox } from './store.js';
+import { DEFAULT_STORE_FILE } from '../../sqlite/defaults.js';
+import type { Inbox } from '../../receiver/inbox.js';
+
+/** The store and the inbox API are loaded when an inbox command runs, never at the CLI's start. */
+async function withInbox<T>(command: Command, work: (inbox: Inbox) => Promise<T>): Promise<T> {
+  return (await import('./store.js')).withInbox(command, work);
+}
 
 /** A screenful; `--limit` takes more. */
 const DEFAULT_LIST_LIMIT = 50;

@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
 import { inboxApi, type Inbox } from '../../receiver/inbox.js';
-import { DEFAULT_STORE_FILE } from '../../sqlite/idempotency-store.js';
 import type { IdempotencyStore } from '../../store/types.js';
 import { CliError } from '../errors.js';
 import { checkSqliteFile } from '../dispatch-database.js';
@@ -41,5 +40,3 @@ export async function withInbox<T>(command: Command, work: (inbox: Inbox) => Pro
     await store.close();
   }
 }
-
-export { DEFAULT_STORE_FILE };
