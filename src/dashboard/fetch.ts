@@ -49,7 +49,7 @@ async function readForm(request: Request): Promise<string> {
   const declared = Number(request.headers.get('content-length') ?? 0);
   if (declared > MAX_FORM_BYTES) throw formTooLarge(MAX_FORM_BYTES);
   if (request.body === null) return '';
-  const reader = request.body.getReader();
+  const reader = (request.body as ReadableStream<Uint8Array>).getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (;;) {

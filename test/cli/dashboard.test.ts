@@ -204,7 +204,7 @@ describe('acct-webhook dashboard: the one-time token and the session', () => {
     expect(await page.text()).toContain('Something went wrong');
     const api = await fetch(`${url.origin}/receiver/events`, { headers: { cookie } });
     expect(api.status).toBe(500);
-    expect((await api.json()) as unknown).toMatchObject({ error: { code: 'INTERNAL_ERROR' } });
+    expect(await api.json()).toMatchObject({ error: { code: 'INTERNAL_ERROR' } });
     expect(run.stderr.split('\n').filter((line) => line !== '')).toEqual([
       'error: GET /receiver/events failed: SqliteError: no such table: acct_webhook_events',
       'error: GET /receiver/events failed: SqliteError: no such table: acct_webhook_events',

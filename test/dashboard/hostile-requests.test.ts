@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import express from 'express';
 import express4 from 'express4';
 import fc from 'fast-check';
-import type { RequestListener } from 'node:http';
+import type { IncomingMessage, RequestListener } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { dashboard, dashboardFetchHandler, dashboardNodeHandler, type DashboardOptions } from '../../src/dashboard/index.js';
 import { CSRF_COOKIE } from '../../src/dashboard/csrf.js';
@@ -38,10 +38,13 @@ function keepingLogger(): { logger: Logger; lines: LogLine[] } {
   return { logger, lines };
 }
 
+/** Options every adapter takes (`authorize` ignores the request). */
+type AnyAdapterOptions = DashboardOptions<IncomingMessage> & DashboardOptions<Request>;
+
 interface Adapter {
   name: string;
   /** The dashboard served as a node:http listener, in a host app where the adapter has one. */
-  serve(options: DashboardOptions<never>): RequestListener;
+  serve(options: AnyAdapterOptions): RequestListener;
   /** Whether it sees the path as the client sent it (a Fetch API runtime resolves dot segments before the handler sees the URL). */
   rawPath: boolean;
   /** Whether an unexpected error goes to the host app's error handler (`next`) rather than the dashboard's 500 page. */
@@ -53,11 +56,11 @@ function expressApp(mount: (app: express.Express) => void): RequestListener {
   const app = express();
   mount(app);
   app.get('/elsewhere', (_req, res) => void res.send('host app'));
-  return app as unknown as RequestListener;
+  return app;
 }
 
 const ADAPTERS: readonly Adapter[] = [
-  { name: 'node:http', serve: (options) => dashboardNodeHandler(options) as RequestListener, rawPath: true, errorsToNext: false },
+  { name: 'node:http', serve: (options) => dashboardNodeHandler(options), rawPath: true, errorsToNext: false },
   { name: 'express 5, app.use(dashboard(…))', serve: (options) => expressApp((app) => app.use(dashboard(options))), rawPath: true, errorsToNext: true },
   {
     name: 'express 4, app.use(BASE, dashboard(…))',
@@ -65,19 +68,19 @@ const ADAPTERS: readonly Adapter[] = [
       const app = express4();
       app.use(BASE, dashboard(options));
       app.get('/elsewhere', (_req, res) => void res.send('host app'));
-      return app as unknown as RequestListener;
+      return app;
     },
     rawPath: true,
     errorsToNext: true,
   },
-  { name: 'fetch (served by node:http)', serve: (options) => fetchListener(dashboardFetchHandler(options as DashboardOptions<Request>)), rawPath: false, errorsToNext: false },
+  { name: 'fetch (served by node:http)', serve: (options) => fetchListener(dashboardFetchHandler(options)), rawPath: false, errorsToNext: false },
 ];
 
 /** A dispatcher, a receiver and the adapter's dashboard for both, with a logger that keeps its lines. */
-async function served(adapter: Adapter, options: Partial<DashboardOptions> = {}) {
+async function served(adapter: Adapter, options: Partial<AnyAdapterOptions> = {}) {
   const s = await setup();
   const { logger, lines } = keepingLogger();
-  const listener = adapter.serve({ dispatcher: s.dispatcher, receiver: s.receiver, authorize: () => true, basePath: BASE, logger, ...options } as DashboardOptions<never>);
+  const listener = adapter.serve({ dispatcher: s.dispatcher, receiver: s.receiver, authorize: () => true, basePath: BASE, logger, ...options });
   return { s, listener, lines };
 }
 
@@ -113,12 +116,9 @@ describe.each(ADAPTERS)('$name', (adapter) => {
       });
       await fc.assert(
         fc.asyncProperty(hostile, async ({ method, path, cookie, formToken, origin }) => {
-          const headers = [
-            ['accept', 'application/json'],
-            ['content-type', 'application/x-www-form-urlencoded'],
-            ...(cookie === null ? [] : [['cookie', cookie]]),
-            ...(origin === null ? [] : [['origin', Buffer.from(origin, 'utf8')]]),
-          ] as const;
+          const headers: [string, string | Buffer][] = [['accept', 'application/json'], ['content-type', 'application/x-www-form-urlencoded']];
+          if (cookie !== null) headers.push(['cookie', cookie]);
+          if (origin !== null) headers.push(['origin', Buffer.from(origin, 'utf8')]);
           const body = method === 'POST' ? Buffer.concat([Buffer.from('url=http%3A%2F%2F127.0.0.1%3A9%2Fhooks&events=*&_csrf='), formToken]) : undefined;
           const answer = await rawRequest(url, { method, target: path, headers, ...(body === undefined ? {} : { body }) });
           expect(answer.status, path).toBeLessThan(500);
@@ -219,7 +219,7 @@ describe('the Fetch adapter reads a form within its limit', () => {
     const { handler, lines } = await board();
     const body = endlessBody();
     const answer = await handler(
-      new Request(`http://127.0.0.1${BASE}/webhooks`, { method: 'POST', body: body.stream, duplex: 'half', headers: { accept: 'application/json', 'content-type': 'application/x-www-form-urlencoded' } } as RequestInit),
+      new Request(`http://127.0.0.1${BASE}/webhooks`, { method: 'POST', body: body.stream, duplex: 'half', headers: { accept: 'application/json', 'content-type': 'application/x-www-form-urlencoded' } }),
     );
     expect(answer.status).toBe(413);
     expect(await answer.json()).toMatchObject({ error: { code: 'PAYLOAD_TOO_LARGE' } });
@@ -237,7 +237,7 @@ describe('the Fetch adapter reads a form within its limit', () => {
         body: body.stream,
         duplex: 'half',
         headers: { accept: 'application/json', 'content-type': 'application/x-www-form-urlencoded', 'content-length': String(10 * MAX_FORM_BYTES) },
-      } as RequestInit),
+      }),
     );
     expect(answer.status).toBe(413);
     expect(body.pulled()).toBe(0);

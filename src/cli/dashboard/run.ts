@@ -34,7 +34,7 @@ export async function runDashboard(context: CommandContext, options: DashboardCo
     store = options.eventsDb === undefined ? undefined : await openEventStore(options.eventsDb);
     const logger = requestFailureLogger(context.output);
     const core = buildDashboard({ dispatcher, receiver: store && storeSideOf(store), authorize: () => true, basePath: '', logger });
-    const gate = new TokenGate(nodeListenerOf(core, readForm), core.failed);
+    const gate = new TokenGate(nodeListenerOf(core, readForm), (error, request) => core.failed(error, request));
     server = await listenOn(gate.listener, options.port, options.host);
     const url = `${serverUrl(options.host, server.port, '/')}?token=${gate.token}`;
     context.output.line(`Dashboard: ${context.output.style('bold', url)}`);

@@ -62,7 +62,7 @@ export class TokenGate {
     if (token !== undefined && (method === 'GET' || method === 'HEAD')) {
       if (this.used || !secretsEqual(token, this.token)) return refuse(req, res, 'invalid_token');
       target.query.delete('token');
-      const location = `${sameSiteLocation(target.path)}${target.query.size > 0 ? `?${target.query}` : ''}`;
+      const location = `${sameSiteLocation(target.path)}${target.query.size > 0 ? `?${target.query.toString()}` : ''}`;
       if (method === 'HEAD') return send(req, res, { status: 303, headers: { location }, body: '' });
       this.used = true;
       const secure = cameOverHttps(req.headers, (req.socket as { encrypted?: boolean } | null)?.encrypted === true);
