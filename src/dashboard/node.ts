@@ -9,7 +9,8 @@ export type DashboardNodeHandler = (req: IncomingMessage, res: ServerResponse, n
 
 /**
  * The dashboard as a node:http request listener. Requests outside `basePath` go to `next` when
- * given, or get 404.
+ * given, or get 404. A request that fails unexpectedly is logged (`logger`) and goes to `next`
+ * when given, or gets a 500 page; no request ends the process.
  *
  * @example
  * const board = dashboardNodeHandler({ dispatcher, authorize: (req) => isAdmin(req), basePath: '/admin/webhooks' });
