@@ -22,7 +22,10 @@ export interface Logger {
   child(bindings: Record<string, unknown>, options?: { redact?: string[] }): Logger;
 }
 
-/** The `logger` option of the receiver and the dispatcher: a logger, or `false` for silence. */
+/** Which part of the package wrote a line (`component` on every line). */
+export type LogComponent = 'receiver' | 'dispatcher' | 'dashboard';
+
+/** The `logger` option of the receiver, the dispatcher and the dashboard: a logger, or `false` for silence. */
 export type LoggerOption = Logger | false;
 
 /**
@@ -48,7 +51,7 @@ export const REDACTED_PATHS: readonly string[] = [
  * library's diagnostics must never mix with a program's output (a JSON Lines export to stdout, a
  * CLI's table).
  */
-export function defaultLogger(component: 'receiver' | 'dispatcher'): Logger {
+export function defaultLogger(component: LogComponent): Logger {
   return pino(
     { name: 'acct-webhook', level: 'info', base: { component }, redact: { paths: [...REDACTED_PATHS], censor: '[redacted]' } },
     pino.destination(2),
@@ -70,7 +73,7 @@ export const silentLogger: Logger = Object.freeze({
  * Resolves the `logger` option: `false` → silent, nothing → the default, a logger → a child of it
  * with `component` on every line (as the default has), so both sides' lines can be told apart.
  */
-export function resolveLogger(option: LoggerOption | undefined, component: 'receiver' | 'dispatcher'): Logger {
+export function resolveLogger(option: LoggerOption | undefined, component: LogComponent): Logger {
   if (option === false) return silentLogger;
   return option === undefined ? defaultLogger(component) : option.child({ component });
 }

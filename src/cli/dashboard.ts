@@ -29,7 +29,7 @@ export function dashboardCommand(context: CommandContext): Command {
     .option('--db <file>', "the dispatcher's SQLite file (as for acct-webhook dispatcher)")
     .option('--events-db <file>', "a receiver's SQLite event store (sqliteStore / listen --db): handled events and the quarantine")
     .option('-p, --port <port>', `port to listen on; 0 picks a free one (default: ${DEFAULT_DASHBOARD_PORT})`, port('--port'), DEFAULT_DASHBOARD_PORT)
-    .option('--host <host>', `address to listen on (default: ${DEFAULT_DASHBOARD_HOST}, this machine only)`, DEFAULT_DASHBOARD_HOST)
+    .option('--host <host>', `address to listen on (default: ${DEFAULT_DASHBOARD_HOST}, this machine only; another prints a warning: plain http crosses the network in clear text)`, DEFAULT_DASHBOARD_HOST)
     .option('--allow-insecure-urls', 'allow plain http registrations to localhost (development)')
     .addHelpText(
       'after',

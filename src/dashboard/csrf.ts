@@ -1,4 +1,5 @@
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { secretsEqual } from './secret-equal.js';
 
 /*
  * CSRF protection without a server-side session (the host app owns sessions): a random token in
@@ -22,14 +23,15 @@ export function csrfTokenOf(cookies: ReadonlyMap<string, string>): string | unde
   return token !== undefined && TOKEN.test(token) ? token : undefined;
 }
 
-export function csrfCookie(token: string, path: string): string {
-  return `${CSRF_COOKIE}=${token}; Path=${path}; HttpOnly; SameSite=Strict`;
+/** The cookie's `Set-Cookie` value; `Secure` when the request came over https (see `cameOverHttps`). */
+export function csrfCookie(token: string, path: string, secure: boolean): string {
+  return `${CSRF_COOKIE}=${token}; Path=${path}; HttpOnly; SameSite=Strict${secure ? '; Secure' : ''}`;
 }
 
-/** Whether a form's token matches the cookie's, compared in constant time. */
+/** Whether a form's token matches the cookie's, compared in constant time on bytes. */
 export function csrfTokensMatch(cookieToken: string | undefined, formToken: string | undefined): boolean {
-  if (cookieToken === undefined || formToken === undefined || !TOKEN.test(formToken)) return false;
-  return timingSafeEqual(Buffer.from(cookieToken), Buffer.from(formToken));
+  if (cookieToken === undefined || formToken === undefined) return false;
+  return secretsEqual(formToken, cookieToken);
 }
 
 /**

@@ -1,11 +1,13 @@
 import { isAcctWebhookError, type AcctWebhookError } from '../errors.js';
 import { ICON, SCRIPT, STYLESHEET } from './assets.js';
 import { csrfCookie, CSRF_FIELD, csrfTokenOf, csrfTokensMatch, newCsrfToken, parseCookies, sameOrigin } from './csrf.js';
-import { DashboardError, formTooLarge } from './errors.js';
+import { DashboardError, formTooLarge, internalError, invalidPath } from './errors.js';
 import { html } from './html.js';
-import { headerOf, htmlResponse, jsonResponse, MAX_FORM_BYTES, wantsHtml, withSecurityHeaders, type DashboardRequest, type DashboardResponse } from './http.js';
+import { cameOverHttps, headerOf, htmlResponse, jsonResponse, MAX_FORM_BYTES, wantsHtml, withSecurityHeaders, type DashboardRequest, type DashboardResponse } from './http.js';
 import { page, type PageContext } from './layout.js';
 import type { ResolvedDashboard } from './options.js';
+import { refusalResponse } from './refusal.js';
+import { hasDotSegment, requestTarget } from './request-target.js';
 import { matchRoute, type Route, type RouteContext } from './routes.js';
 import { DELIVERY_ROUTES } from './views/deliveries.js';
 import { INBOX_ROUTES } from './views/inbox.js';
@@ -15,7 +17,13 @@ import { WEBHOOK_ROUTES } from './views/webhooks.js';
 
 /** The framework-free dashboard: one request in, one answer out (`undefined`: not below the base path). */
 export interface DashboardCore {
+  /** @throws whatever failed unexpectedly (a refusal is an answer): the adapter hands it to {@link failed}. */
   handle(request: DashboardRequest): Promise<DashboardResponse | undefined>;
+  /**
+   * Logs an unexpected failure of `request` (one line: method, path without the query, the error)
+   * and returns the 500 answer for it.
+   */
+  failed(error: unknown, request: Pick<DashboardRequest, 'method' | 'url' | 'headers'>): DashboardResponse;
 }
 
 const ASSETS: Readonly<Record<string, { type: string; body: string }>> = {
@@ -34,8 +42,10 @@ export function buildDashboard(options: ResolvedDashboard): DashboardCore {
   const cookiePath = options.basePath === '' ? '/' : options.basePath;
 
   async function handle(request: DashboardRequest): Promise<DashboardResponse | undefined> {
-    const url = new URL(request.url, 'http://dashboard.invalid');
-    const path = pathBelow(url.pathname, options.basePath);
+    const target = requestTarget(request.url);
+    // Before the base path is matched: what a dot segment resolves to is for the host app's router to say.
+    if (hasDotSegment(target.path)) return withSecurityHeaders(invalidPathResponse(request, options.basePath));
+    const path = pathBelow(target.path, options.basePath);
     if (path === undefined) return undefined;
     const cookies = parseCookies(headerOf(request, 'cookie'));
     const existing = csrfTokenOf(cookies);
@@ -43,15 +53,31 @@ export function buildDashboard(options: ResolvedDashboard): DashboardCore {
     const context: PageContext = { base: options.basePath, csrfToken, hasDispatcher: options.dispatcher !== undefined, hasReceiver: options.receiver !== undefined };
     let response: DashboardResponse;
     try {
-      response = await answer(request, path, url, context);
+      response = await answer(request, path, target.query, context);
     } catch (error) {
       response = errorResponse(request, error, context);
     }
-    if (existing === undefined) response.headers['set-cookie'] = csrfCookie(csrfToken, cookiePath);
+    if (existing === undefined) response.headers['set-cookie'] = csrfCookie(csrfToken, cookiePath, cameOverHttps(request.headers, request.tls));
     return withSecurityHeaders(response);
   }
 
-  async function answer(request: DashboardRequest, path: string, url: URL, context: PageContext): Promise<DashboardResponse> {
+  function failed(error: unknown, request: Pick<DashboardRequest, 'method' | 'url' | 'headers'>): DashboardResponse {
+    try {
+      // The path only: the query may carry a token.
+      options.logger.error({ err: error, method: request.method, path: requestTarget(request.url).path }, 'dashboard request failed');
+    } catch {
+      // A logger that throws must not turn one failed request into an unanswered one (or a crash).
+    }
+    const refusal = refusalResponse(headerOf(request, 'accept'), {
+      error: internalError(),
+      status: 500,
+      title: 'Something went wrong',
+      nextStep: 'Try again. If it keeps failing, the server log has the error.',
+    });
+    return withSecurityHeaders(refusal);
+  }
+
+  async function answer(request: DashboardRequest, path: string, query: URLSearchParams, context: PageContext): Promise<DashboardResponse> {
     if (!(await allowed(request))) throw new DashboardError('FORBIDDEN', 'The host application did not authorize this request');
     const method = request.method.toUpperCase();
     const asset = ASSETS[path];
@@ -60,7 +86,7 @@ export function buildDashboard(options: ResolvedDashboard): DashboardCore {
     if (match === undefined) throw new DashboardError('NOT_FOUND', 'No such page', { path });
     if (match === 'method') throw new DashboardError('METHOD_NOT_ALLOWED', `${method} is not allowed here`, { method });
     const form = match.route.method === 'POST' ? await checkedForm(request, context.csrfToken) : new URLSearchParams();
-    const routeContext: RouteContext = { params: match.params, query: url.searchParams, form, page: context, dispatcher: options.dispatcher, receiver: options.receiver };
+    const routeContext: RouteContext = { params: match.params, query, form, page: context, dispatcher: options.dispatcher, receiver: options.receiver };
     return match.route.handler(routeContext);
   }
 
@@ -73,7 +99,7 @@ export function buildDashboard(options: ResolvedDashboard): DashboardCore {
     }
   }
 
-  return { handle };
+  return { handle, failed };
 }
 
 /** The path below the base path ('/' for the base itself), or undefined for a path outside it. */
@@ -112,12 +138,22 @@ function statusOf(error: AcctWebhookError): number {
 function errorResponse(request: DashboardRequest, error: unknown, context: PageContext): DashboardResponse {
   if (!isAcctWebhookError(error)) throw error;
   const status = statusOf(error);
-  if (!wantsHtml(request)) return jsonResponse(error.toBody(), status);
+  const accept = headerOf(request, 'accept');
+  if (error instanceof DashboardError && error.code === 'FORBIDDEN') {
+    // Not the dashboard's layout: its stylesheet and links are refused as well.
+    return refusalResponse(accept, { error, status, title: 'Not allowed', nextStep: 'Sign in to the application again with an account that may use the webhook dashboard, or ask its administrator for access.' });
+  }
+  if (!wantsHtml(accept)) return jsonResponse(error.toBody(), status);
   const body = html`<p class="problem" role="alert"><strong>${error.code}</strong>: ${error.message}</p><p><a href="${context.base}/">Back to the overview</a></p>`;
   return htmlResponse(page(context, 'overview', status === 404 ? 'Not found' : 'Refused', body), status);
 }
 
-/** What an adapter answers when the dashboard failed unexpectedly (the error goes to the host app). */
-export function internalErrorResponse(): DashboardResponse {
-  return withSecurityHeaders({ status: 500, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: 'The dashboard failed to answer.' });
+/** 400 `INVALID_PATH` for a path with a dot segment, with a link to the overview. */
+function invalidPathResponse(request: DashboardRequest, base: string): DashboardResponse {
+  return refusalResponse(headerOf(request, 'accept'), {
+    error: invalidPath(),
+    status: 400,
+    title: 'Not a page of this dashboard',
+    nextStep: html`Use the dashboard's own links, starting from <a href="${base}/">the overview</a>.`,
+  });
 }

@@ -2,6 +2,7 @@ import { AcctWebhookError, type ErrorDetails } from '../errors.js';
 
 /** Every code a {@link DashboardError} carries. Match on the code, never on the message. */
 export const DASHBOARD_ERROR_CODES = [
+  'INVALID_PATH',
   'UNAUTHORIZED',
   'FORBIDDEN',
   'CSRF_TOKEN_INVALID',
@@ -9,11 +10,13 @@ export const DASHBOARD_ERROR_CODES = [
   'METHOD_NOT_ALLOWED',
   'PAYLOAD_TOO_LARGE',
   'VALIDATION_ERROR',
+  'INTERNAL_ERROR',
 ] as const;
 /** The codes of a {@link DashboardError}. */
 export type DashboardErrorCode = (typeof DASHBOARD_ERROR_CODES)[number];
 
 const STATUSES: Readonly<Record<DashboardErrorCode, number>> = {
+  INVALID_PATH: 400,
   UNAUTHORIZED: 401,
   FORBIDDEN: 403,
   CSRF_TOKEN_INVALID: 403,
@@ -21,6 +24,7 @@ const STATUSES: Readonly<Record<DashboardErrorCode, number>> = {
   METHOD_NOT_ALLOWED: 405,
   PAYLOAD_TOO_LARGE: 413,
   VALIDATION_ERROR: 422,
+  INTERNAL_ERROR: 500,
 };
 
 /** A dashboard request that was refused; its HTTP status follows from the code. */
@@ -37,4 +41,14 @@ export class DashboardError extends AcctWebhookError<DashboardErrorCode> {
 /** A form larger than `maxBytes`: refused before or while it is read. */
 export function formTooLarge(maxBytes: number): DashboardError {
   return new DashboardError('PAYLOAD_TOO_LARGE', `Forms are at most ${maxBytes} bytes`, { max_body_bytes: maxBytes });
+}
+
+/** A request path with a `.` or `..` segment (raw or `%2e`): refused before the base path is matched. */
+export function invalidPath(): DashboardError {
+  return new DashboardError('INVALID_PATH', 'The path has a . or .. segment; request the page by its own path', {});
+}
+
+/** What an unexpected failure answers: the details stay in the log, not in the answer. */
+export function internalError(): DashboardError {
+  return new DashboardError('INTERNAL_ERROR', 'The dashboard failed to answer this request; the error is in the log');
 }

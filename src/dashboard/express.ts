@@ -14,7 +14,8 @@ export type ExpressDashboardHandler = (req: ExpressDashboardRequest, res: Server
 
 /**
  * The dashboard as Express middleware (Express 4 and 5). Requests outside `basePath` go to
- * `next`; so does an unexpected error. `authorize` gets Express's `req`, with whatever the app's
+ * `next`; so does an unexpected error, after the dashboard logged it (`logger`), so that the
+ * app's error handler answers it. `authorize` gets Express's `req`, with whatever the app's
  * session middleware put on it.
  *
  * @example

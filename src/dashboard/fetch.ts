@@ -1,6 +1,6 @@
-import { buildDashboard, internalErrorResponse } from './dashboard.js';
+import { buildDashboard } from './dashboard.js';
 import { formTooLarge } from './errors.js';
-import { MAX_FORM_BYTES } from './http.js';
+import { MAX_FORM_BYTES, type DashboardRequest, type DashboardResponse } from './http.js';
 import { resolveDashboardOptions, type DashboardOptions } from './options.js';
 
 /** A web-standard handler: `(Request) => Promise<Response>`. */
@@ -8,8 +8,8 @@ export type DashboardFetchHandler = (request: Request) => Promise<Response>;
 
 /**
  * The dashboard for Fetch-API frameworks (Next.js route handlers, Hono, Bun, Deno). Requests
- * outside `basePath` get 404; an unexpected error answers 500 and is rethrown nowhere, so pass a
- * framework error hook if you need it logged.
+ * outside `basePath` get 404. An unexpected error is logged through `logger` and answered 500;
+ * the returned promise never rejects.
  *
  * @example
  * // app/admin/webhooks/[[...path]]/route.ts (Next.js)
@@ -19,27 +19,48 @@ export type DashboardFetchHandler = (request: Request) => Promise<Response>;
 export function dashboardFetchHandler(options: DashboardOptions<Request>): DashboardFetchHandler {
   const core = buildDashboard(resolveDashboardOptions(options, 'dashboardFetchHandler'));
   return async (request) => {
-    const url = new URL(request.url);
     const headers = Object.fromEntries(request.headers);
+    let dashboardRequest: Pick<DashboardRequest, 'method' | 'url' | 'headers'> = { method: request.method, url: '/', headers };
     try {
-      const response = await core.handle({ method: request.method, url: url.pathname + url.search, headers, body: () => readForm(request), original: request });
+      const url = new URL(request.url);
+      dashboardRequest = { method: request.method, url: url.pathname + url.search, headers };
+      const response = await core.handle({ ...dashboardRequest, tls: url.protocol === 'https:', body: () => readForm(request), original: request });
       if (!response) return new Response('Not found', { status: 404 });
-      return new Response(request.method === 'HEAD' ? null : response.body, { status: response.status, headers: toHeaders(response.headers) });
-    } catch {
-      const failed = internalErrorResponse();
-      return new Response(failed.body, { status: failed.status, headers: toHeaders(failed.headers) });
+      return toResponse(response, request.method === 'HEAD');
+    } catch (error) {
+      return toResponse(core.failed(error, dashboardRequest), request.method === 'HEAD');
     }
   };
 }
 
-function toHeaders(headers: Record<string, string | string[]>): Headers {
-  const result = new Headers();
-  for (const [name, value] of Object.entries(headers)) for (const item of Array.isArray(value) ? value : [value]) result.append(name, item);
-  return result;
+function toResponse(response: DashboardResponse, headOnly: boolean): Response {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(response.headers)) for (const item of Array.isArray(value) ? value : [value]) headers.append(name, item);
+  return new Response(headOnly ? null : response.body, { status: response.status, headers });
 }
 
+/**
+ * The form as text, bounded before it is read: a `Content-Length` over the limit is refused
+ * without reading, and the stream is read chunk by chunk and cancelled as soon as it passes the
+ * limit (a body without a length, or one longer than it said).
+ * @throws DashboardError PAYLOAD_TOO_LARGE
+ */
 async function readForm(request: Request): Promise<string> {
-  const text = await request.text();
-  if (Buffer.byteLength(text) > MAX_FORM_BYTES) throw formTooLarge(MAX_FORM_BYTES);
-  return text;
+  const declared = Number(request.headers.get('content-length') ?? 0);
+  if (declared > MAX_FORM_BYTES) throw formTooLarge(MAX_FORM_BYTES);
+  if (request.body === null) return '';
+  const reader = (request.body as ReadableStream<Uint8Array>).getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > MAX_FORM_BYTES) {
+      reader.cancel().catch(() => undefined); // the refusal is the answer; a failed cancel changes nothing
+      throw formTooLarge(MAX_FORM_BYTES);
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }

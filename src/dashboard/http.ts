@@ -10,6 +10,8 @@ export interface DashboardRequest {
   headers: Readonly<Record<string, string | string[] | undefined>>;
   /** Reads the body (form posts only; at most {@link MAX_FORM_BYTES}). */
   body: () => Promise<string>;
+  /** The connection to this server is TLS (node: a TLS socket; Fetch: an `https:` URL). */
+  tls: boolean;
   /** The framework's own request, handed to `authorize`. */
   original: unknown;
 }
@@ -56,13 +58,36 @@ export function jsonResponse(body: ErrorBody, status: number, headers: Record<st
   return { status, headers: { 'content-type': 'application/json; charset=utf-8', ...headers }, body: JSON.stringify(body) };
 }
 
-export function headerOf(request: DashboardRequest, name: string): string | undefined {
+export function headerOf(request: Pick<DashboardRequest, 'headers'>, name: string): string | undefined {
   const value = request.headers[name];
   return Array.isArray(value) ? value[0] : value;
 }
 
-/** Whether the client reads HTML (a browser) rather than JSON (a script). */
-export function wantsHtml(request: DashboardRequest): boolean {
-  const accept = headerOf(request, 'accept') ?? '';
-  return accept === '' || accept.includes('text/html') || !accept.includes('json');
+/**
+ * Whether the client reads HTML: a browser names `text/html` in `Accept` when it opens a page.
+ * Anything else (curl's default, `application/json`, no header at all) is an API client and gets the
+ * platform's JSON envelope.
+ */
+export function wantsHtml(accept: string | string[] | undefined): boolean {
+  const value = Array.isArray(accept) ? accept.join(',') : (accept ?? '');
+  return /\btext\/html\b|\bapplication\/xhtml\+xml\b/i.test(value);
+}
+
+/**
+ * Whether the request reached the app over https: the connection is TLS, or the proxy in front
+ * says so (`X-Forwarded-Proto: https`, or `proto=https` in the first `Forwarded` element). Any
+ * client can send those headers, and that is safe here: the answer only decides whether cookies
+ * get `Secure`, which makes them stricter; a client that claims https over plain http only keeps
+ * its own browser from storing them.
+ */
+export function cameOverHttps(headers: Readonly<Record<string, string | string[] | undefined>>, tls: boolean): boolean {
+  if (tls) return true;
+  const forwardedProto = firstOf(headers['x-forwarded-proto']).split(',')[0]!.trim().toLowerCase();
+  if (forwardedProto === 'https') return true;
+  const forwarded = firstOf(headers.forwarded).split(',')[0]!;
+  return /(?:^|;)\s*proto\s*=\s*"?https"?\s*(?:;|$)/i.test(forwarded);
+}
+
+function firstOf(value: string | string[] | undefined): string {
+  return (Array.isArray(value) ? value[0] : value) ?? '';
 }

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { buildDashboard, internalErrorResponse, type DashboardCore } from './dashboard.js';
+import { buildDashboard, type DashboardCore } from './dashboard.js';
 import { formTooLarge } from './errors.js';
-import { MAX_FORM_BYTES, type DashboardResponse } from './http.js';
+import { MAX_FORM_BYTES, type DashboardRequest, type DashboardResponse } from './http.js';
 import { resolveDashboardOptions, type DashboardOptions } from './options.js';
 
 /** A Connect-style listener: `next` when given takes what is not below the base path. */
@@ -9,7 +9,8 @@ export type DashboardNodeHandler = (req: IncomingMessage, res: ServerResponse, n
 
 /**
  * The dashboard as a node:http request listener. Requests outside `basePath` go to `next` when
- * given, or get 404.
+ * given, or get 404. A request that fails unexpectedly is logged (`logger`) and goes to `next`
+ * when given, or gets a 500 page; no request ends the process.
  *
  * @example
  * const board = dashboardNodeHandler({ dispatcher, authorize: (req) => isAdmin(req), basePath: '/admin/webhooks' });
@@ -28,30 +29,66 @@ export function nodeListener<Request extends IncomingMessage>(
   return nodeListenerOf(buildDashboard(resolveDashboardOptions(options as DashboardOptions<never>, subject)), form);
 }
 
-/** A node:http listener (Connect-style `next` optional) over a built dashboard. */
+/**
+ * A node:http listener (Connect-style `next` optional) over a built dashboard. Nothing a request
+ * does ends the process: an unexpected error, thrown or rejected, is logged by the dashboard and
+ * handed to `next` when given (the host app's error handler answers), else answered 500.
+ */
 export function nodeListenerOf<Request extends IncomingMessage>(
   core: DashboardCore,
   form: (req: Request) => Promise<string>,
 ): (req: Request, res: ServerResponse, next?: (error?: unknown) => void) => void {
   return (req, res, next) => {
-    const url = (req as { originalUrl?: string }).originalUrl ?? req.url ?? '/';
-    core
-      .handle({ method: req.method ?? 'GET', url, headers: req.headers, body: () => form(req), original: req })
-      .then((response) => {
-        if (response) return write(res, response, req.method === 'HEAD');
-        if (next) return next();
-        return write(res, { status: 404, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: 'Not found' }, false);
-      })
-      .catch((error: unknown) => {
-        if (next) return next(error);
-        write(res, internalErrorResponse(), false);
-      });
+    const request: DashboardRequest = {
+      method: req.method ?? 'GET',
+      url: (req as { originalUrl?: string }).originalUrl ?? req.url ?? '/',
+      headers: req.headers,
+      tls: (req.socket as { encrypted?: boolean } | null)?.encrypted === true,
+      body: () => form(req),
+      original: req,
+    };
+    const fail = (error: unknown): void => {
+      const answer = core.failed(error, request);
+      if (next) {
+        try {
+          return next(error);
+        } catch {
+          // The host's error handling threw as well: the dashboard answers after all.
+        }
+      }
+      writeOrDrop(res, answer);
+    };
+    try {
+      core
+        .handle(request)
+        .then((response) => {
+          if (response) return write(res, response, req.method === 'HEAD');
+          if (next) return next();
+          return write(res, { status: 404, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: 'Not found' }, false);
+        })
+        .catch(fail);
+    } catch (error) {
+      fail(error);
+    }
   };
 }
 
 function write(res: ServerResponse, response: DashboardResponse, headOnly: boolean): void {
   res.writeHead(response.status, response.headers);
   res.end(headOnly ? undefined : response.body);
+}
+
+/**
+ * Writes the 500 answer when nothing was sent yet; otherwise, or when even that fails, ends the
+ * connection: the client sees the failure, the process goes on.
+ */
+export function writeOrDrop(res: ServerResponse, response: DashboardResponse): void {
+  try {
+    if (!res.headersSent) return write(res, response, false);
+  } catch {
+    // Falls through: the connection is ended below.
+  }
+  res.destroy();
 }
 
 /** The body as text, refused past the form limit. */

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { callable, instanceOf, parseOptions } from '../configuration.js';
 import { Dispatcher } from '../dispatcher/dispatcher.js';
+import { isLogger, resolveLogger, type Logger, type LoggerOption } from '../logger.js';
 import type { Receiver } from '../receiver/receive.js';
 import { receiverSideOf, type ReceiverSide } from './receiver-side.js';
 
@@ -25,6 +26,13 @@ export interface DashboardOptions<Request = unknown> {
    * @default '/'
    */
   basePath?: string;
+  /**
+   * Where a request that failed unexpectedly is logged (one line at `error`: method, path without
+   * the query, the error); the client gets a 500 page. A logger (pino, or anything with
+   * debug/info/warn/error/child), or `false` for silence.
+   * @default pino JSON at info to stderr, `component: "dashboard"`
+   */
+  logger?: LoggerOption;
 }
 
 /** The options after checking: the base path without a trailing slash ('' for the root). */
@@ -33,6 +41,7 @@ export interface ResolvedDashboard {
   receiver: ReceiverSide | undefined;
   authorize: Authorize<unknown>;
   basePath: string;
+  logger: Logger;
 }
 
 const receiverShape = z.custom<Receiver>(
@@ -53,6 +62,7 @@ const optionsSchema = z
     authorize: callable<Authorize<unknown>>('(request) => boolean | Promise<boolean>'),
     // prefault: the default goes through the transform too ('/' → '', the root).
     basePath: basePath.prefault('/'),
+    logger: z.union([z.literal(false), z.custom<Logger>(isLogger)], { error: 'must be a logger (pino, or debug/info/warn/error/child) or false' }).optional(),
   })
   .refine((options) => options.dispatcher !== undefined || options.receiver !== undefined, {
     error: 'needs a dispatcher, a receiver or both',
@@ -71,5 +81,6 @@ export function resolveDashboardOptions(options: DashboardOptions<never>, subjec
     receiver: valid.receiver === undefined ? undefined : receiverSideOf(valid.receiver),
     authorize: valid.authorize,
     basePath: valid.basePath,
+    logger: resolveLogger(valid.logger, 'dashboard'),
   };
 }

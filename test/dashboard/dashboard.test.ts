@@ -15,6 +15,7 @@ describe('options are checked when the factory runs', () => {
     ['neither side', () => ({ authorize: () => true }), 'dispatcher'],
     ['a relative base path', () => ({ dispatcher: dispatcher(), authorize: () => true, basePath: 'admin' }), 'basePath'],
     ['an unknown option', () => ({ dispatcher: dispatcher(), authorize: () => true, open: true }), 'open'],
+    ['a logger that is not one', () => ({ dispatcher: dispatcher(), authorize: () => true, logger: { error: () => undefined } }), 'logger'],
   ])('%s → INVALID_CONFIGURATION on %s', (_name, options, option) => {
     for (const factory of [dashboard, dashboardNodeHandler, dashboardFetchHandler]) {
       expect(() => factory(options() as never)).toThrow(expect.objectContaining({ code: 'INVALID_CONFIGURATION', details: expect.objectContaining({ option }) }));

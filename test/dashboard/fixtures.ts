@@ -58,6 +58,8 @@ export interface Setup {
   dispatcher: ReturnType<typeof testDispatcher>;
   /** The receiving app's receiver (SQLite store, handlers that succeed). */
   receiver: WebhookReceiver;
+  /** The receiver's SQLite file. */
+  eventsDb: string;
   /** Where the dispatcher delivers: records requests, answers per `answer`. */
   target: Receiver;
   targetUrl: string;
@@ -92,10 +94,11 @@ export async function setup(
     if (control.failing) throw new Error('the handler is down');
     return 'handled';
   });
+  const eventsDb = join(tempDir(), 'events.db');
   const receiver = createReceiver({
     secret: RECEIVER_SECRET,
     handlers,
-    store: sqliteStore(join(tempDir(), 'events.db')),
+    store: sqliteStore(eventsDb),
     logger: false,
     ...(options.inbox ? { inbox: { retryDelaysMs: [], pollIntervalMs: 20 } } : {}),
   });
@@ -106,6 +109,7 @@ export async function setup(
   return {
     dispatcher,
     receiver,
+    eventsDb,
     target,
     targetUrl: `${targetServer.url}/hooks`,
     origin: boardServer.url,

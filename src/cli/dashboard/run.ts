@@ -3,14 +3,17 @@ import { buildDashboard } from '../../dashboard/dashboard.js';
 import { nodeListenerOf, readForm } from '../../dashboard/node.js';
 import { storeSideOf } from '../../dashboard/receiver-side.js';
 import type { Dispatcher } from '../../dispatcher/dispatcher.js';
+import type { LogFn, Logger } from '../../logger.js';
 import { sqliteStore } from '../../sqlite/idempotency-store.js';
 import { sqliteFileHasTable } from '../../sqlite/inspect.js';
 import type { IdempotencyStore } from '../../store/types.js';
 import type { CommandContext } from '../context.js';
+import type { Output } from '../output.js';
 import type { DashboardCommandOptions } from '../dashboard.js';
 import { isSqliteFile, openDispatcher } from '../dispatch-database.js';
 import { CliError } from '../errors.js';
 import { listenOn, serverUrl } from '../local-receiver/server.js';
+import { hostWarning } from './host-warning.js';
 import { TokenGate } from './token-gate.js';
 
 /** The receiver's table: an events file without it is some other database. */
@@ -21,13 +24,17 @@ export async function runDashboard(context: CommandContext, options: DashboardCo
   if (options.db === undefined && options.eventsDb === undefined) {
     throw new CliError('INVALID_OPTION', 'give --db (a dispatcher database), --events-db (a receiver event store) or both', { option: '--db' });
   }
+  // First, before anything can fail or listen: it is about what the user asked for.
+  const warning = hostWarning(options.host);
+  if (warning !== undefined) context.output.note(warning);
   const dispatcher = options.db === undefined ? undefined : await openDispatcher(options.db, { allowInsecureUrls: options.allowInsecureUrls === true });
   let store: IdempotencyStore | undefined;
   let server;
   try {
     store = options.eventsDb === undefined ? undefined : await openEventStore(options.eventsDb);
-    const core = buildDashboard({ dispatcher, receiver: store && storeSideOf(store), authorize: () => true, basePath: '' });
-    const gate = new TokenGate(nodeListenerOf(core, readForm));
+    const logger = requestFailureLogger(context.output);
+    const core = buildDashboard({ dispatcher, receiver: store && storeSideOf(store), authorize: () => true, basePath: '', logger });
+    const gate = new TokenGate(nodeListenerOf(core, readForm), (error, request) => core.failed(error, request));
     server = await listenOn(gate.listener, options.port, options.host);
     const url = `${serverUrl(options.host, server.port, '/')}?token=${gate.token}`;
     context.output.line(`Dashboard: ${context.output.style('bold', url)}`);
@@ -38,6 +45,25 @@ export async function runDashboard(context: CommandContext, options: DashboardCo
     await closeAll(dispatcher, store);
   }
   context.output.note('Stopped.');
+}
+
+/**
+ * The dashboard's logger in the terminal: a request that failed unexpectedly is one line on
+ * stderr (`error: GET /webhooks failed: SqliteError: …`); the server goes on.
+ */
+function requestFailureLogger(output: Output): Logger {
+  const quiet: LogFn = () => undefined;
+  const error: LogFn = (fields: object | string, message?: string) => output.note(`error: ${failureLine(fields, message)}`);
+  const logger: Logger = { debug: quiet, info: quiet, warn: quiet, error, child: () => logger };
+  return logger;
+}
+
+function failureLine(fields: object | string, message: string | undefined): string {
+  if (typeof fields === 'string') return fields;
+  const { err, method, path } = fields as { err?: unknown; method?: string; path?: string };
+  const cause = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+  const line = method !== undefined && path !== undefined ? `${method} ${path} failed: ${cause}` : `${message ?? 'failed'}: ${cause}`;
+  return line.replace(/\s*\n\s*/g, ' ');
 }
 
 async function closeAll(dispatcher: Dispatcher | undefined, store: IdempotencyStore | undefined): Promise<void> {
