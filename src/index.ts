@@ -25,7 +25,7 @@ export type { OrderingOptions } from './receiver/ordering.js';
 export type { Inbox } from './receiver/inbox.js';
 
 // Verifying and signing, without the receiver.
-export { constructEvent, type ConstructEventOptions } from './construct-event.js';
+export { constructEvent, type ConstructEventOptions } from './receiver/construct-event.js';
 export {
   DEFAULT_TOLERANCE_SECONDS,
   SIGNATURE_HEADER,
@@ -47,9 +47,9 @@ export type { EventMap, EventObject, PreviousAttributes, WebhookEvent } from './
 export { parseEvent } from './events/parse.js';
 
 // The embedded stores (PostgreSQL: acct-webhook/postgres).
-export { memoryStore } from './store/memory.js';
+export { memoryStore } from './memory/idempotency-store.js';
 export { sqliteStore, type SqliteStoreOptions } from './sqlite/idempotency-store.js';
-export type { SqliteDatabase, SqliteStatement } from './sqlite/database.js';
+export type { SqliteDatabase, SqliteStatement } from './ports/sqlite-database.js';
 export type {
   AtomicEffect,
   ClaimOptions,
@@ -60,7 +60,7 @@ export type {
   QuarantineReason,
   QuarantineStore,
   StoreOptions,
-} from './store/types.js';
+} from './ports/idempotency-store.js';
 export type {
   ClaimedInboxEvent,
   EnqueueResult,
@@ -74,8 +74,8 @@ export type {
   InboxStatus,
   InboxStore,
   StoredVerification,
-} from './store/inbox.js';
-export type { CompleteOptions, ObjectVersion, ObjectVersions } from './store/versions.js';
+} from './ports/inbox.js';
+export type { CompleteOptions, ObjectVersion, ObjectVersions } from './ports/versions.js';
 
 // Logging.
 export type { LogFn, Logger } from './logger.js';

@@ -17,7 +17,7 @@ import { SlidingWindowLimiter } from './rate-limit.js';
 import type { DeliveryDetail } from './records.js';
 import { Registrations } from './registrations.js';
 import { HttpSender } from './sender.js';
-import type { DeliveryJob, DispatchStore, Lease, NewDelivery, RecordedAttempt } from './store.js';
+import type { DeliveryJob, DispatchStore, Lease, NewDelivery, RecordedAttempt } from '../ports/dispatch-store.js';
 import { resolveWithSystem, UrlGuard } from './url-guard.js';
 import { Worker } from './worker.js';
 

@@ -7,7 +7,7 @@ import type { EventObject, PreviousAttributes, WebhookEvent } from '../events/sc
 import { newId } from '../ids.js';
 import { WebhookValidationError } from '../errors.js';
 import { DispatcherError } from './errors.js';
-import type { StoredEvent, StoredWebhook } from './store.js';
+import type { StoredEvent, StoredWebhook } from '../ports/dispatch-store.js';
 
 /** The envelope fields `dispatcher.emit(type, object, options)` adds to the object. */
 export interface EmitOptions<T extends EventType> {

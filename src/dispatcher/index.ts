@@ -52,4 +52,4 @@ export type {
   WebhookActivity,
   WebhookChanges,
   WebhookHealth,
-} from './store.js';
+} from '../ports/dispatch-store.js';

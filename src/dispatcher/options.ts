@@ -20,7 +20,7 @@ import type { RateLimit } from './rate-limit.js';
 import { RETRY_SCHEDULE } from './schedule.js';
 import type { TrustedCa } from './sender.js';
 import type { AttemptReport } from './attempt-report.js';
-import type { DispatchStore } from './store.js';
+import type { DispatchStore } from '../ports/dispatch-store.js';
 import type { ResolveHost } from './url-guard.js';
 
 /** The options of `new Dispatcher()`; every one is checked when the constructor runs. */

@@ -1,9 +1,9 @@
 import type { EventPattern } from '../events/catalog.js';
-import type { ATTEMPT_FIELDS, DELIVERY_FIELDS } from './delivery-fields.js';
-import type { RecordOf } from './fields.js';
-import type { DeliveryStatus, DisabledReason, WebhookStatus } from './statuses.js';
+import type { ATTEMPT_FIELDS, DELIVERY_FIELDS } from '../ports/delivery-fields.js';
+import type { RecordOf } from '../ports/fields.js';
+import type { DeliveryStatus, DisabledReason, WebhookStatus } from '../ports/dispatch-statuses.js';
 
-export type { AttemptErrorKind, DeliveryStatus, DisabledReason, WebhookStatus } from './statuses.js';
+export type { AttemptErrorKind, DeliveryStatus, DisabledReason, WebhookStatus } from '../ports/dispatch-statuses.js';
 
 /** A webhook registration as `webhooks.list()` and `webhooks.get()` return it (without the secret). */
 export interface WebhookRegistration {

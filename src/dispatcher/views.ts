@@ -1,8 +1,8 @@
 import type { EventPattern } from '../events/catalog.js';
-import { ATTEMPT_FIELDS, DELIVERY_FIELDS, type StoredAttempt, type StoredDelivery } from './delivery-fields.js';
-import { toPublicRecord } from './fields.js';
+import { ATTEMPT_FIELDS, DELIVERY_FIELDS, type StoredAttempt, type StoredDelivery } from '../ports/delivery-fields.js';
+import { toPublicRecord } from '../ports/fields.js';
 import type { Delivery, DeliveryAttempt, WebhookRegistration } from './records.js';
-import type { StoredWebhook, WebhookActivity } from './store.js';
+import type { StoredWebhook, WebhookActivity } from '../ports/dispatch-store.js';
 
 /* Stored records (times in ms) → the public records (times in ISO 8601). */
 

@@ -1,6 +1,6 @@
-import type { HealthAlert, WebhookHealth } from './store.js';
-import type { WebhookStatus } from './statuses.js';
-import { HEALTH_FIELDS } from './webhook-fields.js';
+import type { HealthAlert, WebhookHealth } from '../ports/dispatch-store.js';
+import type { WebhookStatus } from '../ports/dispatch-statuses.js';
+import { HEALTH_FIELDS } from '../ports/webhook-fields.js';
 
 /** When a failing registration is warned about and disabled. */
 export interface FailurePolicy {

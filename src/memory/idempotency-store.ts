@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { parseOptions } from '../configuration.js';
 import { newId } from '../ids.js';
-import { retentionShape } from './options.js';
-import { memoryInbox, memoryVersions } from './memory-inbox.js';
-import { quarantineKey } from './quarantine-key.js';
+import { retentionShape } from '../ports/store-options.js';
+import { memoryInbox, memoryVersions } from './inbox.js';
+import { quarantineKey } from '../ports/quarantine-key.js';
 import {
   DEFAULT_RETENTION_MS,
   type ClaimOptions,
@@ -14,7 +14,7 @@ import {
   type QuarantineInput,
   type QuarantineStore,
   type StoreOptions,
-} from './types.js';
+} from '../ports/idempotency-store.js';
 
 const memoryStoreOptions = z.strictObject(retentionShape);
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import type { EnqueueResult, InboxInput, InboxStats, InboxStore } from './inbox.js';
-import { DEFAULT_INBOX_LIST_LIMIT, insertedColumns, inboxStats, toClaimed, toInboxEvent, type InboxRow } from './inbox-rows.js';
-import { compareVersions, type ObjectVersion, type ObjectVersions } from './versions.js';
+import type { EnqueueResult, InboxInput, InboxStats, InboxStore } from '../ports/inbox.js';
+import { DEFAULT_INBOX_LIST_LIMIT, insertedColumns, inboxStats, toClaimed, toInboxEvent, type InboxRow } from '../ports/inbox-rows.js';
+import { compareVersions, type ObjectVersion, type ObjectVersions } from '../ports/versions.js';
 
 /** The memory store's ordering table; `record` keeps the newest. */
 export interface MemoryVersions extends ObjectVersions {

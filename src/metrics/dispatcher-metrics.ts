@@ -1,5 +1,5 @@
 import type { AttemptReport } from '../dispatcher/attempt-report.js';
-import type { QueueStats, StoredWebhook, WebhookActivity } from '../dispatcher/store.js';
+import type { QueueStats, StoredWebhook, WebhookActivity } from '../ports/dispatch-store.js';
 import type { BatchObservation, MetricAttributes, MetricCounter, MetricHistogram, MetricObservable, MetricsMeter } from './meter.js';
 import { ATTEMPT_SECONDS_BUCKETS, LATENCY_SECONDS_BUCKETS, METRIC_PREFIX } from './names.js';
 

@@ -1,4 +1,4 @@
-import type { ClaimRequest } from './store.js';
+import type { ClaimRequest } from './dispatch-store.js';
 
 /*
  * How many deliveries a claim may take from each registration: the part of the claim every

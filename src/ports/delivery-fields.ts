@@ -1,6 +1,6 @@
 import type { EventType } from '../events/catalog.js';
 import { flag, integer, text, time, value, type StoredOf } from './fields.js';
-import type { AttemptErrorKind, DeliveryStatus } from './statuses.js';
+import type { AttemptErrorKind, DeliveryStatus } from './dispatch-statuses.js';
 
 /*
  * The one description of a delivery and of an attempt. The stored types below, the public

@@ -1,6 +1,6 @@
 import type { EventType } from '../events/catalog.js';
 import type { DELIVERY_STATE_FIELDS, StoredAttempt, StoredDelivery } from './delivery-fields.js';
-import type { DeliveryStatus, DisabledReason, WebhookStatus } from './statuses.js';
+import type { DeliveryStatus, DisabledReason, WebhookStatus } from './dispatch-statuses.js';
 
 /*
  * The dispatcher's persistence, behind one interface so that SQLite (sqliteDispatchStore) and

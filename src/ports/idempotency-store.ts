@@ -1,4 +1,4 @@
-import type { SqliteDatabase } from '../sqlite/database.js';
+import type { SqliteDatabase } from './sqlite-database.js';
 import type { InboxStore } from './inbox.js';
 import type { CompleteOptions, ObjectVersions } from './versions.js';
 

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { QuarantineInput } from './types.js';
+import type { QuarantineInput } from './idempotency-store.js';
 
 /**
  * A quarantined payload is identified by its event id, or by the hash of its bytes when it has

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MIN_RETENTION_MS } from './types.js';
+import { MIN_RETENTION_MS } from './idempotency-store.js';
 
 const RETENTION_RULE =
   `must be at least ${MIN_RETENTION_MS} ms (35 hours): the sender retries for 34.6 hours, and a shorter memory would run a redelivered event twice`;

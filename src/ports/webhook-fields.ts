@@ -1,4 +1,4 @@
-import type { StoredWebhook, WebhookHealth } from './store.js';
+import type { StoredWebhook, WebhookHealth } from './dispatch-store.js';
 
 /** Every column of a registration, as StoredWebhook has it: the one list every backend's statements use. */
 export const WEBHOOK_FIELDS = [

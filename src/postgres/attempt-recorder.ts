@@ -1,5 +1,5 @@
-import type { AttemptRecording, RecordedAttempt, StoredDelivery, WebhookHealth } from '../dispatcher/store.js';
-import { HEALTH_FIELDS } from '../dispatcher/webhook-fields.js';
+import type { AttemptRecording, RecordedAttempt, StoredDelivery, WebhookHealth } from '../ports/dispatch-store.js';
+import { HEALTH_FIELDS } from '../ports/webhook-fields.js';
 import { sameHealth } from '../dispatcher/webhook-health.js';
 import { nullableInt8, readNullableInt8 } from './int8.js';
 import { attemptRows, deliveryRows } from './dispatch-rows.js';

@@ -1,8 +1,8 @@
 import type { EventType } from '../events/catalog.js';
-import { ATTEMPT_FIELDS, DELIVERY_FIELDS } from '../dispatcher/delivery-fields.js';
-import { AS_IS, rowMapping, type BackendCodecs } from '../dispatcher/fields.js';
-import { WEBHOOK_FIELDS, WEBHOOK_TIME_FIELDS } from '../dispatcher/webhook-fields.js';
-import type { DeliveryJob, StoredEvent, StoredWebhook } from '../dispatcher/store.js';
+import { ATTEMPT_FIELDS, DELIVERY_FIELDS } from '../ports/delivery-fields.js';
+import { AS_IS, rowMapping, type BackendCodecs } from '../ports/fields.js';
+import { WEBHOOK_FIELDS, WEBHOOK_TIME_FIELDS } from '../ports/webhook-fields.js';
+import type { DeliveryJob, StoredEvent, StoredWebhook } from '../ports/dispatch-store.js';
 import { int8, nullableInt8, readInt8, readNullableInt8 } from './int8.js';
 import { decodeText, encodeText } from './text-codec.js';
 

@@ -1,7 +1,7 @@
-import { ATTEMPT_FIELDS, DELIVERY_FIELDS, DELIVERY_STATE_FIELDS } from '../dispatcher/delivery-fields.js';
-import type { FieldKind, Fields } from '../dispatcher/fields.js';
-import type { AttemptQuery, DeliveryQuery } from '../dispatcher/store.js';
-import { HEALTH_FIELDS, WEBHOOK_FIELDS } from '../dispatcher/webhook-fields.js';
+import { ATTEMPT_FIELDS, DELIVERY_FIELDS, DELIVERY_STATE_FIELDS } from '../ports/delivery-fields.js';
+import type { FieldKind, Fields } from '../ports/fields.js';
+import type { AttemptQuery, DeliveryQuery } from '../ports/dispatch-store.js';
+import { HEALTH_FIELDS, WEBHOOK_FIELDS } from '../ports/webhook-fields.js';
 import { attemptRows, deliveryRows } from './dispatch-rows.js';
 import { int8 } from './int8.js';
 import type { Prepare } from './statement.js';

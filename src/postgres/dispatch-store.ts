@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { parseOptions } from '../configuration.js';
-import type { DeliveryStatus } from '../dispatcher/statuses.js';
+import type { DeliveryStatus } from '../ports/dispatch-statuses.js';
 import type {
   AttemptQuery,
   AttemptRecording,
@@ -20,8 +20,8 @@ import type {
   QueueStats,
   WebhookActivity,
   WebhookChanges,
-} from '../dispatcher/store.js';
-import { claimRooms, rateTatAfter, type ClaimSubject } from '../dispatcher/claim-plan.js';
+} from '../ports/dispatch-store.js';
+import { claimRooms, rateTatAfter, type ClaimSubject } from '../ports/claim-plan.js';
 import { onceSucceeded } from '../once.js';
 import { parseArgument } from '../parse-argument.js';
 import { AttemptRecorder } from './attempt-recorder.js';

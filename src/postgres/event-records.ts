@@ -1,4 +1,4 @@
-import type { EventRecord, EventRecordQuery, EventRecords, EventRecordState } from '../store/event-records.js';
+import type { EventRecord, EventRecordQuery, EventRecords, EventRecordState } from '../ports/event-records.js';
 import { readInt8, readNullableInt8 } from './int8.js';
 import type { PostgresQueryable } from './pool.js';
 import { run, type Prepare, type Statement } from './statement.js';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { EnqueueResult, InboxFilter, InboxInput, InboxStats, InboxStore } from '../store/inbox.js';
-import { DEFAULT_INBOX_LIST_LIMIT, headersColumn, inboxStats, INBOX_COLUMNS, toClaimed, toInboxEvent, type InboxRow } from '../store/inbox-rows.js';
+import type { EnqueueResult, InboxFilter, InboxInput, InboxStats, InboxStore } from '../ports/inbox.js';
+import { DEFAULT_INBOX_LIST_LIMIT, headersColumn, inboxStats, INBOX_COLUMNS, toClaimed, toInboxEvent, type InboxRow } from '../ports/inbox-rows.js';
 import { int8, readInt8, readNullableInt8 } from './int8.js';
 import type { PostgresQueryable } from './pool.js';
 import { run, type Prepare, type Statement } from './statement.js';

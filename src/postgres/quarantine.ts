@@ -1,6 +1,6 @@
 import { newId } from '../ids.js';
-import { quarantineKey } from '../store/quarantine-key.js';
-import type { QuarantinedEvent, QuarantineInput, QuarantineStore } from '../store/types.js';
+import { quarantineKey } from '../ports/quarantine-key.js';
+import type { QuarantinedEvent, QuarantineInput, QuarantineStore } from '../ports/idempotency-store.js';
 import { int8, readInt8 } from './int8.js';
 import type { PostgresQueryable } from './pool.js';
 import { run, type Prepare, type Statement } from './statement.js';

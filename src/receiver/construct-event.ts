@@ -1,8 +1,8 @@
-import type { WebhookEvent } from './events/schemas.js';
-import { parseEvent } from './events/parse.js';
-import type { HeadersInput } from './receiver/headers.js';
-import { verifyRequest } from './receiver/verify-request.js';
-import { DEFAULT_TOLERANCE_SECONDS, type RawPayload, type WebhookSecret } from './signature.js';
+import type { WebhookEvent } from '../events/schemas.js';
+import { parseEvent } from '../events/parse.js';
+import type { HeadersInput } from './headers.js';
+import { verifyRequest } from './verify-request.js';
+import { DEFAULT_TOLERANCE_SECONDS, type RawPayload, type WebhookSecret } from '../signature.js';
 
 /** The options of {@link constructEvent}. */
 export interface ConstructEventOptions {

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { numberIn, parseOptions } from '../configuration.js';
 import { ConfigurationError } from '../errors.js';
-import { INBOX_STATUSES, type InboxEvent, type InboxFilter, type InboxPurge, type InboxStats, type InboxStore } from '../store/inbox.js';
-import type { IdempotencyStore } from '../store/types.js';
+import { INBOX_STATUSES, type InboxEvent, type InboxFilter, type InboxPurge, type InboxStats, type InboxStore } from '../ports/inbox.js';
+import type { IdempotencyStore } from '../ports/idempotency-store.js';
 import { ReceiverError } from './errors.js';
 import type { InboxWorker } from './inbox-worker.js';
 

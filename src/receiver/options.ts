@@ -4,7 +4,7 @@ import { ConfigurationError } from '../errors.js';
 import { isLogger, resolveLogger, type Logger, type LoggerOption } from '../logger.js';
 import { DEFAULT_TOLERANCE_SECONDS, type WebhookSecret } from '../signature.js';
 import { DEFAULT_STORE_FILE, sqliteStore } from '../sqlite/idempotency-store.js';
-import type { IdempotencyStore } from '../store/types.js';
+import type { IdempotencyStore } from '../ports/idempotency-store.js';
 import { inboxSettings, inboxShape, type InboxOptions, type InboxSettings } from './inbox-options.js';
 import { orderingGuard, orderingShape, type OrderingGuard, type OrderingOptions } from './ordering.js';
 import { isMeter, type MetricsOptions } from '../metrics/meter.js';

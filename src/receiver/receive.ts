@@ -3,7 +3,7 @@ import { isAcctWebhookError, WebhookValidationError, WebhookVerificationError } 
 import { parseEvent } from '../events/parse.js';
 import type { WebhookEvent } from '../events/schemas.js';
 import type { RawPayload, WebhookSecret } from '../signature.js';
-import type { IdempotencyStore } from '../store/types.js';
+import type { IdempotencyStore } from '../ports/idempotency-store.js';
 import { acknowledged, failed, type WebhookResponse } from './answers.js';
 import { handlerContext, lazyBuffer } from './context.js';
 import { ReceiverError } from './errors.js';
@@ -16,7 +16,7 @@ import type { Inbound } from './inbound.js';
 import { inboxApi, type Inbox } from './inbox.js';
 import { InboxWorker } from './inbox-worker.js';
 import { queueing } from './queueing.js';
-import type { ObjectVersion } from '../store/versions.js';
+import type { ObjectVersion } from '../ports/versions.js';
 import type { OrderingGuard } from './ordering.js';
 import type { ReceiverRuntime } from './runtime.js';
 import { verifyRequest, type VerifiedRequest } from './verify-request.js';

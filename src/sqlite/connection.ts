@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { numberIn } from '../configuration.js';
 import { ConfigurationError } from '../errors.js';
-import type { SqliteDatabase } from './database.js';
+import type { SqliteDatabase } from '../ports/sqlite-database.js';
 import { loadSqliteDriver, type SqliteConnection } from './driver.js';
 
 /** How long a write waits for another process's lock before failing; one value for every SQLite store. */

@@ -1,8 +1,8 @@
 import type { EventType } from '../events/catalog.js';
-import { ATTEMPT_FIELDS, DELIVERY_FIELDS } from '../dispatcher/delivery-fields.js';
-import { AS_IS, rowMapping, type BackendCodecs } from '../dispatcher/fields.js';
-import type { DeliveryJob, StoredEvent, StoredWebhook } from '../dispatcher/store.js';
-import { WEBHOOK_FIELDS } from '../dispatcher/webhook-fields.js';
+import { ATTEMPT_FIELDS, DELIVERY_FIELDS } from '../ports/delivery-fields.js';
+import { AS_IS, rowMapping, type BackendCodecs } from '../ports/fields.js';
+import type { DeliveryJob, StoredEvent, StoredWebhook } from '../ports/dispatch-store.js';
+import { WEBHOOK_FIELDS } from '../ports/webhook-fields.js';
 
 /* Rows as better-sqlite3 returns them (flags as 0 or 1, lists as JSON text) → the store's records. */
 

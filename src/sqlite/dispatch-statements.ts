@@ -1,8 +1,8 @@
-import { DELIVERY_STATE_FIELDS } from '../dispatcher/delivery-fields.js';
-import type { AttemptQuery, DeliveryQuery } from '../dispatcher/store.js';
-import type { ClaimSubject } from '../dispatcher/claim-plan.js';
-import type { WebhookHealth } from '../dispatcher/store.js';
-import { HEALTH_FIELDS, WEBHOOK_FIELDS } from '../dispatcher/webhook-fields.js';
+import { DELIVERY_STATE_FIELDS } from '../ports/delivery-fields.js';
+import type { AttemptQuery, DeliveryQuery } from '../ports/dispatch-store.js';
+import type { ClaimSubject } from '../ports/claim-plan.js';
+import type { WebhookHealth } from '../ports/dispatch-store.js';
+import { HEALTH_FIELDS, WEBHOOK_FIELDS } from '../ports/webhook-fields.js';
 import { attemptRows, deliveryRows, EVENT_COLUMNS, JOB_COLUMNS, WEBHOOK_COLUMNS, type EventRow, type JobRow, type WebhookRow } from './dispatch-rows.js';
 import type { Statement } from 'better-sqlite3';
 import type { SqliteConnection } from './driver.js';

@@ -2,7 +2,7 @@ import type { Statement } from 'better-sqlite3';
 import { z } from 'zod';
 import { parseOptions } from '../configuration.js';
 import { parseArgument } from '../parse-argument.js';
-import type { DeliveryStatus } from '../dispatcher/statuses.js';
+import type { DeliveryStatus } from '../ports/dispatch-statuses.js';
 import type {
   AttemptQuery,
   AttemptRecording,
@@ -23,12 +23,12 @@ import type {
   WebhookActivity,
   WebhookChanges,
   WebhookHealth,
-} from '../dispatcher/store.js';
+} from '../ports/dispatch-store.js';
 import { sameHealth } from '../dispatcher/webhook-health.js';
-import { claimRooms, fairOrder, rateTatAfter, type ClaimCandidate, type ClaimSubject } from '../dispatcher/claim-plan.js';
+import { claimRooms, fairOrder, rateTatAfter, type ClaimCandidate, type ClaimSubject } from '../ports/claim-plan.js';
 import { asPromise } from './as-promise.js';
 import { openConnection, sqliteConnectionShape, sqliteTarget, type SqliteConnectionOptions } from './connection.js';
-import type { SqliteDatabase } from './database.js';
+import type { SqliteDatabase } from '../ports/sqlite-database.js';
 import { DISPATCH_MIGRATIONS } from './dispatch-migrations.js';
 import { attemptRows, bit, deliveryRows, toEvent, toJob, toWebhook, webhookRow, type JobRow } from './dispatch-rows.js';
 import { countDeliveriesSql, exportAttemptsSql, filter, listDeliveriesSql, prepareStatements, type DispatchStatements } from './dispatch-statements.js';

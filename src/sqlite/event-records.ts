@@ -1,4 +1,4 @@
-import type { EventRecord, EventRecordQuery, EventRecords, EventRecordState } from '../store/event-records.js';
+import type { EventRecord, EventRecordQuery, EventRecords, EventRecordState } from '../ports/event-records.js';
 import { asPromise } from './as-promise.js';
 import type { SqliteConnection } from './driver.js';
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { ClaimedInboxEvent, EnqueueResult, InboxCompletion, InboxFailure, InboxFilter, InboxInput, InboxStats, InboxStore } from '../store/inbox.js';
-import { DEFAULT_INBOX_LIST_LIMIT, insertedColumns, inboxStats, INBOX_COLUMNS, toClaimed, toInboxEvent, type InboxRow } from '../store/inbox-rows.js';
+import type { ClaimedInboxEvent, EnqueueResult, InboxCompletion, InboxFailure, InboxFilter, InboxInput, InboxStats, InboxStore } from '../ports/inbox.js';
+import { DEFAULT_INBOX_LIST_LIMIT, insertedColumns, inboxStats, INBOX_COLUMNS, toClaimed, toInboxEvent, type InboxRow } from '../ports/inbox-rows.js';
 import { asPromise } from './as-promise.js';
 import type { SqliteConnection } from './driver.js';
 import type { GroupCommit } from './group-commit.js';

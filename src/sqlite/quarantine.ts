@@ -1,6 +1,6 @@
 import { newId } from '../ids.js';
-import { quarantineKey } from '../store/quarantine-key.js';
-import type { QuarantinedEvent, QuarantineInput, QuarantineStore } from '../store/types.js';
+import { quarantineKey } from '../ports/quarantine-key.js';
+import type { QuarantinedEvent, QuarantineInput, QuarantineStore } from '../ports/idempotency-store.js';
 import { asPromise } from './as-promise.js';
 import type { SqliteConnection } from './driver.js';
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { ClaimRequest, DeliveryJob, DispatchStore } from '../../src/dispatcher/index.js';
-import { recordingOf } from '../../src/dispatcher/attempt-recording.js';
-import { afterAttempt } from '../../src/dispatcher/schedule.js';
-import { attemptOf, NOW, storedEvent, webhook, type DispatchStoreFixture } from './store-contract.js';
+import type { ClaimRequest, DeliveryJob, DispatchStore } from '../dispatcher/index.js';
+import { recordingOf } from '../dispatcher/attempt-recording.js';
+import { afterAttempt } from '../dispatcher/schedule.js';
+import { attemptOf, NOW, storedEvent, webhook, type DispatchStoreFixture } from './dispatch-store-contract.js';
 
 /** Claims happen at CLAIM_AT; their leases last a minute from then. */
 const CLAIM_AT = NOW + 1_000_000;

@@ -12,15 +12,15 @@ import {
   type NewAttempt,
   type RecordedAttempt,
   type StoredWebhook,
-} from '../../src/dispatcher/index.js';
-import { recordingOf } from '../../src/dispatcher/attempt-recording.js';
-import { DISPATCH_LEASE_MARGIN_MS } from '../../src/dispatcher/defaults.js';
-import { afterAttempt, type DeliveryTransition } from '../../src/dispatcher/schedule.js';
-import { HEALTHY } from '../../src/dispatcher/webhook-health.js';
-import { createTestEvent } from '../../src/testing/index.js';
-import { FakeClock } from '../helpers/clock.js';
-import { withServer } from '../helpers/server.js';
-import { clockedDispatcher, MINUTE, Receiver, testDispatcher } from './fixtures.js';
+} from '../dispatcher/index.js';
+import { recordingOf } from '../dispatcher/attempt-recording.js';
+import { DISPATCH_LEASE_MARGIN_MS } from '../dispatcher/defaults.js';
+import { afterAttempt, type DeliveryTransition } from '../dispatcher/schedule.js';
+import { HEALTHY } from '../dispatcher/webhook-health.js';
+import { createTestEvent } from './index.js';
+import { FakeClock } from '../../test/helpers/clock.js';
+import { withServer } from '../../test/helpers/server.js';
+import { clockedDispatcher, MINUTE, Receiver, testDispatcher } from '../../test/dispatcher/fixtures.js';
 
 /**
  * One database for one test, as every DispatchStore implementation provides it. `open()`

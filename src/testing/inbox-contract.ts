@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { IdempotencyStore, InboxInput, InboxStore, ObjectVersion } from '../../src/index.js';
-import { MIN_RETENTION_MS } from '../../src/store/types.js';
+import type { IdempotencyStore, InboxInput, InboxStore, ObjectVersion } from '../index.js';
+import { MIN_RETENTION_MS } from '../ports/idempotency-store.js';
 
 const LEASE = 60_000;
 const T0 = Date.UTC(2026, 10, 22, 9, 0, 0);

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { IdempotencyStore, QuarantineInput } from '../../src/index.js';
-import { MIN_RETENTION_MS } from '../../src/store/types.js';
+import type { IdempotencyStore, QuarantineInput } from '../index.js';
+import { MIN_RETENTION_MS } from '../ports/idempotency-store.js';
 
 const LEASE = 30_000;
 const T0 = Date.UTC(2026, 10, 22, 9, 0, 0);

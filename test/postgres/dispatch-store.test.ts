@@ -1,6 +1,6 @@
 import { postgresDispatchStore } from '../../src/postgres/index.js';
-import { describeFairClaims } from '../dispatcher/claim-contract.js';
-import { closeWhenFinished, describeDispatchStore, type DispatchStoreFixture } from '../dispatcher/store-contract.js';
+import { describeFairClaims } from '../../src/testing/claim-contract.js';
+import { closeWhenFinished, describeDispatchStore, type DispatchStoreFixture } from '../../src/testing/dispatch-store-contract.js';
 import { describePostgres, useTestDatabase } from '../helpers/postgres.js';
 
 describePostgres('PostgreSQL', () => {

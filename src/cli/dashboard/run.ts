@@ -6,7 +6,7 @@ import type { Dispatcher } from '../../dispatcher/dispatcher.js';
 import type { LogFn, Logger } from '../../logger.js';
 import { sqliteStore } from '../../sqlite/idempotency-store.js';
 import { sqliteFileHasTable } from '../../sqlite/inspect.js';
-import type { IdempotencyStore } from '../../store/types.js';
+import type { IdempotencyStore } from '../../ports/idempotency-store.js';
 import type { CommandContext } from '../context.js';
 import type { Output } from '../output.js';
 import type { DashboardCommandOptions } from '../dashboard.js';

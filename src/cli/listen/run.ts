@@ -1,4 +1,4 @@
-import { memoryStore } from '../../store/memory.js';
+import { memoryStore } from '../../memory/idempotency-store.js';
 import { sqliteStore } from '../../sqlite/idempotency-store.js';
 import type { CommandContext } from '../context.js';
 import type { ListenOptions } from '../listen.js';
