@@ -104,6 +104,10 @@ async function start(valid: ValidSandboxOptions, db: ReturnType<typeof openConne
   const dispatcher = new Dispatcher({
     store: sqliteDispatchStore(db),
     clock: clock.now,
+    // Signed as the platform signs: with the time of the attempt. The sandbox clock drives what the
+    // platform's clock would (created, due dates, renewals, which attempt is due), never the
+    // receiver's freshness window, which stays on the wall clock like the receiver's own.
+    signingClock: Date.now,
     allowInsecureUrls: true,
     timeoutMs: valid.deliveryTimeoutMs,
     // No slow start: the out-of-order fault holds a window of deliveries open at once.

@@ -15,7 +15,7 @@ describe('createSandbox', () => {
   it('without a seed follows the wall clock, so a receiver checking freshness against Date.now accepts its deliveries', async () => {
     const sandbox = await createSandbox();
     cleanups.push(() => sandbox.close());
-    const receiver = await new TestReceiver(Date.now).start();
+    const receiver = await new TestReceiver().start();
     cleanups.push(() => receiver.close());
     expect(Math.abs(sandbox.now() - Date.now())).toBeLessThan(5_000);
     const call = apiClient(sandbox);
