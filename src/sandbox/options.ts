@@ -5,6 +5,7 @@ import { DELIVERY_TIMEOUT_MS } from '../dispatcher/defaults.js';
 import { isLogger, type LoggerOption } from '../logger.js';
 import { faultsInput, type FaultsInput } from './faults.js';
 import { PLAN_LIMITS_PER_MINUTE, type SandboxPlan } from './http/rate-limit.js';
+import type { SandboxWebhookStatusChange } from './webhook-status.js';
 
 /** The options of `createSandbox()`; every one is checked when it runs. */
 export interface SandboxOptions {
@@ -30,8 +31,17 @@ export interface SandboxOptions {
   startAt?: Date | string | number;
   /** The Dispatcher's logger, or `false`. @default false */
   logger?: LoggerOption;
-  /** Called after every delivery attempt is recorded (the Dispatcher's onAttempt). */
+  /**
+   * Called after every delivery attempt is recorded (the Dispatcher's onAttempt), in the
+   * sandbox's terms: `webhook_id` is the sandbox's `wh_…` id and `url` the receiver's URL.
+   */
   onAttempt?: (report: AttemptReport) => void;
+  /**
+   * Called when a webhook is disabled (by the disable rule: every attempt failing for 72 h of
+   * sandbox time; or by `PATCH /v1/webhooks/{id} {"status": "disabled"}`) or made active again.
+   * @example onWebhookStatus: (change) => console.log(change.webhook_id, change.message)
+   */
+  onWebhookStatus?: (change: SandboxWebhookStatusChange) => void;
 }
 
 /** The clock's start in a seeded run: a Monday morning in Vienna's winter (UTC). */
@@ -55,6 +65,7 @@ const sandboxOptions = z.strictObject({
   startAt: time.optional(),
   logger: z.union([z.literal(false), z.custom<Exclude<LoggerOption, false>>(isLogger)], { error: 'must be a logger (debug, info, warn, error, child) or false' }).default(false),
   onAttempt: callable<(report: AttemptReport) => void>('(report) => void').optional(),
+  onWebhookStatus: callable<(change: SandboxWebhookStatusChange) => void>('(change) => void').optional(),
 });
 
 export type ValidSandboxOptions = z.output<typeof sandboxOptions>;

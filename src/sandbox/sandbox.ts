@@ -4,7 +4,9 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Dispatcher } from '../dispatcher/dispatcher.js';
+import type { AttemptReport } from '../dispatcher/attempt-report.js';
 import { DEFAULT_MAX_IN_FLIGHT_PER_WEBHOOK } from '../dispatcher/defaults.js';
+import { contained } from '../contained.js';
 import { resolveLogger } from '../logger.js';
 import { openConnection } from '../sqlite/connection.js';
 import { sqliteDispatchStore } from '../sqlite/dispatch-store.js';
@@ -30,6 +32,7 @@ import { uvaRoutes } from './resources/uva.js';
 import { webhookRoutes } from './resources/webhooks.js';
 import { advanceClock } from './timeline.js';
 import { WebhookRegistry } from './webhook-registry.js';
+import { inSandboxTerms } from './attempt-terms.js';
 
 /** A running sandbox: its address, its key, its clock. */
 export interface Sandbox {
@@ -101,6 +104,9 @@ async function start(valid: ValidSandboxOptions, db: ReturnType<typeof openConne
   const apiKey = valid.apiKey ?? state.get<string>('api_key') ?? `sk_test_${ids.next('key').slice(4)}`;
   state.set('api_key', apiKey);
   const logger = resolveLogger(valid.logger, 'dispatcher');
+  // The Dispatcher reports in its own terms (its ids, the proxy's URL); the registry, made once
+  // the Dispatcher exists, names each attempt and disable the way the sandbox API does.
+  let webhooks: WebhookRegistry | null = null;
   const dispatcher = new Dispatcher({
     store: sqliteDispatchStore(db),
     clock: clock.now,
@@ -113,10 +119,22 @@ async function start(valid: ValidSandboxOptions, db: ReturnType<typeof openConne
     // No slow start: the out-of-order fault holds a window of deliveries open at once.
     initialInFlightPerWebhook: DEFAULT_MAX_IN_FLIGHT_PER_WEBHOOK,
     logger: valid.logger,
-    ...(valid.onAttempt === undefined ? {} : { onAttempt: valid.onAttempt }),
+    onWebhookAlert: (alert) => {
+      if (alert.type === 'webhook.disabled') webhooks?.announceDisabled(alert.webhook_id, { disabled_at: alert.disabled_at ?? alert.last_failure_at, failing_since: alert.failing_since });
+    },
+    ...(valid.onAttempt === undefined ? {} : { onAttempt: (report: AttemptReport) => valid.onAttempt?.(webhooks === null ? report : inSandboxTerms(report, webhooks)) }),
   });
   const pump = new DeliveryPump(dispatcher, (error) => logger.error({ err: error }, 'sandbox delivery run failed'));
-  const webhooks = new WebhookRegistry({ db, dispatcher, ids, clock, defaultFaults: valid.faults });
+  webhooks = new WebhookRegistry({
+    db,
+    dispatcher,
+    ids,
+    clock,
+    defaultFaults: valid.faults,
+    onStatus: (change) => {
+      if (valid.onWebhookStatus !== undefined) contained(() => valid.onWebhookStatus?.(change), (error) => logger.error({ err: error }, 'The onWebhookStatus hook threw'));
+    },
+  });
   const context: SandboxContext = {
     objects: new ObjectStore(db),
     ids,

@@ -56,6 +56,44 @@ describe('VALIDATION_ERROR with field and reason', () => {
     expect(answer.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { field, reason: expect.any(String) } });
   });
 
+  // The reason is what a developer reads to fix the request: its text is the feature here.
+  it.each([
+    ['an amount in euros', '/invoices', { customer_id: 'x', amount: 119.5, currency: 'EUR' }, 422, 'amount', 'must be an integer number of cents', 'amount must be an integer number of cents'],
+    ['an amount as a string', '/invoices', { customer_id: 'x', amount: '100', currency: 'EUR' }, 422, 'amount', 'must be a number, not a string', 'amount must be a number, not a string'],
+    ['a negative amount', '/transactions', { customer_id: 'x', amount: -5, currency: 'EUR' }, 422, 'amount', 'must be a positive number of cents', 'amount must be a positive number of cents'],
+    ['a missing amount', '/invoices', { customer_id: 'x', currency: 'EUR' }, 422, 'amount', 'is required', 'amount is required'],
+    ['a name that is a number', '/customers', { name: 42 }, 422, 'name', 'must be a string, not a number', 'name must be a string, not a number'],
+    ['events as a string', '/webhooks', { url: 'https://localhost:9/hook', events: '*' }, 422, 'events', 'must be an array, not a string', 'events must be an array, not a string'],
+    ['a JSON array body', '/customers', [{ name: 'A' }], 422, '', 'the body must be a JSON object, not an array', 'The body must be a JSON object, not an array'],
+    ['a JSON string body', '/customers', '"Huber"', 422, '', 'the body must be a JSON object, not a string', 'The body must be a JSON object, not a string'],
+    ['a body that is not JSON', '/customers', '{"name":', 400, '', 'the body must be JSON', 'The body must be JSON'],
+    ['an ftp URL', '/webhooks', { url: 'ftp://localhost/hook', events: ['*'] }, 422, 'url', 'must use https, not ftp:', 'url must use https, not ftp:'],
+    [
+      'plain http to another host',
+      '/webhooks',
+      { url: 'http://example.com/hook', events: ['*'] },
+      422,
+      'url',
+      'must use https: plain http is allowed only to localhost, 127.0.0.1 or [::1], not to example.com',
+      'url must use https: plain http is allowed only to localhost, 127.0.0.1 or [::1], not to example.com',
+    ],
+    ['a URL with credentials', '/webhooks', { url: 'https://me:pw@localhost/hook', events: ['*'] }, 422, 'url', 'must not contain credentials (user:password@); send them in a custom header', 'url must not contain credentials (user:password@); send them in a custom header'],
+    ['a relative URL', '/webhooks', { url: '/hook', events: ['*'] }, 422, 'url', 'must be an absolute URL, such as https://receiver.example/webhooks', 'url must be an absolute URL, such as https://receiver.example/webhooks'],
+    [
+      'https to another loopback address',
+      '/webhooks',
+      { url: 'https://127.0.0.2/hook', events: ['*'] },
+      422,
+      'url',
+      'must reach the public internet, or plain http to localhost, 127.0.0.1 or [::1]; 127.0.0.2 is a loopback address',
+      'url must reach the public internet, or plain http to localhost, 127.0.0.1 or [::1]; 127.0.0.2 is a loopback address',
+    ],
+  ])('%s → %i, %s: "%s"', async (_name, path, body, status, field, reason, message) => {
+    const answer = await call('POST', path, body);
+    expect(answer.status).toBe(status);
+    expect(answer.body.error).toEqual({ code: 'VALIDATION_ERROR', message, details: { field, reason } });
+  });
+
   it('a transition the object cannot make is VALIDATION_ERROR on status: sending an invoice twice', async () => {
     const invoice = (await call('POST', '/invoices', { customer_id: customerId, amount: 1000, currency: 'EUR' })).body.data;
     expect((await call('POST', `/invoices/${invoice.id}/send`)).status).toBe(200);
@@ -100,7 +138,16 @@ describe('pagination', () => {
     expect(first.body.data[0].id).toBe(customerId);
     const last = await call('GET', '/customers?per_page=100&page=2&order=asc');
     expect((last.body.data as { name: string }[]).map((customer) => customer.name)).toEqual(['Kunde 100', 'Kunde 101', 'Kunde 102', 'Kunde 103', 'Kunde 104']);
-    expect((await call('GET', '/customers?per_page=100&page=3')).body.data).toEqual([]);
+  });
+
+  it('refuses a page beyond the last with VALIDATION_ERROR on page, saying which is the last; page 1 of an empty list is empty', async () => {
+    const beyond = await call('GET', '/customers?per_page=100&page=3');
+    expect(beyond.status).toBe(400);
+    expect(beyond.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { field: 'page', reason: 'must be at most 2, the last page (105 entries at per_page 100)' } });
+    const empty = await call('GET', '/sandbox/uva?page=1');
+    expect(empty.status).toBe(200);
+    expect(empty.body).toEqual({ data: [], pagination: { page: 1, per_page: 20, total_count: 0, total_pages: 0 } });
+    expect((await call('GET', '/sandbox/uva?page=2')).status).toBe(400);
   });
 
   it('sorts by a field and returns only the fields asked for', async () => {
@@ -113,6 +160,8 @@ describe('pagination', () => {
     ['per_page=0', 'per_page'],
     ['page=0', 'page'],
     ['page=-1', 'page'],
+    ['page=9007199254740993', 'page'],
+    ['page=1e3', 'page'],
     ['per_page=ten', 'per_page'],
     ['order=up', 'order'],
     ['sort=colour', 'sort'],

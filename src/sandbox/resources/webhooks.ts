@@ -18,9 +18,24 @@ const events = z
   .min(1, { error: 'must name at least one event type' })
   .transform((list) => list as EventPattern[]);
 const createWebhook = z.strictObject({ url: z.string({ error: 'must be an https URL' }), events });
-const updateWebhook = z.strictObject({ events });
+const updateWebhook = z
+  .strictObject({
+    events: events.optional(),
+    status: z.enum(['active', 'disabled'], { error: 'must be active or disabled' }).optional(),
+    replay_skipped: z.boolean({ error: 'must be true or false' }).optional(),
+  })
+  .superRefine((input, context) => {
+    if (input.events === undefined && input.status === undefined) context.addIssue({ code: 'custom', path: [], message: 'the body must give events, status or both' });
+    if (input.replay_skipped !== undefined && input.status !== 'active') {
+      context.addIssue({ code: 'custom', path: ['replay_skipped'], message: 'goes with "status": "active": it sends the skipped events of a webhook being enabled' });
+    }
+  });
 
-/** The document's webhook management table, exactly, plus the sandbox's look into deliveries and faults. */
+/**
+ * The document's webhook management table, exactly, plus the sandbox's look into deliveries and
+ * faults; `PATCH` also takes `status` (`active` enables a disabled webhook, with
+ * `replay_skipped: true` its skipped events too; `disabled` disables it).
+ */
 export function webhookRoutes(context: SandboxContext, faultLog: FaultLog): Route[] {
   const { webhooks, dispatcher } = context;
   const deliveryOf = async (webhook: WebhookEntry, deliveryId: string) => {
@@ -66,7 +81,17 @@ export function webhookRoutes(context: SandboxContext, faultLog: FaultLog): Rout
       },
     },
     { method: 'GET', path: '/v1/webhooks/:id', handler: async ({ params }) => ok(await webhooks.get(params.id!)) },
-    { method: 'PATCH', path: '/v1/webhooks/:id', handler: async ({ params, body }) => ok(await webhooks.updateEvents(params.id!, parseInput(updateWebhook, body).events)) },
+    {
+      method: 'PATCH',
+      path: '/v1/webhooks/:id',
+      handler: async ({ params, body }) => {
+        const change = parseInput(updateWebhook, body);
+        const updated = await webhooks.update(params.id!, change);
+        // Enabled: its pending deliveries and the replayed ones are due now.
+        if (change.status === 'active') context.pump.kick();
+        return ok(updated);
+      },
+    },
     {
       method: 'DELETE',
       path: '/v1/webhooks/:id',
