@@ -1,12 +1,15 @@
 import type { AttemptReport } from '../dispatcher/attempt-report.js';
-import { createSandbox } from '../sandbox/sandbox.js';
+import { ConfigurationError } from '../errors.js';
+import type { SandboxOptions } from '../sandbox/options.js';
+import { createSandbox, type Sandbox } from '../sandbox/sandbox.js';
+import { CliError } from './errors.js';
 import type { CommandContext } from './context.js';
 import type { SandboxStartOptions } from './sandbox.js';
 
 /** Runs the sandbox until Ctrl-C (or SIGTERM): prints where it is and each delivery attempt. */
 export async function runSandbox(context: CommandContext, options: SandboxStartOptions): Promise<void> {
   const { output } = context;
-  const sandbox = await createSandbox({
+  const sandbox = await startSandbox({
     port: options.port,
     plan: options.plan,
     faults: options.fault,
@@ -30,6 +33,18 @@ export async function runSandbox(context: CommandContext, options: SandboxStartO
   await context.io.stopRequests.wait();
   await sandbox.close();
   if (!options.json) output.note('Stopped.');
+}
+
+/** createSandbox, with a port in use said as `listen` and `dashboard` say it. */
+async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
+  try {
+    return await createSandbox(options);
+  } catch (error) {
+    if (error instanceof ConfigurationError && error.details.option === 'port' && (error.cause as NodeJS.ErrnoException | undefined)?.code === 'EADDRINUSE') {
+      throw new CliError('INVALID_OPTION', `port ${options.port ?? ''} is already in use; pick another with --port`, { option: '--port', port: options.port }, { cause: error });
+    }
+    throw error;
+  }
 }
 
 function showAttempt(context: CommandContext, { attempt, delivery }: AttemptReport, json: boolean): void {

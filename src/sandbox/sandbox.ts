@@ -7,6 +7,7 @@ import { Dispatcher } from '../dispatcher/dispatcher.js';
 import type { AttemptReport } from '../dispatcher/attempt-report.js';
 import { DEFAULT_MAX_IN_FLIGHT_PER_WEBHOOK } from '../dispatcher/defaults.js';
 import { contained } from '../contained.js';
+import { ConfigurationError } from '../errors.js';
 import { resolveLogger } from '../logger.js';
 import { openConnection } from '../sqlite/connection.js';
 import { sqliteDispatchStore } from '../sqlite/dispatch-store.js';
@@ -67,7 +68,8 @@ const RETRY_POLL_MS = 1_000;
  * Dispatcher with the sandbox clock, and the fault proxy between that Dispatcher and your
  * receivers.
  *
- * @throws ConfigurationError for an unusable option, here, before anything is opened
+ * @throws ConfigurationError for an unusable option, here, before anything is opened; on `port`
+ *   when the port is already in use
  * @example
  * const sandbox = await createSandbox({ seed: 42 });
  * const answer = await fetch(`${sandbox.url}/customers`, {
@@ -225,11 +227,16 @@ function newAccount(ids: IdFactory, valid: ValidSandboxOptions): SandboxAccount 
   };
 }
 
+/** @throws ConfigurationError on `port` when it is in use (the cause keeps Node's EADDRINUSE) or cannot be listened on */
 function listen(server: Server, port: number): Promise<number> {
   return new Promise((resolve, reject) => {
-    server.once('error', reject);
+    const refuse = (error: NodeJS.ErrnoException) => {
+      const reason = error.code === 'EADDRINUSE' ? `${port} is already in use; pick another (0 picks a free one)` : `${port} cannot be listened on at 127.0.0.1: ${error.message}`;
+      reject(new ConfigurationError({ option: 'port', reason }, `createSandbox: option port ${reason}`, { cause: error }));
+    };
+    server.once('error', refuse);
     server.listen(port, '127.0.0.1', () => {
-      server.off('error', reject);
+      server.off('error', refuse);
       resolve((server.address() as AddressInfo).port);
     });
   });

@@ -67,6 +67,18 @@ describe('acct-webhook sandbox', () => {
     expectOneLineError(await runCommand(argv), code, exitCode);
   });
 
+  it('refuses a port in use with one line, as listen and dashboard do', async () => {
+    const { run, url } = await startSandbox([]);
+    try {
+      const port = new URL(url).port;
+      const taken = await runCommand(['sandbox', '--port', port]);
+      expectOneLineError(taken, 'INVALID_OPTION', 2);
+      expect(taken.stderr).toBe(`acct-webhook sandbox: port ${port} is already in use; pick another with --port [INVALID_OPTION]\n`);
+    } finally {
+      await run.stop();
+    }
+  });
+
   it('answers a refused request with the API code: a wrong key is UNAUTHORIZED', async () => {
     const { run, url } = await startSandbox([]);
     try {

@@ -48,6 +48,13 @@ describe('createSandbox', () => {
     expect(next.id > customer.id).toBe(true);
   });
 
+  it('refuses a port in use with INVALID_CONFIGURATION on port (the cause keeps EADDRINUSE)', async () => {
+    const first = await createSandbox();
+    cleanups.push(() => first.close());
+    const refused = await createSandbox({ port: first.port }).catch((error: unknown) => error);
+    expect(refused).toMatchObject({ code: 'INVALID_CONFIGURATION', details: { option: 'port' }, cause: { code: 'EADDRINUSE' } });
+  });
+
   it.each([
     [{ port: 70_000 }, 'port'],
     [{ seed: -1 }, 'seed'],
