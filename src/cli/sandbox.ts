@@ -61,7 +61,7 @@ export function sandboxCommand(context: CommandContext): Command {
         ['acct-webhook sandbox', `the sandbox on ${DEFAULT_SANDBOX_URL}; prints the test key`],
         ['acct-webhook sandbox --seed 42 --db sandbox.db', 'reproducible, kept in a file'],
         ['acct-webhook sandbox --fault duplicate --fault out-of-order=3', 'every webhook gets each delivery twice, newest first'],
-        ['acct-webhook sandbox clock --advance 30d --api-key sk_test_…', 'in another terminal: a month passes (overdue invoices, renewals, retries)'],
+        ['acct-webhook sandbox clock --advance 30d --api-key sk_test_…', 'in another terminal: a month passes (overdue invoices, renewals, retries); the banner prints this command ready to run'],
       ),
     )
     .action(async (options: SandboxStartOptions) => {
@@ -93,9 +93,13 @@ function clockCommand(context: CommandContext): Command {
 
 function faultsCommand(context: CommandContext): Command {
   return withClientOptions(new Command('faults'))
-    .summary("show or set a webhook's faults in a running sandbox")
-    .description('Without fault options, prints the webhook\'s faults. With any, replaces them: the options left out are off.')
-    .argument('<webhook-id>', 'the wh_… id the sandbox answered')
+    .summary('show, set or clear the faults of a running sandbox')
+    .description(
+      "With a webhook id: prints its faults; with fault options, replaces them (the options left out are off); with --clear, turns them off. " +
+        'Without one: prints the faults of new webhooks and of every webhook; with --clear, turns every fault off, those of webhooks registered later too.',
+    )
+    .argument('[webhook-id]', 'the wh_… id the sandbox answered')
+    .option('--clear', 'turn the faults off: of this webhook, or without an id every fault of the sandbox')
     .option('--duplicate', 'deliver every attempt twice')
     .option('--out-of-order <n>', 'hold attempts until n wait, then send them newest first', positiveInteger('--out-of-order', 20))
     .option('--delay <ms>', 'wait this long before forwarding each attempt', positiveInteger('--delay', 60_000))
@@ -106,11 +110,12 @@ function faultsCommand(context: CommandContext): Command {
       examples(
         [`acct-webhook sandbox faults wh_… --api-key sk_test_…`, "the webhook's faults"],
         ['acct-webhook sandbox faults wh_… --duplicate --out-of-order 3', `each delivery twice, newest first (${SANDBOX_KEY_ENV} set)`],
+        ['acct-webhook sandbox faults --clear', `every fault off (${SANDBOX_KEY_ENV} set)`],
       ),
     )
-    .action(async (webhookId: string, _options: unknown, command: Command) => {
+    .action(async (webhookId: string | undefined, _options: unknown, command: Command) => {
       const { runSandboxFaults } = await import('./sandbox-client.js');
-      const options = clientOptions<{ duplicate?: boolean; outOfOrder?: number; delay?: number; timeout?: number; drop?: number }>(command);
+      const options = clientOptions<{ duplicate?: boolean; outOfOrder?: number; delay?: number; timeout?: number; drop?: number; clear?: boolean }>(command);
       const faults: FaultFlags = {
         ...(options.duplicate ? { duplicate: true } : {}),
         ...(options.outOfOrder === undefined ? {} : { out_of_order: { window: options.outOfOrder } }),

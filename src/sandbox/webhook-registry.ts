@@ -33,6 +33,12 @@ export interface WebhookChange {
   replay_skipped?: boolean | undefined;
 }
 
+/** `GET /v1/sandbox/faults`: the faults of new registrations and of each live one. */
+export interface FaultsView {
+  new_webhooks: Faults;
+  webhooks: { webhook_id: string; url: string; faults: Faults }[];
+}
+
 /** The sandbox's row of a registration, joined with the Dispatcher's. */
 export interface WebhookEntry {
   id: string;
@@ -69,8 +75,12 @@ export class WebhookRegistry {
   /** Proves to the proxy that a request comes from this sandbox's Dispatcher. */
   private readonly proxyToken = randomBytes(16).toString('hex');
   private proxyBase = '';
+  /** Faults of a new registration: the start's, until every fault is cleared. */
+  private defaultFaults: Faults;
 
-  constructor(private readonly options: WebhookRegistryOptions) {}
+  constructor(private readonly options: WebhookRegistryOptions) {
+    this.defaultFaults = options.defaultFaults;
+  }
 
   /** Is this the header value the Dispatcher sends with every attempt? Compared in constant time. */
   isProxyToken(value: string | string[] | undefined): boolean {
@@ -89,7 +99,7 @@ export class WebhookRegistry {
     const { dispatcher, db, ids, clock } = this.options;
     const created = await asValidation(() => dispatcher.webhooks.create({ url, events }), url);
     await dispatcher.webhooks.update(created.id, this.proxyTarget(created.id));
-    const row: Row = { id: ids.next('wh'), dispatcher_id: created.id, url: created.url, faults: JSON.stringify(this.options.defaultFaults), created_at: clock.now() };
+    const row: Row = { id: ids.next('wh'), dispatcher_id: created.id, url: created.url, faults: JSON.stringify(this.defaultFaults), created_at: clock.now() };
     db.prepare('INSERT INTO sandbox_webhooks (id, dispatcher_id, url, faults, created_at) VALUES (@id, @dispatcher_id, @url, @faults, @created_at)').run(row);
     return { ...this.view(row, created), secret: created.secret };
   }
@@ -158,6 +168,18 @@ export class WebhookRegistry {
     return { ...(await this.get(id)), secret };
   }
 
+  /** The faults in effect: those every new registration gets, and each live registration's. */
+  faultsView(): FaultsView {
+    return { new_webhooks: this.defaultFaults, webhooks: this.rows().map((row) => ({ webhook_id: row.id, url: row.url, faults: entryOf(row).faults })) };
+  }
+
+  /** Turns every fault off: those of every live registration and those new ones would get. */
+  clearFaults(off: Faults): FaultsView {
+    this.defaultFaults = off;
+    this.options.db.prepare('UPDATE sandbox_webhooks SET faults = ? WHERE deleted_at IS NULL').run(JSON.stringify(off));
+    return this.faultsView();
+  }
+
   setFaults(id: string, faults: Faults): Faults {
     this.row(id);
     this.options.db.prepare('UPDATE sandbox_webhooks SET faults = ? WHERE id = ?').run(JSON.stringify(faults), id);
@@ -179,13 +201,6 @@ export class WebhookRegistry {
   anyByDispatcherId(dispatcherId: string): WebhookEntry | undefined {
     const row = this.rowByDispatcherId(dispatcherId, { deleted: true });
     return row === undefined ? undefined : entryOf(row);
-  }
-
-  /** Live registrations with at least one fault on, for the start-up banner. */
-  withFaults(): WebhookEntry[] {
-    return this.rows()
-      .map(entryOf)
-      .filter((entry) => activeFaults(entry.faults));
   }
 
   private announce(row: Row, registration: WebhookRegistration, replayed: number | null): void {
@@ -232,10 +247,6 @@ function entryOf(row: Row): WebhookEntry {
   return { id: row.id, dispatcherId: row.dispatcher_id, url: row.url, faults: JSON.parse(row.faults) as Faults };
 }
 
-/** Whether any fault is on. */
-export function activeFaults(faults: Faults): boolean {
-  return faults.duplicate || faults.out_of_order !== null || faults.delay_ms > 0 || faults.timeout_first_attempts > 0 || faults.drop_first_attempts > 0;
-}
 
 /** The Dispatcher's refusal of a URL or an event list, as the sandbox's VALIDATION_ERROR with a reason that says what is wrong. */
 async function asValidation<T>(work: () => Promise<T>, url = ''): Promise<T> {

@@ -35,22 +35,75 @@ describe('acct-webhook sandbox', () => {
     expect(fixed.apiKey).toBe('sk_test_fixedkey123');
   });
 
-  it('gives every new webhook the --fault faults, prints each attempt, and `sandbox clock` / `sandbox faults` drive it', async () => {
+  it('gives every new webhook the --fault faults, lists them in the banner, prints each attempt with its webhook, and `sandbox clock` / `sandbox faults` drive it', async () => {
     const { run, url, apiKey } = await startSandbox(['--seed', '1', '--fault', 'drop=2', '--fault', 'duplicate']);
     try {
+      await run.waitForOutput(/ {2}Faults: +duplicate, drop=2 on new webhooks\n/);
+      await run.waitForOutput(/ {2}Clear every fault: +acct-webhook sandbox faults --clear --url \S+ --api-key \S+\n/);
       const call = apiClient({ url, apiKey });
       const webhook = (await call('POST', '/webhooks', { url: 'http://127.0.0.1:9/hook', events: ['customer.*'] })).body.data;
       expect((await call('GET', `/sandbox/webhooks/${webhook.id}/faults`)).body.data).toMatchObject({ drop_first_attempts: 2, duplicate: true });
       await call('POST', '/customers', { name: 'Huber' });
-      await run.waitForOutput(/customer\.created +evt_\w+ +attempt 1: 503 → retrying/);
+      await run.waitForOutput(new RegExp(`customer\\.created +evt_\\w+ → ${webhook.id} http://127\\.0\\.0\\.1:9/hook +attempt 1: 503 → retrying`));
 
       const clock = await runCommand(['sandbox', 'clock', '--advance', '1d', '--url', url, '--api-key', apiKey]);
       expect(clock).toMatchObject({ exitCode: 0, stdout: '2026-01-06T08:00:02.000Z\n' });
-      await run.waitForOutput(/attempt 3: connection → retrying/);
+      await run.waitForOutput(new RegExp(`→ ${webhook.id} http://127\\.0\\.0\\.1:9/hook +attempt 3: connection → retrying`));
 
       const faults = await runCommand(['sandbox', 'faults', webhook.id, '--out-of-order', '3', '--url', url], { env: { ACCT_SANDBOX_API_KEY: apiKey } });
       expect(faults.exitCode).toBe(0);
       expect(JSON.parse(faults.stdout)).toEqual({ duplicate: false, out_of_order: { window: 3, max_wait_ms: 1000 }, delay_ms: 0, timeout_first_attempts: 0, drop_first_attempts: 0 });
+    } finally {
+      await run.stop();
+    }
+  });
+
+  it('prints when a webhook is disabled (when, why, how to enable it) and when it is enabled again', async () => {
+    const { run, url, apiKey } = await startSandbox(['--seed', '4']);
+    try {
+      const call = apiClient({ url, apiKey });
+      const webhook = (await call('POST', '/webhooks', { url: 'http://127.0.0.1:9/hook', events: ['customer.*'] })).body.data;
+      for (let day = 0; day < 4; day++) {
+        await call('POST', '/customers', { name: `Kunde ${day}` });
+        await call('POST', '/sandbox/clock', { advance: '1d' });
+      }
+      const [line] = await run.waitForOutput(new RegExp(`^\\S+ {2}webhook ${webhook.id} http://127\\.0\\.0\\.1:9/hook: Disabled: .+$`, 'm'));
+      expect(line).toMatch(
+        /^2026-01-08T08:00:0\dZ?.*: Disabled: every attempt failed for 72 h of sandbox time \(from 2026-01-05T08:00:02\.000Z to 2026-01-08T08:00:0\d\.000Z\), the platform's disable rule\. New events are kept as skipped; enable it with PATCH \/v1\/webhooks\/wh_\w+ \{"status": "active", "replay_skipped": true\}\.$/,
+      );
+      await call('PATCH', `/webhooks/${webhook.id}`, { status: 'active', replay_skipped: true });
+      await run.waitForOutput(new RegExp(`webhook ${webhook.id} http://127\\.0\\.0\\.1:9/hook: Active again: \\d+ skipped events? queued for delivery\\.`));
+    } finally {
+      await run.stop();
+    }
+  });
+
+  it('`sandbox faults --clear` turns every fault off: every webhook\'s and those of webhooks registered later', async () => {
+    const { run, url, apiKey } = await startSandbox(['--fault', 'drop=1', '--fault', 'delay=5']);
+    try {
+      const call = apiClient({ url, apiKey });
+      const first = (await call('POST', '/webhooks', { url: 'http://127.0.0.1:9/a', events: ['*'] })).body.data;
+      await call('PUT', `/sandbox/webhooks/${first.id}/faults`, { duplicate: true });
+      const second = (await call('POST', '/webhooks', { url: 'http://127.0.0.1:9/b', events: ['*'] })).body.data;
+      const before = await runCommand(['sandbox', 'faults', '--url', url, '--api-key', apiKey]);
+      expect(JSON.parse(before.stdout)).toMatchObject({ new_webhooks: { drop_first_attempts: 1, delay_ms: 5 }, webhooks: [{ webhook_id: first.id, faults: { duplicate: true } }, { webhook_id: second.id, faults: { drop_first_attempts: 1 } }] });
+
+      const cleared = await runCommand(['sandbox', 'faults', '--clear', '--url', url, '--api-key', apiKey]);
+      expect(cleared.exitCode).toBe(0);
+      const off = { duplicate: false, out_of_order: null, delay_ms: 0, timeout_first_attempts: 0, drop_first_attempts: 0 };
+      expect(JSON.parse(cleared.stdout)).toEqual({
+        new_webhooks: off,
+        webhooks: [
+          { webhook_id: first.id, url: 'http://127.0.0.1:9/a', faults: off },
+          { webhook_id: second.id, url: 'http://127.0.0.1:9/b', faults: off },
+        ],
+      });
+      const later = (await call('POST', '/webhooks', { url: 'http://127.0.0.1:9/c', events: ['*'] })).body.data;
+      expect((await call('GET', `/sandbox/webhooks/${later.id}/faults`)).body.data).toEqual(off);
+
+      await call('PUT', `/sandbox/webhooks/${later.id}/faults`, { drop_first_attempts: 3 });
+      const one = await runCommand(['sandbox', 'faults', later.id, '--clear', '--url', url, '--api-key', apiKey]);
+      expect(JSON.parse(one.stdout)).toEqual(off);
     } finally {
       await run.stop();
     }
@@ -63,6 +116,8 @@ describe('acct-webhook sandbox', () => {
     [['sandbox', '--api-key', 'sk_live_0123456789'], 'INVALID_OPTION', 2],
     [['sandbox', 'clock', '--url', 'http://127.0.0.1:9/v1'], 'INVALID_OPTION', 2],
     [['sandbox', 'clock', '--url', 'http://127.0.0.1:9/v1', '--api-key', 'sk_test_0123456789'], 'UNREACHABLE', 1],
+    [['sandbox', 'faults', '--drop', '2', '--api-key', 'sk_test_0123456789'], 'INVALID_OPTION', 2],
+    [['sandbox', 'faults', 'wh_1', '--clear', '--drop', '2', '--api-key', 'sk_test_0123456789'], 'INVALID_OPTION', 2],
   ])('%j → one line, %s', async (argv, code, exitCode) => {
     expectOneLineError(await runCommand(argv), code, exitCode);
   });

@@ -146,5 +146,7 @@ export function webhookRoutes(context: SandboxContext, faultLog: FaultLog): Rout
     },
     { method: 'GET', path: '/v1/sandbox/webhooks/:id/faults', handler: ({ params }) => ok(webhooks.entry(params.id!).faults) },
     { method: 'PUT', path: '/v1/sandbox/webhooks/:id/faults', handler: ({ params, body }) => ok(webhooks.setFaults(params.id!, parseInput(faultsInput, body))) },
+    { method: 'GET', path: '/v1/sandbox/faults', handler: () => ok(webhooks.faultsView()) },
+    { method: 'DELETE', path: '/v1/sandbox/faults', handler: () => ok(webhooks.clearFaults(faultsInput.parse({}))) },
   ];
 }
