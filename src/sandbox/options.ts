@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { callable, numberIn, parseOptions } from '../configuration.js';
 import type { AttemptReport } from '../dispatcher/attempt-report.js';
 import { DELIVERY_TIMEOUT_MS } from '../dispatcher/defaults.js';
+import type { ResolveHost } from '../dispatcher/url-guard.js';
 import { isLogger, type LoggerOption } from '../logger.js';
 import { faultsInput, type FaultsInput } from './faults.js';
 import { PLAN_LIMITS_PER_MINUTE, type SandboxPlan } from './http/rate-limit.js';
@@ -29,6 +30,13 @@ export interface SandboxOptions {
   deliveryTimeoutMs?: number;
   /** Where the sandbox clock starts. @default 2026-01-05T08:00:00.000Z with a seed, else now */
   startAt?: Date | string | number;
+  /**
+   * Resolves host names: when a webhook URL is registered, and when the fault proxy connects to
+   * the receiver, whose address is checked again then (a name re-pointed at a private or loopback
+   * address after registration is refused, as the Dispatcher refuses it).
+   * @default dns.lookup, all addresses
+   */
+  resolveHost?: ResolveHost;
   /** The Dispatcher's logger, or `false`. @default false */
   logger?: LoggerOption;
   /**
@@ -64,6 +72,7 @@ const sandboxOptions = z.strictObject({
   deliveryTimeoutMs: numberIn(1, 2_147_483_647).default(DELIVERY_TIMEOUT_MS),
   startAt: time.optional(),
   logger: z.union([z.literal(false), z.custom<Exclude<LoggerOption, false>>(isLogger)], { error: 'must be a logger (debug, info, warn, error, child) or false' }).default(false),
+  resolveHost: callable<ResolveHost>('(hostname) => Promise<string[]>').optional(),
   onAttempt: callable<(report: AttemptReport) => void>('(report) => void').optional(),
   onWebhookStatus: callable<(change: SandboxWebhookStatusChange) => void>('(change) => void').optional(),
 });

@@ -8,6 +8,7 @@ import type { AttemptReport } from '../dispatcher/attempt-report.js';
 import { DEFAULT_MAX_IN_FLIGHT_PER_WEBHOOK } from '../dispatcher/defaults.js';
 import { contained } from '../contained.js';
 import { ConfigurationError } from '../errors.js';
+import { resolveWithSystem } from '../dispatcher/url-guard.js';
 import { resolveLogger } from '../logger.js';
 import { openConnection } from '../sqlite/connection.js';
 import { sqliteDispatchStore } from '../sqlite/dispatch-store.js';
@@ -17,6 +18,7 @@ import { migrateSandbox, SandboxState } from './database.js';
 import { SandboxEmitter } from './emitter.js';
 import { FaultProxy } from './fault-proxy.js';
 import { FaultLog } from './faults.js';
+import { ForwardLog } from './forwards.js';
 import { PLAN_LIMITS_PER_MINUTE, WEBHOOK_RETRY_LIMIT, WindowCounter } from './http/rate-limit.js';
 import { apiHandler } from './http/server.js';
 import { IdFactory } from './ids.js';
@@ -106,6 +108,7 @@ async function start(valid: ValidSandboxOptions, db: ReturnType<typeof openConne
   const apiKey = valid.apiKey ?? state.get<string>('api_key') ?? `sk_test_${ids.next('key').slice(4)}`;
   state.set('api_key', apiKey);
   const logger = resolveLogger(valid.logger, 'dispatcher');
+  const resolveHost = valid.resolveHost ?? resolveWithSystem;
   // The Dispatcher reports in its own terms (its ids, the proxy's URL); the registry, made once
   // the Dispatcher exists, names each attempt and disable the way the sandbox API does.
   let webhooks: WebhookRegistry | null = null;
@@ -117,6 +120,7 @@ async function start(valid: ValidSandboxOptions, db: ReturnType<typeof openConne
     // receiver's freshness window, which stays on the wall clock like the receiver's own.
     signingClock: Date.now,
     allowInsecureUrls: true,
+    resolveHost,
     timeoutMs: valid.deliveryTimeoutMs,
     // No slow start: the out-of-order fault holds a window of deliveries open at once.
     initialInFlightPerWebhook: DEFAULT_MAX_IN_FLIGHT_PER_WEBHOOK,
@@ -124,7 +128,7 @@ async function start(valid: ValidSandboxOptions, db: ReturnType<typeof openConne
     onWebhookAlert: (alert) => {
       if (alert.type === 'webhook.disabled') webhooks?.announceDisabled(alert.webhook_id, { disabled_at: alert.disabled_at ?? alert.last_failure_at, failing_since: alert.failing_since });
     },
-    ...(valid.onAttempt === undefined ? {} : { onAttempt: (report: AttemptReport) => valid.onAttempt?.(webhooks === null ? report : inSandboxTerms(report, webhooks)) }),
+    ...(valid.onAttempt === undefined ? {} : { onAttempt: (report: AttemptReport) => valid.onAttempt?.(webhooks === null ? report : inSandboxTerms(report, webhooks, forwardLog)) }),
   });
   const pump = new DeliveryPump(dispatcher, (error) => logger.error({ err: error }, 'sandbox delivery run failed'));
   webhooks = new WebhookRegistry({
@@ -148,11 +152,12 @@ async function start(valid: ValidSandboxOptions, db: ReturnType<typeof openConne
     account: { ...account, plan: valid.plan },
   };
   const faultLog = new FaultLog(db);
+  const forwardLog = new ForwardLog(db);
   const reorderer = new Reorderer();
-  const proxy = new FaultProxy({ registry: webhooks, dispatcher, faultLog, reorderer, clock, timeoutMs: valid.deliveryTimeoutMs });
+  const proxy = new FaultProxy({ registry: webhooks, dispatcher, faultLog, forwardLog, reorderer, clock, timeoutMs: valid.deliveryTimeoutMs, resolveHost });
   const persistClock = () => state.set('clock', { start: clockStart(state, clock), offset: clock.offset });
   const routes = [
-    ...webhookRoutes(context, faultLog),
+    ...webhookRoutes(context, faultLog, forwardLog),
     ...customerRoutes(context),
     ...invoiceRoutes(context),
     ...transactionRoutes(context),
@@ -199,6 +204,7 @@ async function start(valid: ValidSandboxOptions, db: ReturnType<typeof openConne
         await new Promise<void>((resolve) => server.close(() => resolve()));
         await pump.settle();
         await dispatcher.close();
+        proxy.close();
         cleanUp();
       })();
       return closing;

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CommandRun, expectOneLineError, runCommand } from '../cli/helpers.js';
+import { banner } from '../../src/cli/sandbox-run.js';
+import { DEFAULT_SANDBOX_URL } from '../../src/cli/sandbox.js';
 import { apiClient } from './helpers.js';
 
 /* `acct-webhook sandbox`, `sandbox clock` and `sandbox faults`, in this process through runCli. */
@@ -107,6 +109,18 @@ describe('acct-webhook sandbox', () => {
     } finally {
       await run.stop();
     }
+  });
+
+  it('prints --url in its commands only off the default address, which `sandbox clock` and `sandbox faults` use by default', () => {
+    const off = { duplicate: false, out_of_order: null, delay_ms: 0, timeout_first_attempts: 0, drop_first_attempts: 0 };
+    const faults = { new_webhooks: off, webhooks: [] };
+    const options = { plan: 'pro' as const };
+    const atDefault = banner({ url: DEFAULT_SANDBOX_URL, apiKey: 'sk_test_0123456789' }, options, '2026-01-05T08:00:00.000Z', faults);
+    expect(atDefault).toContain('  Advance the clock:  acct-webhook sandbox clock --advance 1d --api-key sk_test_0123456789');
+    expect(atDefault).toContain('  Faults:    none on new webhooks');
+    expect(atDefault.some((line) => line.includes('faults --clear'))).toBe(false);
+    const elsewhere = banner({ url: 'http://127.0.0.1:4999/v1', apiKey: 'sk_test_0123456789' }, options, '2026-01-05T08:00:00.000Z', faults);
+    expect(elsewhere).toContain('  Advance the clock:  acct-webhook sandbox clock --advance 1d --url http://127.0.0.1:4999/v1 --api-key sk_test_0123456789');
   });
 
   it.each([

@@ -47,11 +47,10 @@ class DocsReceiver {
     });
     this.server = createServer((request, response) => {
       this.handler ??= nodeHandler({ secret: this.secret, handlers, database: this.database, logger: false });
-      const key = `${request.headers['x-svc-timestamp'] ?? ''}`;
       const chunks: Buffer[] = [];
       request.on('data', (chunk: Buffer) => chunks.push(chunk));
       request.once('end', () => {
-        const id = (JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as { id?: string }).id ?? key;
+        const id = (JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as { id?: string }).id ?? '';
         const now = (this.inFlight.get(id) ?? 0) + 1;
         this.inFlight.set(id, now);
         this.mostInFlightPerEvent.set(id, Math.max(now, this.mostInFlightPerEvent.get(id) ?? 0));
@@ -76,7 +75,7 @@ class DocsReceiver {
 
   async close(): Promise<void> {
     await this.down();
-    this.handler?.receiver.close();
+    await this.handler?.receiver.close();
   }
 
   types(): string[] {

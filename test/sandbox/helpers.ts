@@ -119,7 +119,10 @@ export interface DeliveryView {
     url: string;
     response_status: number | null;
     response_time_ms: number;
+    receiver_ip: string | null;
+    response_body: string | null;
     error_kind: string | null;
+    error_message: string | null;
     faults: FaultView[];
   }[];
 }

@@ -36,11 +36,12 @@ describe('DeliveryPump', () => {
     });
     pump.kick();
     expect(dispatcher.log).toEqual(['run 1 started']);
-    const advanced = pump.alone(async () => {
+    const advanced = pump.alone(() => {
       dispatcher.log.push('advance');
       pump.kick();
       pump.kick();
       dispatcher.log.push('advance done');
+      return Promise.resolve();
     });
     await Promise.resolve();
     expect(dispatcher.log).toEqual(['run 1 started']);
@@ -56,7 +57,7 @@ describe('DeliveryPump', () => {
   it('after alone() with no kick held back, starts nothing', async () => {
     const dispatcher = fakeDispatcher();
     const pump = new DeliveryPump(dispatcher, () => undefined);
-    await pump.alone(async () => undefined);
+    await pump.alone(() => Promise.resolve());
     expect(dispatcher.log).toEqual([]);
   });
 });

@@ -4,6 +4,7 @@ import type { Delivery, DeliveryAttempt } from '../../dispatcher/records.js';
 import type { SandboxContext } from '../context.js';
 import { SandboxError } from '../errors.js';
 import { faultsInput, type FaultLog } from '../faults.js';
+import { withForward, type ForwardLog } from '../forwards.js';
 import { listParameters, page } from '../http/pagination.js';
 import { noContent, ok } from '../http/response.js';
 import type { Route } from '../http/router.js';
@@ -36,7 +37,7 @@ const updateWebhook = z
  * faults; `PATCH` also takes `status` (`active` enables a disabled webhook, with
  * `replay_skipped: true` its skipped events too; `disabled` disables it).
  */
-export function webhookRoutes(context: SandboxContext, faultLog: FaultLog): Route[] {
+export function webhookRoutes(context: SandboxContext, faultLog: FaultLog, forwardLog: ForwardLog): Route[] {
   const { webhooks, dispatcher } = context;
   const deliveryOf = async (webhook: WebhookEntry, deliveryId: string) => {
     const detail = await dispatcher.deliveries.get(deliveryId).catch(() => null);
@@ -56,20 +57,23 @@ export function webhookRoutes(context: SandboxContext, faultLog: FaultLog): Rout
     updated_at: delivery.updated_at,
     faults: faultLog.of(webhook.id, delivery.event_id),
   });
-  const attemptView = (webhook: WebhookEntry, attempt: DeliveryAttempt, faults: ReturnType<FaultLog['of']>) => ({
-    id: attempt.id,
-    attempt_number: attempt.attempt_number,
-    attempted_at: attempt.attempted_at,
-    url: webhook.url,
-    response_status: attempt.response_status,
-    response_time_ms: attempt.response_time_ms,
-    receiver_ip: attempt.receiver_ip,
-    response_body: attempt.response_body,
-    error_kind: attempt.error_kind,
-    error_message: attempt.error_message,
-    manual: attempt.manual,
-    faults: faults.filter((fault) => fault.attempt_number === attempt.attempt_number),
-  });
+  const attemptView = (webhook: WebhookEntry, dispatcherAttempt: DeliveryAttempt, faults: ReturnType<FaultLog['of']>) => {
+    const attempt = withForward(dispatcherAttempt, forwardLog.of(webhook.id, dispatcherAttempt.event_id).get(dispatcherAttempt.attempt_number));
+    return {
+      id: attempt.id,
+      attempt_number: attempt.attempt_number,
+      attempted_at: attempt.attempted_at,
+      url: webhook.url,
+      response_status: attempt.response_status,
+      response_time_ms: attempt.response_time_ms,
+      receiver_ip: attempt.receiver_ip,
+      response_body: attempt.response_body,
+      error_kind: attempt.error_kind,
+      error_message: attempt.error_message,
+      manual: attempt.manual,
+      faults: faults.filter((fault) => fault.attempt_number === attempt.attempt_number),
+    };
+  };
   return [
     { method: 'GET', path: '/v1/webhooks', handler: async ({ query }) => page(await webhooks.list(), listParameters(query, ['created_at'])) },
     {
