@@ -44,8 +44,10 @@ export function sandboxCommand(context: CommandContext): Command {
       "Serves the platform's /v1 API on 127.0.0.1 with test data: webhook management exactly as the platform's document has it, " +
         'customers, invoices, transactions and sandbox helpers (subscriptions, VAT returns, failed payments) whose changes emit ' +
         'the 18 event types through the Dispatcher: real signatures, the 7-attempt schedule, a delivery log. Time-driven events ' +
-        'and retries follow the sandbox clock ("sandbox clock --advance 30d"). With --seed, ids, values and times are reproducible. ' +
-        'Prints the base URL and the test key; Ctrl-C stops it.',
+        'and retries follow the sandbox clock ("sandbox clock --advance 30d"); deliveries are signed with the wall-clock time of each attempt, so ' +
+        'receivers with default options accept them. With --seed, ids, values and times are reproducible. ' +
+        'Prints the base URL, the test key, the faults in effect and commands to drive it that run as printed, then each attempt and each webhook ' +
+        'disabled or enabled again; Ctrl-C stops it.',
     )
     .option('-p, --port <port>', `port on 127.0.0.1; 0 picks a free one (default: ${DEFAULT_SANDBOX_PORT})`, port('--port'), DEFAULT_SANDBOX_PORT)
     .option('--db <file>', 'keep the sandbox in this SQLite file across runs (default: a fresh one each run)')
@@ -53,8 +55,8 @@ export function sandboxCommand(context: CommandContext): Command {
     .option('--api-key <key>', `the test key to accept, sk_test_… (default: a new one, from the seed when given)`, testKey('--api-key'))
     .option('--plan <plan>', `the request limit per minute of this plan: ${PLANS.join(', ')} (default: pro)`, oneOf('--plan', PLANS), 'pro')
     .option('--fault <fault>', 'a fault for every new webhook: duplicate, out-of-order=<n>, delay=<ms>, timeout=<n>, drop=<n>; repeatable (default: none)', addFault, {})
-    .option('--delivery-timeout-ms <ms>', 'how long the Dispatcher waits for an answer (default: 30000)', positiveInteger('--delivery-timeout-ms', 2_147_483_647))
-    .option('--json', 'print the start-up line and each delivery attempt as JSON objects')
+    .option('--delivery-timeout-ms <ms>', 'how long the Dispatcher and its fault proxy wait for an answer (default: 30000)', positiveInteger('--delivery-timeout-ms', 2_147_483_647))
+    .option('--json', 'print the start-up line, each delivery attempt and each webhook status change as JSON objects')
     .addHelpText(
       'after',
       examples(
