@@ -80,6 +80,27 @@ describe('acct-webhook sandbox', () => {
     }
   });
 
+  it('--json: the start-up line with the faults, each attempt with its webhook, each status change, one JSON object a line', async () => {
+    const run = new CommandRun(['sandbox', '--port', '0', '--seed', '6', '--json', '--fault', 'drop=7']);
+    try {
+      const [startLine] = await run.waitForOutput(/^\{"url".+$/m);
+      const start = JSON.parse(startLine) as { url: string; api_key: string; seed: number; faults: { new_webhooks: { drop_first_attempts: number } } };
+      expect(start).toMatchObject({ url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/v1$/), api_key: expect.stringMatching(/^sk_test_/), seed: 6, faults: { new_webhooks: { drop_first_attempts: 7 }, webhooks: [] } });
+      const call = apiClient({ url: start.url, apiKey: start.api_key });
+      const webhook = (await call('POST', '/webhooks', { url: 'http://127.0.0.1:9/hook', events: ['customer.*'] })).body.data;
+      await call('POST', '/customers', { name: 'Huber' });
+      const [attemptLine] = await run.waitForOutput(/^\{"attempted_at".+$/m);
+      expect(JSON.parse(attemptLine)).toMatchObject({ event_type: 'customer.created', webhook_id: webhook.id, url: 'http://127.0.0.1:9/hook', attempt_number: 1, result: '503', status: 'retrying' });
+      await call('PATCH', `/webhooks/${webhook.id}`, { status: 'disabled' });
+      const [statusLine] = await run.waitForOutput(/^\{"webhook_status".+$/m);
+      expect(JSON.parse(statusLine)).toEqual({
+        webhook_status: { webhook_id: webhook.id, url: 'http://127.0.0.1:9/hook', status: 'disabled', at: expect.any(String), disabled_reason: 'manual', replayed: null, message: expect.stringMatching(/^Disabled: it was disabled through the API/) },
+      });
+    } finally {
+      await run.stop();
+    }
+  });
+
   it('`sandbox faults --clear` turns every fault off: every webhook\'s and those of webhooks registered later', async () => {
     const { run, url, apiKey } = await startSandbox(['--fault', 'drop=1', '--fault', 'delay=5']);
     try {

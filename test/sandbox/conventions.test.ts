@@ -49,9 +49,15 @@ describe('VALIDATION_ERROR with field and reason', () => {
     ['POST /webhooks with plain http to another host', '/webhooks', { url: 'http://example.com/hook', events: ['*'] }, 422, 'url'],
     ['POST /webhooks with no events', '/webhooks', { url: 'https://localhost:9/hook', events: [] }, 422, 'events'],
     ['POST /sandbox/clock with a bad duration', '/sandbox/clock', { advance: '30 days' }, 422, 'advance'],
+    ['PATCH /webhooks with nothing to change', 'PATCH /webhooks/:id', {}, 422, ''],
+    ['PATCH /webhooks with an unknown status', 'PATCH /webhooks/:id', { status: 'paused' }, 422, 'status'],
+    ['PATCH /webhooks replaying without enabling', 'PATCH /webhooks/:id', { events: ['*'], replay_skipped: true }, 422, 'replay_skipped'],
+    ['PATCH /webhooks replaying while disabling', 'PATCH /webhooks/:id', { status: 'disabled', replay_skipped: true }, 422, 'replay_skipped'],
     ['a body that is not JSON', '/customers', '{"name":', 400, ''],
-  ])('%s → %i on %s', async (_name, path, body, status, field) => {
-    const answer = await call('POST', path, body);
+  ])('%s: %s %j → %i on %s', async (_name, path, body, status, field) => {
+    const answer = path.startsWith('PATCH ')
+      ? await call('PATCH', `/webhooks/${(await call('POST', '/webhooks', { url: 'https://localhost:9/hook', events: ['*'] })).body.data.id}`, body)
+      : await call('POST', path, body);
     expect(answer.status).toBe(status);
     expect(answer.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { field, reason: expect.any(String) } });
   });
@@ -239,6 +245,21 @@ describe('webhook management', () => {
     expect(rotated.status).toBe(200);
     expect(rotated.body.data.secret).toMatch(/^whsec_/);
     expect(rotated.body.data.secret).not.toBe(secret);
+    const disabled = await call('PATCH', `/webhooks/${id}`, { status: 'disabled' });
+    expect(disabled.body.data).toEqual({
+      id,
+      url: 'https://localhost:9/hook',
+      events: ['invoice.paid'],
+      status: 'disabled',
+      created_at: created.body.data.created_at,
+      disabled_at: expect.any(String),
+      disabled_reason: 'manual',
+      disabled_message: `Disabled: it was disabled through the API at ${disabled.body.data.disabled_at}. New events are kept as skipped; enable it with PATCH /v1/webhooks/${id} {"status": "active", "replay_skipped": true}.`,
+      skipped_events: 0,
+    });
+    expect((await call('GET', `/webhooks/${id}`)).body.data).toEqual(disabled.body.data);
+    const enabled = await call('PATCH', `/webhooks/${id}`, { status: 'active' });
+    expect(enabled.body.data).toEqual({ id, url: 'https://localhost:9/hook', events: ['invoice.paid'], status: 'active', created_at: created.body.data.created_at });
     const deleted = await call('DELETE', `/webhooks/${id}`);
     expect(deleted.status).toBe(204);
     expect(deleted.body).toBeNull();
