@@ -21,11 +21,20 @@ function happenings(context: SandboxContext): Happening[] {
   return [...overdue, ...renewals];
 }
 
-/** When the earliest retrying delivery due after `after` is due, or Infinity. */
+/** Deliveries read per page while looking for the next due one. */
+const PAGE = 1000;
+
+/** When the earliest retrying delivery due after `after` is due (every one is looked at), or Infinity. */
 async function nextDeliveryAt(context: SandboxContext, after: number): Promise<number> {
-  const retrying = await context.dispatcher.deliveries.list({ status: 'retrying', limit: 1000 });
-  const due = retrying.flatMap((delivery) => (delivery.next_attempt_at === null ? [] : [Date.parse(delivery.next_attempt_at)]));
-  return Math.min(Infinity, ...due.filter((at) => at > after));
+  let earliest = Infinity;
+  for (let offset = 0; ; offset += PAGE) {
+    const retrying = await context.dispatcher.deliveries.list({ status: 'retrying', limit: PAGE, offset });
+    for (const delivery of retrying) {
+      const at = delivery.next_attempt_at === null ? Infinity : Date.parse(delivery.next_attempt_at);
+      if (at > after && at < earliest) earliest = at;
+    }
+    if (retrying.length < PAGE) return earliest;
+  }
 }
 
 /**
