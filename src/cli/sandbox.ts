@@ -44,8 +44,10 @@ export function sandboxCommand(context: CommandContext): Command {
       "Serves the platform's /v1 API on 127.0.0.1 with test data: webhook management exactly as the platform's document has it, " +
         'customers, invoices, transactions and sandbox helpers (subscriptions, VAT returns, failed payments) whose changes emit ' +
         'the 18 event types through the Dispatcher: real signatures, the 7-attempt schedule, a delivery log. Time-driven events ' +
-        'and retries follow the sandbox clock ("sandbox clock --advance 30d"). With --seed, ids, values and times are reproducible. ' +
-        'Prints the base URL and the test key; Ctrl-C stops it.',
+        'and retries follow the sandbox clock ("sandbox clock --advance 30d"); deliveries are signed with the wall-clock time of each attempt, so ' +
+        'receivers with default options accept them. With --seed, ids, values and times are reproducible. ' +
+        'Prints the base URL, the test key, the faults in effect and commands to drive it that run as printed, then each attempt and each webhook ' +
+        'disabled or enabled again; Ctrl-C stops it.',
     )
     .option('-p, --port <port>', `port on 127.0.0.1; 0 picks a free one (default: ${DEFAULT_SANDBOX_PORT})`, port('--port'), DEFAULT_SANDBOX_PORT)
     .option('--db <file>', 'keep the sandbox in this SQLite file across runs (default: a fresh one each run)')
@@ -53,15 +55,15 @@ export function sandboxCommand(context: CommandContext): Command {
     .option('--api-key <key>', `the test key to accept, sk_test_… (default: a new one, from the seed when given)`, testKey('--api-key'))
     .option('--plan <plan>', `the request limit per minute of this plan: ${PLANS.join(', ')} (default: pro)`, oneOf('--plan', PLANS), 'pro')
     .option('--fault <fault>', 'a fault for every new webhook: duplicate, out-of-order=<n>, delay=<ms>, timeout=<n>, drop=<n>; repeatable (default: none)', addFault, {})
-    .option('--delivery-timeout-ms <ms>', 'how long the Dispatcher waits for an answer (default: 30000)', positiveInteger('--delivery-timeout-ms', 2_147_483_647))
-    .option('--json', 'print the start-up line and each delivery attempt as JSON objects')
+    .option('--delivery-timeout-ms <ms>', 'how long the Dispatcher and its fault proxy wait for an answer (default: 30000)', positiveInteger('--delivery-timeout-ms', 2_147_483_647))
+    .option('--json', 'print the start-up line, each delivery attempt and each webhook status change as JSON objects')
     .addHelpText(
       'after',
       examples(
         ['acct-webhook sandbox', `the sandbox on ${DEFAULT_SANDBOX_URL}; prints the test key`],
         ['acct-webhook sandbox --seed 42 --db sandbox.db', 'reproducible, kept in a file'],
         ['acct-webhook sandbox --fault duplicate --fault out-of-order=3', 'every webhook gets each delivery twice, newest first'],
-        ['acct-webhook sandbox clock --advance 30d --api-key sk_test_…', 'in another terminal: a month passes (overdue invoices, renewals, retries)'],
+        ['acct-webhook sandbox clock --advance 30d --api-key sk_test_…', 'in another terminal: a month passes (overdue invoices, renewals, retries); the banner prints this command ready to run'],
       ),
     )
     .action(async (options: SandboxStartOptions) => {
@@ -93,9 +95,13 @@ function clockCommand(context: CommandContext): Command {
 
 function faultsCommand(context: CommandContext): Command {
   return withClientOptions(new Command('faults'))
-    .summary("show or set a webhook's faults in a running sandbox")
-    .description('Without fault options, prints the webhook\'s faults. With any, replaces them: the options left out are off.')
-    .argument('<webhook-id>', 'the wh_… id the sandbox answered')
+    .summary('show, set or clear the faults of a running sandbox')
+    .description(
+      "With a webhook id: prints its faults; with fault options, replaces them (the options left out are off); with --clear, turns them off. " +
+        'Without one: prints the faults of new webhooks and of every webhook; with --clear, turns every fault off, those of webhooks registered later too.',
+    )
+    .argument('[webhook-id]', 'the wh_… id the sandbox answered')
+    .option('--clear', 'turn the faults off: of this webhook, or without an id every fault of the sandbox')
     .option('--duplicate', 'deliver every attempt twice')
     .option('--out-of-order <n>', 'hold attempts until n wait, then send them newest first', positiveInteger('--out-of-order', 20))
     .option('--delay <ms>', 'wait this long before forwarding each attempt', positiveInteger('--delay', 60_000))
@@ -106,11 +112,12 @@ function faultsCommand(context: CommandContext): Command {
       examples(
         [`acct-webhook sandbox faults wh_… --api-key sk_test_…`, "the webhook's faults"],
         ['acct-webhook sandbox faults wh_… --duplicate --out-of-order 3', `each delivery twice, newest first (${SANDBOX_KEY_ENV} set)`],
+        ['acct-webhook sandbox faults --clear', `every fault off (${SANDBOX_KEY_ENV} set)`],
       ),
     )
-    .action(async (webhookId: string, _options: unknown, command: Command) => {
+    .action(async (webhookId: string | undefined, _options: unknown, command: Command) => {
       const { runSandboxFaults } = await import('./sandbox-client.js');
-      const options = clientOptions<{ duplicate?: boolean; outOfOrder?: number; delay?: number; timeout?: number; drop?: number }>(command);
+      const options = clientOptions<{ duplicate?: boolean; outOfOrder?: number; delay?: number; timeout?: number; drop?: number; clear?: boolean }>(command);
       const faults: FaultFlags = {
         ...(options.duplicate ? { duplicate: true } : {}),
         ...(options.outOfOrder === undefined ? {} : { out_of_order: { window: options.outOfOrder } }),

@@ -49,6 +49,8 @@ export interface AlertReporterOptions {
   alertWebhook: { url: string; secret: string } | undefined;
   sender: HttpSender;
   clock: () => number;
+  /** The alert's `x-svc-timestamp`, as for deliveries. */
+  signingClock: () => number;
   disableAfterMs: number | null;
   /** Keeps an alert being sent in flight, so that close() waits for it. */
   track: (work: Promise<unknown>) => void;
@@ -98,7 +100,7 @@ async function sendAlert(options: AlertReporterOptions, target: { url: string; s
   const now = options.clock();
   const payload: AlertPayload = { id: newId('alrt'), type, created: iso(now), data };
   const body = JSON.stringify(payload);
-  const signed = signPayload({ payload: body, secret: target.secret, timestamp: Math.floor(now / 1000) });
+  const signed = signPayload({ payload: body, secret: target.secret, timestamp: Math.floor(options.signingClock() / 1000) });
   const result = await options.sender.send({ url: target.url, body, headers: { 'content-type': 'application/json', 'user-agent': USER_AGENT, ...signed.headers } });
   if (result.error_kind !== null) {
     options.logger.warn({ alert_id: payload.id, type, webhook_id: alert.webhook_id, error_kind: result.error_kind, status: result.response_status }, 'the alert webhook could not be delivered');

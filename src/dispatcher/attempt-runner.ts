@@ -11,6 +11,8 @@ export interface AttemptRunnerOptions {
   store: DispatchStore;
   sender: HttpSender;
   clock: () => number;
+  /** The time `x-svc-timestamp` is read from: the receiver's freshness window is measured against it. */
+  signingClock: () => number;
   schedule: readonly number[];
   /** When a failing webhook is warned about and disabled. */
   policy: FailurePolicy;
@@ -22,15 +24,16 @@ export interface AttemptRunnerOptions {
 
 /**
  * One attempt of one delivery, start to record: sign with the webhook's current secret at send
- * time, POST, then record the log row and the delivery's next state in one transaction.
+ * time (the timestamp from the signing clock, the attempt's time from the clock), POST, then
+ * record the log row and the delivery's next state in one transaction.
  */
 export class AttemptRunner {
   constructor(private readonly options: AttemptRunnerOptions) {}
 
   async run(job: DeliveryJob, { manual }: { manual: boolean }): Promise<RecordedAttempt> {
-    const { clock, sender, store, schedule, owner } = this.options;
+    const { clock, signingClock, sender, store, schedule, owner } = this.options;
     const startedAt = clock();
-    const result = await sender.send({ url: job.webhook.url, body: job.event.payload, headers: requestHeaders(job, startedAt) });
+    const result = await sender.send({ url: job.webhook.url, body: job.event.payload, headers: requestHeaders(job, signingClock()) });
     const attempt = {
       id: newId('att'),
       delivery_id: job.delivery.id,
@@ -53,8 +56,8 @@ export class AttemptRunner {
 }
 
 /** Custom headers first, so that nothing the dispatcher sets can be replaced by them. */
-function requestHeaders(job: DeliveryJob, startedAt: number): Record<string, string> {
-  const signed = signPayload({ payload: job.event.payload, secret: job.webhook.secret, timestamp: Math.floor(startedAt / 1000) });
+function requestHeaders(job: DeliveryJob, signedAt: number): Record<string, string> {
+  const signed = signPayload({ payload: job.event.payload, secret: job.webhook.secret, timestamp: Math.floor(signedAt / 1000) });
   return {
     ...job.webhook.headers,
     'content-type': 'application/json',

@@ -65,6 +65,7 @@ export class Dispatcher {
     const valid = parseDispatcherOptions(options);
     this.settings = Object.freeze(settingsOf(valid));
     this.clock = valid.clock ?? Date.now;
+    const signingClock = valid.signingClock ?? this.clock;
     this.logger = resolveLogger(valid.logger, 'dispatcher');
     const guard = new UrlGuard({
       allowInsecureUrls: this.settings.allowInsecureUrls,
@@ -85,6 +86,7 @@ export class Dispatcher {
       alertWebhook: valid.alertWebhook,
       sender: this.sender,
       clock: this.clock,
+      signingClock,
       disableAfterMs: this.settings.disableFailingAfterMs,
       track: (work) => void this.worker.track(work),
     });
@@ -92,6 +94,7 @@ export class Dispatcher {
       store: this.store,
       sender: this.sender,
       clock: this.clock,
+      signingClock,
       schedule: this.settings.schedule,
       policy: { disableAfterMs: this.settings.disableFailingAfterMs, warnAt: this.settings.failureWarnings, countDeliveredUpTo: this.settings.maxInFlightPerWebhook },
       report: (recorded: RecordedAttempt) => {

@@ -112,8 +112,21 @@ export interface DispatcherOptions {
    * @example metrics: { meter: metrics.getMeter('acct-webhook') }
    */
   metrics?: MetricsOptions & { perWebhook?: boolean };
-  /** Milliseconds since the epoch; every wait, timestamp and `created` comes from it. @default Date.now */
+  /**
+   * Milliseconds since the epoch; every wait, every `created`, `attempted_at` and the failure
+   * stretch of the disable rule come from it, and, unless `signingClock` is given, the
+   * `x-svc-timestamp` of every attempt. @default Date.now
+   */
   clock?: () => number;
+  /**
+   * Milliseconds since the epoch for the `x-svc-timestamp` a request is signed with (attempts and
+   * alerts): the time a receiver checks against its freshness window (300 s by default). Give the
+   * wall clock (`Date.now`) when `clock` simulates time — a sandbox, a time-scaled test — so that
+   * receivers on the wall clock accept what is sent, as they accept the platform's.
+   * @default the `clock` option
+   * @example new Dispatcher({ clock: simulated.now, signingClock: Date.now })
+   */
+  signingClock?: () => number;
   /** A logger (a pino logger fits), or `false` for silence. @default pino JSON lines at info to stderr */
   logger?: LoggerOption;
   /**
@@ -168,6 +181,10 @@ const waitInSeconds = z
   .min(0, { error: 'must be waits in seconds (numbers ≥ 0)' })
   .max(Number.MAX_SAFE_INTEGER / 1000, { error: 'must be waits in seconds (numbers ≥ 0)' });
 
+const msClock = callable<() => number>('returning ms since the epoch').refine((clock) => Number.isFinite(clock()) && clock() >= 0, {
+  error: 'must return a non-negative number of ms since the epoch',
+});
+
 const dispatcherOptions = z
   .strictObject({
     store: z
@@ -212,9 +229,8 @@ const dispatcherOptions = z
         { error: 'must be { meter, perWebhook? }' },
       )
       .optional(),
-    clock: callable<() => number>('returning ms since the epoch')
-      .refine((clock) => Number.isFinite(clock()) && clock() >= 0, { error: 'must return a non-negative number of ms since the epoch' })
-      .optional(),
+    clock: msClock.optional(),
+    signingClock: msClock.optional(),
     onAttempt: callable<(report: AttemptReport) => void>('(report) => void').optional(),
     logger: z.union([z.literal(false), z.custom<Exclude<LoggerOption, false>>(isLogger)], { error: 'must be a logger (debug, info, warn, error, child) or false' }).optional(),
     manualRetryLimit: z

@@ -17,8 +17,19 @@ export interface SenderOptions {
 
 export interface OutgoingRequest {
   url: string;
-  body: string;
+  /** Sent as is: a string as UTF-8, bytes unchanged (a relayed request keeps its signed bytes). */
+  body: string | Buffer;
   headers: Record<string, string>;
+}
+
+/**
+ * Sees an answer as it arrives, within the sender's limits: its status line, then each part of
+ * the body the sender keeps (at most `bodyLimitBytes` in all). The sandbox's fault proxy relays
+ * an answer through it as it comes, so the Dispatcher behind the proxy sees what it would see.
+ */
+export interface AnswerWatcher {
+  status(code: number): void;
+  data(chunk: Buffer): void;
 }
 
 /** What one attempt produced; `error_kind` is null exactly when the receiver answered 2xx. */
@@ -57,11 +68,11 @@ export class HttpSender {
     });
   }
 
-  send(request: OutgoingRequest): Promise<SendResult> {
+  send(request: OutgoingRequest, watcher?: AnswerWatcher): Promise<SendResult> {
     const url = new URL(request.url);
     const refusal = this.options.guard.refusalBeforeConnect(url);
     if (refusal) return Promise.resolve(failure('ssrf', refusal.message));
-    return new Promise((resolve) => this.post(url, request, resolve));
+    return new Promise((resolve) => this.post(url, request, resolve, watcher));
   }
 
   /** Closes idle keep-alive connections. */
@@ -70,9 +81,9 @@ export class HttpSender {
     this.httpsAgent.destroy();
   }
 
-  private post(url: URL, request: OutgoingRequest, resolve: (result: SendResult) => void): void {
+  private post(url: URL, request: OutgoingRequest, resolve: (result: SendResult) => void, watcher: AnswerWatcher | undefined): void {
     const started = performance.now();
-    const body = Buffer.from(request.body, 'utf8');
+    const body = typeof request.body === 'string' ? Buffer.from(request.body, 'utf8') : request.body;
     const capture = new BodyCapture(this.options.bodyLimitBytes);
     let status: number | null = null;
     let receiverIp: string | null = null;
@@ -103,8 +114,11 @@ export class HttpSender {
     req.on('response', (res) => {
       status = res.statusCode ?? null;
       receiverIp = res.socket.remoteAddress ?? receiverIp;
+      if (status !== null) watcher?.status(status);
       res.on('data', (chunk: Buffer) => {
-        if (capture.add(chunk)) return;
+        const { kept, full } = capture.add(chunk);
+        if (kept.length > 0) watcher?.data(kept);
+        if (!full) return;
         // Enough kept: the rest is not read, the connection is dropped.
         res.destroy();
         settle(null);
@@ -125,18 +139,19 @@ class BodyCapture {
 
   constructor(private readonly limit: number) {}
 
-  /** Keeps what fits; false once the limit is reached and more was offered. */
-  add(chunk: Buffer): boolean {
+  /** Keeps what fits and says what it kept; `full` once the limit is reached and more was offered. */
+  add(chunk: Buffer): { kept: Buffer; full: boolean } {
     const room = this.limit - this.size;
     if (chunk.length > room) {
-      this.chunks.push(chunk.subarray(0, room));
+      const kept = chunk.subarray(0, room);
+      this.chunks.push(kept);
       this.size = this.limit;
       this.truncated = true;
-      return false;
+      return { kept, full: true };
     }
     this.chunks.push(chunk);
     this.size += chunk.length;
-    return true;
+    return { kept: chunk, full: false };
   }
 
   text(): string {

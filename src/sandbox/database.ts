@@ -33,6 +33,16 @@ const SANDBOX_MIGRATIONS: readonly string[] = [
      at INTEGER NOT NULL
    );
    CREATE INDEX sandbox_faults_delivery ON sandbox_faults (webhook_id, event_id, seq);`,
+  `CREATE TABLE sandbox_forwards (
+     webhook_id TEXT NOT NULL,
+     event_id TEXT NOT NULL,
+     attempt_number INTEGER NOT NULL,
+     receiver_ip TEXT,
+     response_status INTEGER,
+     error_kind TEXT,
+     error_message TEXT,
+     PRIMARY KEY (webhook_id, event_id, attempt_number)
+   );`,
 ];
 
 /** Applies the sandbox migrations the file does not have yet, each in a transaction. */

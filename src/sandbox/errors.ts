@@ -24,10 +24,14 @@ export class SandboxError extends AcctWebhookError<SandboxErrorCode> {
 
   /**
    * VALIDATION_ERROR with the document's details `{ field, reason }`: 422 for well-formed input
-   * with invalid values, 400 for a request that cannot be read (`malformed`).
+   * with invalid values, 400 for a request that cannot be read (`malformed`). The message is the
+   * field and its reason ("amount must be an integer number of cents"); for the body as a whole
+   * (`field: ''`), the reason is a sentence ("the body must be a JSON object").
    */
   static validation(field: string, reason: string, { malformed = false }: { malformed?: boolean } = {}): SandboxError {
-    return new SandboxError('VALIDATION_ERROR', `${field === '' ? 'The request' : field} ${reason}`, { field, reason }, malformed ? 400 : 422);
+    // A field's reason is a predicate ("must be …"); the body's (field '') a sentence of its own.
+    const message = field === '' ? `${reason.charAt(0).toUpperCase()}${reason.slice(1)}` : `${field} ${reason}`;
+    return new SandboxError('VALIDATION_ERROR', message, { field, reason }, malformed ? 400 : 422);
   }
 
   static notFound(resource: string, id: string): SandboxError {

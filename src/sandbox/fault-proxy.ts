@@ -1,8 +1,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { RESPONSE_BODY_LIMIT_BYTES } from '../dispatcher/defaults.js';
 import type { Dispatcher } from '../dispatcher/dispatcher.js';
+import { HttpSender, type AnswerWatcher, type SendResult } from '../dispatcher/sender.js';
+import { UrlGuard, type ResolveHost } from '../dispatcher/url-guard.js';
 import type { SandboxClock } from './clock.js';
 import type { FaultKind, FaultLog } from './faults.js';
+import type { ForwardLog } from './forwards.js';
 import type { Reorderer } from './reorder.js';
 import { PROXY_TOKEN_HEADER, type WebhookEntry, type WebhookRegistry } from './webhook-registry.js';
 
@@ -15,16 +19,14 @@ export interface FaultProxyOptions {
   registry: WebhookRegistry;
   dispatcher: Dispatcher;
   faultLog: FaultLog;
+  /** Where what the receiver did with each attempt is kept. */
+  forwardLog: ForwardLog;
   reorderer: Reorderer;
   clock: SandboxClock;
   /** The Dispatcher's timeout: a forward never takes longer. */
   timeoutMs: number;
-}
-
-interface Forwarded {
-  status: number;
-  body: Buffer;
-  contentType: string | null;
+  /** The Dispatcher's resolver: the receiver's address is resolved and checked with it at send time. */
+  resolveHost: ResolveHost;
 }
 
 /**
@@ -32,9 +34,26 @@ interface Forwarded {
  * (`/_sandbox/deliver/{dispatcher's webhook id}`): it forwards each attempt unchanged (body,
  * signature, timestamp) to the registered URL and relays the answer, injecting the registration's
  * faults on the way and recording each one.
+ *
+ * It sends as the Dispatcher sends — with the Dispatcher's own sender, not `fetch`: the receiver's
+ * address resolved and checked against the Dispatcher's SSRF rules when it connects (with the
+ * sandbox's one allowance, plain http to localhost, 127.0.0.1 and [::1]), one timer of the
+ * Dispatcher's timeout for the whole exchange, and at most the Dispatcher's 64 KiB of the answer
+ * kept (the rest is not read: the connection is dropped), so a receiver answering without end
+ * costs the sandbox no memory.
  */
 export class FaultProxy {
-  constructor(private readonly options: FaultProxyOptions) {}
+  private readonly sender: HttpSender;
+
+  constructor(private readonly options: FaultProxyOptions) {
+    const guard = new UrlGuard({ allowInsecureUrls: true, allowedHosts: [], resolveHost: options.resolveHost });
+    this.sender = new HttpSender({ timeoutMs: options.timeoutMs, bodyLimitBytes: RESPONSE_BODY_LIMIT_BYTES, guard });
+  }
+
+  /** Closes the sender's idle keep-alive connections to receivers. */
+  close(): void {
+    this.sender.close();
+  }
 
   async handle(request: IncomingMessage, response: ServerResponse, dispatcherId: string, body: Buffer): Promise<void> {
     const webhook = this.options.registry.isProxyToken(request.headers[PROXY_TOKEN_HEADER]) ? this.options.registry.byDispatcherId(dispatcherId) : undefined;
@@ -58,27 +77,31 @@ export class FaultProxy {
     const turn = faults.out_of_order === null ? null : await this.options.reorderer.hold(webhook.id, faults.out_of_order.window, faults.out_of_order.max_wait_ms);
     if (turn !== null) record('reordered', { position: turn.position, arrived: turn.arrived, batch_size: turn.size });
     const headers = forwardHeaders(request);
-    let answer: Forwarded | null;
+    const withheld = attempt <= faults.timeout_first_attempts;
+    let answer: SendResult;
     try {
-      answer = await this.forward(webhook.url, headers, body);
-      if (faults.duplicate && answer !== null) {
-        const second = await this.forward(webhook.url, headers, body);
-        record('duplicated', { response_status: second?.status ?? null });
+      // The answer is relayed as it comes (status line first, then what the sender keeps of the
+      // body), so the Dispatcher sees the timing it would see, unless a fault withholds it.
+      answer = await this.sender.send({ url: webhook.url, headers, body }, withheld ? undefined : relayTo(response));
+      this.options.forwardLog.record(webhook.id, eventId, attempt, answer);
+      if (faults.duplicate && answer.response_status !== null) {
+        const second = await this.sender.send({ url: webhook.url, headers, body });
+        record('duplicated', { response_status: second.response_status });
       }
     } finally {
       turn?.done();
     }
-    if (answer === null) {
+    if (answer.response_status === null) {
       // No answer from the receiver: the Dispatcher sees the connection end, as it would have.
       request.socket.destroy();
       return;
     }
-    if (attempt <= faults.timeout_first_attempts) {
-      record('answer_withheld', { receiver_status: answer.status, first_attempts: faults.timeout_first_attempts });
+    if (withheld) {
+      record('answer_withheld', { receiver_status: answer.response_status, first_attempts: faults.timeout_first_attempts });
       await this.withhold(request);
       return;
     }
-    response.writeHead(answer.status, answer.contentType === null ? {} : { 'content-type': answer.contentType }).end(answer.body);
+    response.end();
   }
 
   /** This attempt's number in its delivery: the attempts the Dispatcher recorded, plus one. */
@@ -87,21 +110,20 @@ export class FaultProxy {
     return (delivery?.attempt_count ?? 0) + 1;
   }
 
-  private async forward(url: string, headers: Record<string, string>, body: Buffer): Promise<Forwarded | null> {
-    try {
-      const answer = await fetch(url, { method: 'POST', headers, body, redirect: 'manual', signal: AbortSignal.timeout(this.options.timeoutMs) });
-      return { status: answer.status, body: Buffer.from(await answer.arrayBuffer()), contentType: answer.headers.get('content-type') };
-    } catch {
-      return null;
-    }
-  }
-
   /** Keeps the request open until the Dispatcher gives up on it (its timeout), then drops it. */
   private async withhold(request: IncomingMessage): Promise<void> {
     const closed = new Promise<void>((resolve) => request.socket.once('close', () => resolve()));
     await Promise.race([closed, sleep(this.options.timeoutMs + WITHHOLD_MARGIN_MS, undefined, { ref: false })]);
     request.socket.destroy();
   }
+}
+
+/** Writes the receiver's answer to the Dispatcher as it arrives. */
+function relayTo(response: ServerResponse): AnswerWatcher {
+  return {
+    status: (code) => response.writeHead(code),
+    data: (chunk) => response.write(chunk),
+  };
 }
 
 function eventIdOf(body: Buffer): string {

@@ -4,3 +4,4 @@ export type { SandboxOptions } from './options.js';
 export type { Faults, FaultsInput } from './faults.js';
 export { SandboxError, type SandboxErrorCode } from './errors.js';
 export type { SandboxPlan } from './http/rate-limit.js';
+export type { SandboxWebhookStatusChange } from './webhook-status.js';

@@ -2,9 +2,11 @@ import { z } from 'zod';
 import { callable, numberIn, parseOptions } from '../configuration.js';
 import type { AttemptReport } from '../dispatcher/attempt-report.js';
 import { DELIVERY_TIMEOUT_MS } from '../dispatcher/defaults.js';
+import type { ResolveHost } from '../dispatcher/url-guard.js';
 import { isLogger, type LoggerOption } from '../logger.js';
 import { faultsInput, type FaultsInput } from './faults.js';
 import { PLAN_LIMITS_PER_MINUTE, type SandboxPlan } from './http/rate-limit.js';
+import type { SandboxWebhookStatusChange } from './webhook-status.js';
 
 /** The options of `createSandbox()`; every one is checked when it runs. */
 export interface SandboxOptions {
@@ -28,10 +30,26 @@ export interface SandboxOptions {
   deliveryTimeoutMs?: number;
   /** Where the sandbox clock starts. @default 2026-01-05T08:00:00.000Z with a seed, else now */
   startAt?: Date | string | number;
+  /**
+   * Resolves host names: when a webhook URL is registered, and when the fault proxy connects to
+   * the receiver, whose address is checked again then (a name re-pointed at a private or loopback
+   * address after registration is refused, as the Dispatcher refuses it).
+   * @default dns.lookup, all addresses
+   */
+  resolveHost?: ResolveHost;
   /** The Dispatcher's logger, or `false`. @default false */
   logger?: LoggerOption;
-  /** Called after every delivery attempt is recorded (the Dispatcher's onAttempt). */
+  /**
+   * Called after every delivery attempt is recorded (the Dispatcher's onAttempt), in the
+   * sandbox's terms: `webhook_id` is the sandbox's `wh_…` id and `url` the receiver's URL.
+   */
   onAttempt?: (report: AttemptReport) => void;
+  /**
+   * Called when a webhook is disabled (by the disable rule: every attempt failing for 72 h of
+   * sandbox time; or by `PATCH /v1/webhooks/{id} {"status": "disabled"}`) or made active again.
+   * @example onWebhookStatus: (change) => console.log(change.webhook_id, change.message)
+   */
+  onWebhookStatus?: (change: SandboxWebhookStatusChange) => void;
 }
 
 /** The clock's start in a seeded run: a Monday morning in Vienna's winter (UTC). */
@@ -54,7 +72,9 @@ const sandboxOptions = z.strictObject({
   deliveryTimeoutMs: numberIn(1, 2_147_483_647).default(DELIVERY_TIMEOUT_MS),
   startAt: time.optional(),
   logger: z.union([z.literal(false), z.custom<Exclude<LoggerOption, false>>(isLogger)], { error: 'must be a logger (debug, info, warn, error, child) or false' }).default(false),
+  resolveHost: callable<ResolveHost>('(hostname) => Promise<string[]>').optional(),
   onAttempt: callable<(report: AttemptReport) => void>('(report) => void').optional(),
+  onWebhookStatus: callable<(change: SandboxWebhookStatusChange) => void>('(change) => void').optional(),
 });
 
 export type ValidSandboxOptions = z.output<typeof sandboxOptions>;

@@ -4,7 +4,11 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Dispatcher } from '../dispatcher/dispatcher.js';
+import type { AttemptReport } from '../dispatcher/attempt-report.js';
 import { DEFAULT_MAX_IN_FLIGHT_PER_WEBHOOK } from '../dispatcher/defaults.js';
+import { contained } from '../contained.js';
+import { ConfigurationError } from '../errors.js';
+import { resolveWithSystem } from '../dispatcher/url-guard.js';
 import { resolveLogger } from '../logger.js';
 import { openConnection } from '../sqlite/connection.js';
 import { sqliteDispatchStore } from '../sqlite/dispatch-store.js';
@@ -14,6 +18,7 @@ import { migrateSandbox, SandboxState } from './database.js';
 import { SandboxEmitter } from './emitter.js';
 import { FaultProxy } from './fault-proxy.js';
 import { FaultLog } from './faults.js';
+import { ForwardLog } from './forwards.js';
 import { PLAN_LIMITS_PER_MINUTE, WEBHOOK_RETRY_LIMIT, WindowCounter } from './http/rate-limit.js';
 import { apiHandler } from './http/server.js';
 import { IdFactory } from './ids.js';
@@ -30,6 +35,7 @@ import { uvaRoutes } from './resources/uva.js';
 import { webhookRoutes } from './resources/webhooks.js';
 import { advanceClock } from './timeline.js';
 import { WebhookRegistry } from './webhook-registry.js';
+import { inSandboxTerms } from './attempt-terms.js';
 
 /** A running sandbox: its address, its key, its clock. */
 export interface Sandbox {
@@ -64,7 +70,8 @@ const RETRY_POLL_MS = 1_000;
  * Dispatcher with the sandbox clock, and the fault proxy between that Dispatcher and your
  * receivers.
  *
- * @throws ConfigurationError for an unusable option, here, before anything is opened
+ * @throws ConfigurationError for an unusable option, here, before anything is opened; on `port`
+ *   when the port is already in use
  * @example
  * const sandbox = await createSandbox({ seed: 42 });
  * const answer = await fetch(`${sandbox.url}/customers`, {
@@ -101,18 +108,39 @@ async function start(valid: ValidSandboxOptions, db: ReturnType<typeof openConne
   const apiKey = valid.apiKey ?? state.get<string>('api_key') ?? `sk_test_${ids.next('key').slice(4)}`;
   state.set('api_key', apiKey);
   const logger = resolveLogger(valid.logger, 'dispatcher');
+  const resolveHost = valid.resolveHost ?? resolveWithSystem;
+  // The Dispatcher reports in its own terms (its ids, the proxy's URL); the registry, made once
+  // the Dispatcher exists, names each attempt and disable the way the sandbox API does.
+  let webhooks: WebhookRegistry | null = null;
   const dispatcher = new Dispatcher({
     store: sqliteDispatchStore(db),
     clock: clock.now,
+    // Signed as the platform signs: with the time of the attempt. The sandbox clock drives what the
+    // platform's clock would (created, due dates, renewals, which attempt is due), never the
+    // receiver's freshness window, which stays on the wall clock like the receiver's own.
+    signingClock: Date.now,
     allowInsecureUrls: true,
+    resolveHost,
     timeoutMs: valid.deliveryTimeoutMs,
     // No slow start: the out-of-order fault holds a window of deliveries open at once.
     initialInFlightPerWebhook: DEFAULT_MAX_IN_FLIGHT_PER_WEBHOOK,
     logger: valid.logger,
-    ...(valid.onAttempt === undefined ? {} : { onAttempt: valid.onAttempt }),
+    onWebhookAlert: (alert) => {
+      if (alert.type === 'webhook.disabled') webhooks?.announceDisabled(alert.webhook_id, { disabled_at: alert.disabled_at ?? alert.last_failure_at, failing_since: alert.failing_since });
+    },
+    ...(valid.onAttempt === undefined ? {} : { onAttempt: (report: AttemptReport) => valid.onAttempt?.(webhooks === null ? report : inSandboxTerms(report, webhooks, forwardLog)) }),
   });
   const pump = new DeliveryPump(dispatcher, (error) => logger.error({ err: error }, 'sandbox delivery run failed'));
-  const webhooks = new WebhookRegistry({ db, dispatcher, ids, clock, defaultFaults: valid.faults });
+  webhooks = new WebhookRegistry({
+    db,
+    dispatcher,
+    ids,
+    clock,
+    defaultFaults: valid.faults,
+    onStatus: (change) => {
+      if (valid.onWebhookStatus !== undefined) contained(() => valid.onWebhookStatus?.(change), (error) => logger.error({ err: error }, 'The onWebhookStatus hook threw'));
+    },
+  });
   const context: SandboxContext = {
     objects: new ObjectStore(db),
     ids,
@@ -124,11 +152,12 @@ async function start(valid: ValidSandboxOptions, db: ReturnType<typeof openConne
     account: { ...account, plan: valid.plan },
   };
   const faultLog = new FaultLog(db);
+  const forwardLog = new ForwardLog(db);
   const reorderer = new Reorderer();
-  const proxy = new FaultProxy({ registry: webhooks, dispatcher, faultLog, reorderer, clock, timeoutMs: valid.deliveryTimeoutMs });
+  const proxy = new FaultProxy({ registry: webhooks, dispatcher, faultLog, forwardLog, reorderer, clock, timeoutMs: valid.deliveryTimeoutMs, resolveHost });
   const persistClock = () => state.set('clock', { start: clockStart(state, clock), offset: clock.offset });
   const routes = [
-    ...webhookRoutes(context, faultLog),
+    ...webhookRoutes(context, faultLog, forwardLog),
     ...customerRoutes(context),
     ...invoiceRoutes(context),
     ...transactionRoutes(context),
@@ -175,6 +204,7 @@ async function start(valid: ValidSandboxOptions, db: ReturnType<typeof openConne
         await new Promise<void>((resolve) => server.close(() => resolve()));
         await pump.settle();
         await dispatcher.close();
+        proxy.close();
         cleanUp();
       })();
       return closing;
@@ -203,11 +233,16 @@ function newAccount(ids: IdFactory, valid: ValidSandboxOptions): SandboxAccount 
   };
 }
 
+/** @throws ConfigurationError on `port` when it is in use (the cause keeps Node's EADDRINUSE) or cannot be listened on */
 function listen(server: Server, port: number): Promise<number> {
   return new Promise((resolve, reject) => {
-    server.once('error', reject);
+    const refuse = (error: NodeJS.ErrnoException) => {
+      const reason = error.code === 'EADDRINUSE' ? `${port} is already in use; pick another (0 picks a free one)` : `${port} cannot be listened on at 127.0.0.1: ${error.message}`;
+      reject(new ConfigurationError({ option: 'port', reason }, `createSandbox: option port ${reason}`, { cause: error }));
+    };
+    server.once('error', refuse);
     server.listen(port, '127.0.0.1', () => {
-      server.off('error', reject);
+      server.off('error', refuse);
       resolve((server.address() as AddressInfo).port);
     });
   });

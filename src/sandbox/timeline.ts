@@ -21,23 +21,36 @@ function happenings(context: SandboxContext): Happening[] {
   return [...overdue, ...renewals];
 }
 
-/** When the earliest retrying delivery due after `after` is due, or Infinity. */
+/** Deliveries read per page while looking for the next due one. */
+const PAGE = 1000;
+
+/** When the earliest retrying delivery due after `after` is due (every one is looked at), or Infinity. */
 async function nextDeliveryAt(context: SandboxContext, after: number): Promise<number> {
-  const retrying = await context.dispatcher.deliveries.list({ status: 'retrying', limit: 1000 });
-  const due = retrying.flatMap((delivery) => (delivery.next_attempt_at === null ? [] : [Date.parse(delivery.next_attempt_at)]));
-  return Math.min(Infinity, ...due.filter((at) => at > after));
+  let earliest = Infinity;
+  for (let offset = 0; ; offset += PAGE) {
+    const retrying = await context.dispatcher.deliveries.list({ status: 'retrying', limit: PAGE, offset });
+    for (const delivery of retrying) {
+      const at = delivery.next_attempt_at === null ? Infinity : Date.parse(delivery.next_attempt_at);
+      if (at > after && at < earliest) earliest = at;
+    }
+    if (retrying.length < PAGE) return earliest;
+  }
 }
 
 /**
  * Moves the sandbox clock forward by `ms`, stopping at every instant on the way where something
  * is due — an invoice's overdue day, a renewal, a retry of the schedule — so that each happens at
  * its own time, in order, exactly as if that much time had passed: a delivery that fails every
- * attempt is tried at 0, 1, 6, 36 … minutes of sandbox time. Resolves when everything due up to
- * the new time has been emitted and attempted.
+ * attempt is tried at 0, 1, 6, 36 … minutes of sandbox time, each attempt only after the previous
+ * one was answered or timed out (no background run is in flight while the clock moves). Resolves
+ * when everything due up to the new time has been emitted and attempted.
  */
-export async function advanceClock(context: SandboxContext, ms: number): Promise<void> {
-  const { clock, pump, dispatcher } = context;
-  await pump.settle();
+export function advanceClock(context: SandboxContext, ms: number): Promise<void> {
+  return context.pump.alone(() => advanceAlone(context, ms));
+}
+
+async function advanceAlone(context: SandboxContext, ms: number): Promise<void> {
+  const { clock, dispatcher } = context;
   const target = clock.now() + ms;
   // Deliveries due at or before this and still waiting cannot be sent (their webhook is
   // disabled): they are not waited for again.
@@ -51,7 +64,6 @@ export async function advanceClock(context: SandboxContext, ms: number): Promise
     const happening = due.filter((entry) => entry.at <= now).sort((a, b) => a.at - b.at);
     for (const entry of happening) await entry.happen();
     const attempts = await dispatcher.runDue();
-    await pump.settle();
     if (happening.length === 0 && attempts === 0) stuckUntil = now;
   }
   clock.moveTo(target);

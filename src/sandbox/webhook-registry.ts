@@ -1,24 +1,42 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Dispatcher } from '../dispatcher/dispatcher.js';
-import { DispatcherError } from '../dispatcher/errors.js';
-import type { WebhookRegistration } from '../dispatcher/records.js';
+import { DispatcherError, InvalidUrlError } from '../dispatcher/errors.js';
+import type { WebhookRegistration, WebhookStatus } from '../dispatcher/records.js';
 import type { EventPattern } from '../events/catalog.js';
 import type { SqliteConnection } from '../sqlite/driver.js';
 import type { SandboxClock } from './clock.js';
 import { SandboxError } from './errors.js';
 import type { Faults } from './faults.js';
 import type { IdFactory } from './ids.js';
+import { urlReason } from './url-reasons.js';
+import { disabledFields, disabledMessage, enabledMessage, type DisabledFields, type SandboxWebhookStatusChange } from './webhook-status.js';
 
 /** The header that tells the fault proxy a request comes from this sandbox's Dispatcher; never forwarded. */
 export const PROXY_TOKEN_HEADER = 'x-acct-sandbox-proxy';
 
-/** A registration as the sandbox API shows it: the document's fields, the user's URL. */
-export interface SandboxWebhook {
+/**
+ * A registration as the sandbox API shows it: the document's fields, the user's URL; while it is
+ * disabled, also when, why and how to enable it again.
+ */
+export interface SandboxWebhook extends Partial<DisabledFields> {
   id: string;
   url: string;
   events: EventPattern[];
-  status: string;
+  status: WebhookStatus;
   created_at: string;
+}
+
+/** What `PATCH /v1/webhooks/{id}` changes: the events, the status, and whether enabling replays the skipped events. */
+export interface WebhookChange {
+  events?: EventPattern[] | undefined;
+  status?: WebhookStatus | undefined;
+  replay_skipped?: boolean | undefined;
+}
+
+/** `GET /v1/sandbox/faults`: the faults of new registrations and of each live one. */
+export interface FaultsView {
+  new_webhooks: Faults;
+  webhooks: { webhook_id: string; url: string; faults: Faults }[];
 }
 
 /** The sandbox's row of a registration, joined with the Dispatcher's. */
@@ -44,6 +62,8 @@ export interface WebhookRegistryOptions {
   clock: SandboxClock;
   /** Faults of a new registration (the CLI's --fault). */
   defaultFaults: Faults;
+  /** Told when a registration is disabled or made active again. */
+  onStatus: (change: SandboxWebhookStatusChange) => void;
 }
 
 /**
@@ -55,8 +75,12 @@ export class WebhookRegistry {
   /** Proves to the proxy that a request comes from this sandbox's Dispatcher. */
   private readonly proxyToken = randomBytes(16).toString('hex');
   private proxyBase = '';
+  /** Faults of a new registration: the start's, until every fault is cleared. */
+  private defaultFaults: Faults;
 
-  constructor(private readonly options: WebhookRegistryOptions) {}
+  constructor(private readonly options: WebhookRegistryOptions) {
+    this.defaultFaults = options.defaultFaults;
+  }
 
   /** Is this the header value the Dispatcher sends with every attempt? Compared in constant time. */
   isProxyToken(value: string | string[] | undefined): boolean {
@@ -73,29 +97,63 @@ export class WebhookRegistry {
 
   async create(url: string, events: EventPattern[]): Promise<SandboxWebhook & { secret: string }> {
     const { dispatcher, db, ids, clock } = this.options;
-    const created = await asValidation(() => dispatcher.webhooks.create({ url, events }));
+    const created = await asValidation(() => dispatcher.webhooks.create({ url, events }), url);
     await dispatcher.webhooks.update(created.id, this.proxyTarget(created.id));
-    const row: Row = { id: ids.next('wh'), dispatcher_id: created.id, url: created.url, faults: JSON.stringify(this.options.defaultFaults), created_at: clock.now() };
+    const row: Row = { id: ids.next('wh'), dispatcher_id: created.id, url: created.url, faults: JSON.stringify(this.defaultFaults), created_at: clock.now() };
     db.prepare('INSERT INTO sandbox_webhooks (id, dispatcher_id, url, faults, created_at) VALUES (@id, @dispatcher_id, @url, @faults, @created_at)').run(row);
-    return { ...view(row, created), secret: created.secret };
+    return { ...this.view(row, created), secret: created.secret };
   }
 
   async list(): Promise<SandboxWebhook[]> {
     const registrations = new Map((await this.options.dispatcher.webhooks.list()).map((registration) => [registration.id, registration]));
     return this.rows().flatMap((row) => {
       const registration = registrations.get(row.dispatcher_id);
-      return registration === undefined ? [] : [view(row, registration)];
+      return registration === undefined ? [] : [this.view(row, registration)];
     });
   }
 
   async get(id: string): Promise<SandboxWebhook> {
     const row = this.row(id);
-    return view(row, await this.options.dispatcher.webhooks.get(row.dispatcher_id));
+    return this.view(row, await this.options.dispatcher.webhooks.get(row.dispatcher_id));
   }
 
-  async updateEvents(id: string, events: EventPattern[]): Promise<SandboxWebhook> {
+  /**
+   * Changes the events and the status. Enabling starts a clean slate (the disable rule counts
+   * from the next failure); with `replay_skipped`, the events kept as skipped while it was
+   * disabled are queued too, each once, oldest first. The answer has `replayed` when a replay
+   * was asked for.
+   */
+  async update(id: string, change: WebhookChange): Promise<SandboxWebhook & { replayed?: number }> {
     const row = this.row(id);
-    return view(row, await asValidation(() => this.options.dispatcher.webhooks.update(row.dispatcher_id, { events })));
+    const { webhooks } = this.options.dispatcher;
+    const before = await webhooks.get(row.dispatcher_id);
+    const events = change.events;
+    let after = events === undefined ? before : await asValidation(() => webhooks.update(row.dispatcher_id, { events }));
+    let replayed: number | null = null;
+    if (change.status === 'active') {
+      const enabled = await webhooks.enable(row.dispatcher_id, { replay: change.replay_skipped === true });
+      after = enabled;
+      if (change.replay_skipped === true) replayed = enabled.replayed;
+    } else if (change.status === 'disabled' && before.status === 'active') {
+      after = await webhooks.update(row.dispatcher_id, { status: 'disabled' });
+    }
+    if (after.status !== before.status || replayed !== null) this.announce(row, after, replayed);
+    return { ...this.view(row, after), ...(replayed === null ? {} : { replayed }) };
+  }
+
+  /** Tells about a registration the Dispatcher has just disabled for failing (its alert's times). */
+  announceDisabled(dispatcherId: string, { disabled_at, failing_since }: { disabled_at: string; failing_since: string }): void {
+    const row = this.rowByDispatcherId(dispatcherId, { deleted: false });
+    if (row === undefined) return;
+    this.options.onStatus({
+      webhook_id: row.id,
+      url: row.url,
+      status: 'disabled',
+      at: disabled_at,
+      disabled_reason: 'failing',
+      replayed: null,
+      message: disabledMessage(row.id, 'failing', failing_since, disabled_at, this.options.dispatcher.settings.disableFailingAfterMs),
+    });
   }
 
   async delete(id: string): Promise<void> {
@@ -108,6 +166,18 @@ export class WebhookRegistry {
     const row = this.row(id);
     const secret = await this.options.dispatcher.webhooks.rotateSecret(row.dispatcher_id);
     return { ...(await this.get(id)), secret };
+  }
+
+  /** The faults in effect: those every new registration gets, and each live registration's. */
+  faultsView(): FaultsView {
+    return { new_webhooks: this.defaultFaults, webhooks: this.rows().map((row) => ({ webhook_id: row.id, url: row.url, faults: entryOf(row).faults })) };
+  }
+
+  /** Turns every fault off: those of every live registration and those new ones would get. */
+  clearFaults(off: Faults): FaultsView {
+    this.defaultFaults = off;
+    this.options.db.prepare('UPDATE sandbox_webhooks SET faults = ? WHERE deleted_at IS NULL').run(JSON.stringify(off));
+    return this.faultsView();
   }
 
   setFaults(id: string, faults: Faults): Faults {
@@ -123,8 +193,39 @@ export class WebhookRegistry {
 
   /** A live registration by the Dispatcher's id: how the proxy finds its target. */
   byDispatcherId(dispatcherId: string): WebhookEntry | undefined {
-    const row = this.options.db.prepare('SELECT * FROM sandbox_webhooks WHERE dispatcher_id = ? AND deleted_at IS NULL').get(dispatcherId) as Row | undefined;
+    const row = this.rowByDispatcherId(dispatcherId, { deleted: false });
     return row === undefined ? undefined : entryOf(row);
+  }
+
+  /** A registration by the Dispatcher's id, also a deleted one: how an attempt is named in the sandbox's terms. */
+  anyByDispatcherId(dispatcherId: string): WebhookEntry | undefined {
+    const row = this.rowByDispatcherId(dispatcherId, { deleted: true });
+    return row === undefined ? undefined : entryOf(row);
+  }
+
+  private announce(row: Row, registration: WebhookRegistration, replayed: number | null): void {
+    const disabled = registration.status === 'disabled';
+    const at = (disabled ? registration.disabled_at : registration.updated_at) ?? registration.updated_at;
+    const reason = disabled ? (registration.disabled_reason ?? 'manual') : null;
+    this.options.onStatus({
+      webhook_id: row.id,
+      url: row.url,
+      status: registration.status,
+      at,
+      disabled_reason: reason,
+      replayed,
+      message: reason === null ? enabledMessage(replayed) : disabledMessage(row.id, reason, registration.failing_since, at, this.options.dispatcher.settings.disableFailingAfterMs),
+    });
+  }
+
+  private view(row: Row, registration: WebhookRegistration): SandboxWebhook {
+    const disabled = disabledFields(row.id, registration, this.options.dispatcher.settings.disableFailingAfterMs);
+    return { id: row.id, url: row.url, events: registration.events, status: registration.status, created_at: new Date(row.created_at).toISOString(), ...disabled };
+  }
+
+  private rowByDispatcherId(dispatcherId: string, { deleted }: { deleted: boolean }): Row | undefined {
+    const sql = `SELECT * FROM sandbox_webhooks WHERE dispatcher_id = ?${deleted ? '' : ' AND deleted_at IS NULL'}`;
+    return this.options.db.prepare(sql).get(dispatcherId) as Row | undefined;
   }
 
   private proxyTarget(dispatcherId: string): { url: string; headers: Record<string, string> } {
@@ -146,16 +247,15 @@ function entryOf(row: Row): WebhookEntry {
   return { id: row.id, dispatcherId: row.dispatcher_id, url: row.url, faults: JSON.parse(row.faults) as Faults };
 }
 
-function view(row: Row, registration: WebhookRegistration): SandboxWebhook {
-  return { id: row.id, url: row.url, events: registration.events, status: registration.status, created_at: new Date(row.created_at).toISOString() };
-}
 
-/** The Dispatcher's refusal of a URL or an event list, as the sandbox's VALIDATION_ERROR. */
-async function asValidation<T>(work: () => Promise<T>): Promise<T> {
+/** The Dispatcher's refusal of a URL or an event list, as the sandbox's VALIDATION_ERROR with a reason that says what is wrong. */
+async function asValidation<T>(work: () => Promise<T>, url = ''): Promise<T> {
   try {
     return await work();
   } catch (error) {
+    if (error instanceof InvalidUrlError) throw SandboxError.validation('url', urlReason(error, url));
     if (!(error instanceof DispatcherError) || error.code === 'NOT_FOUND' || error.code === 'DISPATCHER_CLOSED') throw error;
-    throw SandboxError.validation(typeof error.details.field === 'string' ? error.details.field : '', error.message);
+    const field = typeof error.details.field === 'string' ? error.details.field : '';
+    throw SandboxError.validation(field, typeof error.details.reason === 'string' ? error.details.reason : error.message);
   }
 }

@@ -111,6 +111,8 @@ describe('options', () => {
     ['allowedHosts', { allowedHosts: ['http://localhost'] }],
     ['clock', { clock: 5 }],
     ['clock', { clock: () => Number.NaN }],
+    ['signingClock', { signingClock: 'now' }],
+    ['signingClock', { signingClock: () => -1 }],
     ['logger', { logger: {} }],
     ['logger', { logger: true }],
     ['ca', { ca: 5 }],

@@ -5,6 +5,7 @@ import { USER_AGENT } from '../../src/dispatcher/defaults.js';
 import { WebhookVerificationError } from '../../src/errors.js';
 import { verifySignature } from '../../src/signature.js';
 import { createTestEvent } from '../../src/testing/index.js';
+import { FakeClock } from '../helpers/clock.js';
 import { listen, close, withServer } from '../helpers/server.js';
 import { clockedDispatcher, MINUTE, Receiver, tempDir, testDispatcher } from './fixtures.js';
 
@@ -51,6 +52,47 @@ describe('an attempt', () => {
       // Made at send time: the retry carries its own, later timestamp.
       expect(Number(receiver.requests[1]!.headers['x-svc-timestamp']) - Number(receiver.requests[0]!.headers['x-svc-timestamp'])).toBe(60);
     });
+  });
+
+  it('signs with signingClock when one is given: x-svc-timestamp is its time, while attempted_at, created and the schedule follow clock', async () => {
+    const receiver = new Receiver(() => 500);
+    const operator = new Receiver(() => 204);
+    const [target, ops] = await Promise.all([listen(receiver.listener), listen(operator.listener)]);
+    try {
+      const wall = new FakeClock(Date.UTC(2026, 10, 22, 9, 0, 0));
+      const { dispatcher, clock } = clockedDispatcher({
+        signingClock: wall.now,
+        schedule: [0, 60],
+        disableFailingAfterMs: MINUTE,
+        alertWebhook: { url: `${ops.url}/alerts`, secret: 'whsec_operator' },
+      });
+      clock.set(Date.UTC(2027, 0, 1));
+      const { secret } = await dispatcher.webhooks.create({ url: `${target.url}/hooks`, events: ['*'] });
+      const sample = createTestEvent('invoice.created');
+      const event = await dispatcher.emit('invoice.created', sample.data.object, { business_id: sample.business_id });
+      expect(event.created).toBe(new Date(Date.UTC(2027, 0, 1)).toISOString());
+      await dispatcher.runDue();
+      clock.advance(MINUTE);
+      wall.advance(1_000);
+      await dispatcher.runDue();
+
+      const detail = await onlyDelivery(dispatcher);
+      expect(detail.attempts.map((attempt) => attempt.attempted_at)).toEqual([new Date(Date.UTC(2027, 0, 1)).toISOString(), new Date(Date.UTC(2027, 0, 1) + MINUTE).toISOString()]);
+      expect(receiver.requests.map((request) => Number(request.headers['x-svc-timestamp']))).toEqual([wall.now() / 1000 - 1, wall.now() / 1000]);
+      for (const request of receiver.requests) {
+        // A receiver on the signing clock accepts the request; one on the simulated clock would not.
+        verifySignature({ payload: request.body, signature: request.headers['x-svc-signature'], timestamp: request.headers['x-svc-timestamp'], secret, now: wall.now() });
+        expect(() =>
+          verifySignature({ payload: request.body, signature: request.headers['x-svc-signature'], timestamp: request.headers['x-svc-timestamp'], secret, now: clock.now() }),
+        ).toThrow(expect.objectContaining({ code: 'TIMESTAMP_TOO_OLD' }));
+      }
+      // The disable rule counts on `clock` (a minute of failure), and the alert is signed on the signing clock too.
+      expect(await dispatcher.webhooks.list()).toMatchObject([{ status: 'disabled', disabled_at: new Date(Date.UTC(2027, 0, 1) + MINUTE).toISOString() }]);
+      await operator.received(1);
+      expect(operator.requests[0]!.headers['x-svc-timestamp']).toBe(String(wall.now() / 1000));
+    } finally {
+      await Promise.all([close(target.server), close(ops.server)]);
+    }
   });
 
   it('logs the receiver IP, status, body and response time', async () => {

@@ -1,7 +1,8 @@
-import { existsSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CliProcess } from '../cli/process.js';
+import { CLI, cliEnvironment, CliProcess } from '../cli/process.js';
 import { temporaryDirectory } from '../cli/helpers.js';
 import { apiClient } from './helpers.js';
 
@@ -24,6 +25,36 @@ describe('acct-webhook sandbox in a process', () => {
       expect(existsSync(database)).toBe(true);
     } finally {
       sandbox.kill();
+      directory.remove();
+    }
+  });
+});
+
+describe('the banner of acct-webhook sandbox', () => {
+  it('prints commands that run exactly as printed, in a shell with acct-webhook on the PATH', async () => {
+    const directory = temporaryDirectory('acct-sandbox-banner');
+    // `acct-webhook` on the PATH, as an installed package's bin would be.
+    const bin = join(directory.path, '.bin');
+    mkdirSync(bin);
+    writeFileSync(join(bin, 'acct-webhook'), `#!/bin/sh\nexec "${process.execPath}" "${CLI}" "$@"\n`, { mode: 0o755 });
+    const sandbox = new CliProcess(['sandbox', '--port', '0', '--seed', '8', '--fault', 'drop=1']);
+    try {
+      const [, url] = await sandbox.waitForOutput(/Sandbox on (http:\/\/127\.0\.0\.1:\d+\/v1)/);
+      const [, advance] = await sandbox.waitForOutput(/^ {2}Advance the clock: +(.+)$/m);
+      const [, clear] = await sandbox.waitForOutput(/^ {2}Clear every fault: +(.+)$/m);
+      const [, apiKey] = await sandbox.waitForOutput(/Test key: +(sk_test_\w+)/);
+      await apiClient({ url: url!, apiKey: apiKey! })('POST', '/webhooks', { url: 'http://127.0.0.1:9/hook', events: ['*'] });
+      const shell = (command: string) =>
+        spawnSync('sh', ['-c', command], { cwd: directory.path, encoding: 'utf8', env: { ...cliEnvironment(), PATH: `${bin}:${process.env.PATH ?? ''}` } });
+
+      const advanced = shell(advance!);
+      expect(advanced, advanced.stderr).toMatchObject({ status: 0, stdout: '2026-01-06T08:00:01.000Z\n' });
+      const cleared = shell(clear!);
+      expect(cleared.status, cleared.stderr).toBe(0);
+      const off = { duplicate: false, out_of_order: null, delay_ms: 0, timeout_first_attempts: 0, drop_first_attempts: 0 };
+      expect(JSON.parse(cleared.stdout)).toMatchObject({ new_webhooks: off, webhooks: [{ faults: off }] });
+    } finally {
+      await sandbox.stop();
       directory.remove();
     }
   });

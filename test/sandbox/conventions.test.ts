@@ -49,11 +49,55 @@ describe('VALIDATION_ERROR with field and reason', () => {
     ['POST /webhooks with plain http to another host', '/webhooks', { url: 'http://example.com/hook', events: ['*'] }, 422, 'url'],
     ['POST /webhooks with no events', '/webhooks', { url: 'https://localhost:9/hook', events: [] }, 422, 'events'],
     ['POST /sandbox/clock with a bad duration', '/sandbox/clock', { advance: '30 days' }, 422, 'advance'],
+    ['PATCH /webhooks with nothing to change', 'PATCH /webhooks/:id', {}, 422, ''],
+    ['PATCH /webhooks with an unknown status', 'PATCH /webhooks/:id', { status: 'paused' }, 422, 'status'],
+    ['PATCH /webhooks replaying without enabling', 'PATCH /webhooks/:id', { events: ['*'], replay_skipped: true }, 422, 'replay_skipped'],
+    ['PATCH /webhooks replaying while disabling', 'PATCH /webhooks/:id', { status: 'disabled', replay_skipped: true }, 422, 'replay_skipped'],
     ['a body that is not JSON', '/customers', '{"name":', 400, ''],
-  ])('%s → %i on %s', async (_name, path, body, status, field) => {
-    const answer = await call('POST', path, body);
+  ])('%s: %s %j → %i on %s', async (_name, path, body, status, field) => {
+    const answer = path.startsWith('PATCH ')
+      ? await call('PATCH', `/webhooks/${(await call('POST', '/webhooks', { url: 'https://localhost:9/hook', events: ['*'] })).body.data.id}`, body)
+      : await call('POST', path, body);
     expect(answer.status).toBe(status);
     expect(answer.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { field, reason: expect.any(String) } });
+  });
+
+  // The reason is what a developer reads to fix the request: its text is the feature here.
+  it.each([
+    ['an amount in euros', '/invoices', { customer_id: 'x', amount: 119.5, currency: 'EUR' }, 422, 'amount', 'must be an integer number of cents', 'amount must be an integer number of cents'],
+    ['an amount as a string', '/invoices', { customer_id: 'x', amount: '100', currency: 'EUR' }, 422, 'amount', 'must be a number, not a string', 'amount must be a number, not a string'],
+    ['a negative amount', '/transactions', { customer_id: 'x', amount: -5, currency: 'EUR' }, 422, 'amount', 'must be a positive number of cents', 'amount must be a positive number of cents'],
+    ['a missing amount', '/invoices', { customer_id: 'x', currency: 'EUR' }, 422, 'amount', 'is required', 'amount is required'],
+    ['a name that is a number', '/customers', { name: 42 }, 422, 'name', 'must be a string, not a number', 'name must be a string, not a number'],
+    ['events as a string', '/webhooks', { url: 'https://localhost:9/hook', events: '*' }, 422, 'events', 'must be an array, not a string', 'events must be an array, not a string'],
+    ['a JSON array body', '/customers', [{ name: 'A' }], 422, '', 'the body must be a JSON object, not an array', 'The body must be a JSON object, not an array'],
+    ['a JSON string body', '/customers', '"Huber"', 422, '', 'the body must be a JSON object, not a string', 'The body must be a JSON object, not a string'],
+    ['a body that is not JSON', '/customers', '{"name":', 400, '', 'the body must be JSON', 'The body must be JSON'],
+    ['an ftp URL', '/webhooks', { url: 'ftp://localhost/hook', events: ['*'] }, 422, 'url', 'must use https, not ftp:', 'url must use https, not ftp:'],
+    [
+      'plain http to another host',
+      '/webhooks',
+      { url: 'http://example.com/hook', events: ['*'] },
+      422,
+      'url',
+      'must use https: plain http is allowed only to localhost, 127.0.0.1 or [::1], not to example.com',
+      'url must use https: plain http is allowed only to localhost, 127.0.0.1 or [::1], not to example.com',
+    ],
+    ['a URL with credentials', '/webhooks', { url: 'https://me:pw@localhost/hook', events: ['*'] }, 422, 'url', 'must not contain credentials (user:password@); send them in a custom header', 'url must not contain credentials (user:password@); send them in a custom header'],
+    ['a relative URL', '/webhooks', { url: '/hook', events: ['*'] }, 422, 'url', 'must be an absolute URL, such as https://receiver.example/webhooks', 'url must be an absolute URL, such as https://receiver.example/webhooks'],
+    [
+      'https to another loopback address',
+      '/webhooks',
+      { url: 'https://127.0.0.2/hook', events: ['*'] },
+      422,
+      'url',
+      'must reach the public internet, or plain http to localhost, 127.0.0.1 or [::1]; 127.0.0.2 is a loopback address',
+      'url must reach the public internet, or plain http to localhost, 127.0.0.1 or [::1]; 127.0.0.2 is a loopback address',
+    ],
+  ])('%s → %i, %s: "%s"', async (_name, path, body, status, field, reason, message) => {
+    const answer = await call('POST', path, body);
+    expect(answer.status).toBe(status);
+    expect(answer.body.error).toEqual({ code: 'VALIDATION_ERROR', message, details: { field, reason } });
   });
 
   it('a transition the object cannot make is VALIDATION_ERROR on status: sending an invoice twice', async () => {
@@ -100,7 +144,16 @@ describe('pagination', () => {
     expect(first.body.data[0].id).toBe(customerId);
     const last = await call('GET', '/customers?per_page=100&page=2&order=asc');
     expect((last.body.data as { name: string }[]).map((customer) => customer.name)).toEqual(['Kunde 100', 'Kunde 101', 'Kunde 102', 'Kunde 103', 'Kunde 104']);
-    expect((await call('GET', '/customers?per_page=100&page=3')).body.data).toEqual([]);
+  });
+
+  it('refuses a page beyond the last with VALIDATION_ERROR on page, saying which is the last; page 1 of an empty list is empty', async () => {
+    const beyond = await call('GET', '/customers?per_page=100&page=3');
+    expect(beyond.status).toBe(400);
+    expect(beyond.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { field: 'page', reason: 'must be at most 2, the last page (105 entries at per_page 100)' } });
+    const empty = await call('GET', '/sandbox/uva?page=1');
+    expect(empty.status).toBe(200);
+    expect(empty.body).toEqual({ data: [], pagination: { page: 1, per_page: 20, total_count: 0, total_pages: 0 } });
+    expect((await call('GET', '/sandbox/uva?page=2')).status).toBe(400);
   });
 
   it('sorts by a field and returns only the fields asked for', async () => {
@@ -113,6 +166,8 @@ describe('pagination', () => {
     ['per_page=0', 'per_page'],
     ['page=0', 'page'],
     ['page=-1', 'page'],
+    ['page=9007199254740993', 'page'],
+    ['page=1e3', 'page'],
     ['per_page=ten', 'per_page'],
     ['order=up', 'order'],
     ['sort=colour', 'sort'],
@@ -190,6 +245,21 @@ describe('webhook management', () => {
     expect(rotated.status).toBe(200);
     expect(rotated.body.data.secret).toMatch(/^whsec_/);
     expect(rotated.body.data.secret).not.toBe(secret);
+    const disabled = await call('PATCH', `/webhooks/${id}`, { status: 'disabled' });
+    expect(disabled.body.data).toEqual({
+      id,
+      url: 'https://localhost:9/hook',
+      events: ['invoice.paid'],
+      status: 'disabled',
+      created_at: created.body.data.created_at,
+      disabled_at: expect.any(String),
+      disabled_reason: 'manual',
+      disabled_message: `Disabled: it was disabled through the API at ${disabled.body.data.disabled_at}. New events are kept as skipped; enable it with PATCH /v1/webhooks/${id} {"status": "active", "replay_skipped": true}.`,
+      skipped_events: 0,
+    });
+    expect((await call('GET', `/webhooks/${id}`)).body.data).toEqual(disabled.body.data);
+    const enabled = await call('PATCH', `/webhooks/${id}`, { status: 'active' });
+    expect(enabled.body.data).toEqual({ id, url: 'https://localhost:9/hook', events: ['invoice.paid'], status: 'active', created_at: created.body.data.created_at });
     const deleted = await call('DELETE', `/webhooks/${id}`);
     expect(deleted.status).toBe(204);
     expect(deleted.body).toBeNull();

@@ -5,7 +5,8 @@ import { sandboxWithReceiver } from './helpers.js';
 /*
  * --seed: ids, amounts and timestamps are reproducible. The same script against two fresh
  * sandboxes with the same seed gives byte-identical event payloads; only the signatures (made
- * with each run's random secret) differ.
+ * with each run's random secret) and their timestamps (the wall-clock time of each attempt)
+ * differ — the receiver here checks them with its default 300 s window around the wall clock.
  */
 
 interface Run {
@@ -13,6 +14,7 @@ interface Run {
   answers: string[];
   payloads: string[];
   signatures: string[];
+  timestamps: number[];
 }
 
 async function runScript(options: SandboxOptions): Promise<Run> {
@@ -40,6 +42,7 @@ async function runScript(options: SandboxOptions): Promise<Run> {
       // either order (the document promises no order); their bytes are what must not change.
       payloads: setup.receiver.raw.map((delivery) => delivery.body).sort(),
       signatures: setup.receiver.raw.map((delivery) => String(delivery.headers['x-svc-signature'])).sort(),
+      timestamps: setup.receiver.raw.map((delivery) => Number(delivery.headers['x-svc-timestamp'])),
     };
   } finally {
     await setup.stop();
@@ -47,7 +50,7 @@ async function runScript(options: SandboxOptions): Promise<Run> {
 }
 
 describe('a seeded sandbox', () => {
-  it('produces byte-identical payloads, answers and key in two runs of the same script; only signatures differ', async () => {
+  it('produces byte-identical payloads, answers and key in two runs of the same script; only signatures and their wall-clock timestamps differ', async () => {
     const first = await runScript({ seed: 2026 });
     const second = await runScript({ seed: 2026 });
     expect(first.payloads).toHaveLength(7);
@@ -55,6 +58,9 @@ describe('a seeded sandbox', () => {
     expect(second.answers).toEqual(first.answers);
     expect(second.apiKey).toBe(first.apiKey);
     expect(second.signatures).not.toEqual(first.signatures);
+    // Signed with the wall clock (the seeded clock is in January 2026), after the advance too.
+    const now = Date.now() / 1000;
+    expect([...first.timestamps, ...second.timestamps].every((timestamp) => Math.abs(now - timestamp) < 300)).toBe(true);
   });
 
   it('gives other ids with another seed, and the same times', async () => {

@@ -38,8 +38,8 @@ export interface Seen {
 
 /**
  * A receiver from the package (nodeHandler, verified, typed, deduplicated in memory) on a loopback
- * port, with the sandbox clock for the signature's freshness. `secret` is set once the webhook
- * is registered.
+ * port, with the receiver's default freshness check: 300 s around the wall clock, whatever the
+ * sandbox clock says. `secret` is set once the webhook is registered.
  */
 export class TestReceiver {
   readonly seen: Seen[] = [];
@@ -50,10 +50,7 @@ export class TestReceiver {
   secret = '';
   private running: RunningServer | null = null;
 
-  constructor(
-    private readonly clock: () => number,
-    private readonly options: { ordering?: boolean } = {},
-  ) {}
+  constructor(private readonly options: { ordering?: boolean } = {}) {}
 
   get url(): string {
     return `${this.running!.url}/webhooks`;
@@ -66,7 +63,7 @@ export class TestReceiver {
     });
     let handler: ReturnType<typeof nodeHandler> | null = null;
     const receiver = () =>
-      (handler ??= nodeHandler({ secret: this.secret, handlers, store: memoryStore(), logger: false, clock: this.clock, ...(this.options.ordering ? { ordering: true } : {}) }));
+      (handler ??= nodeHandler({ secret: this.secret, handlers, store: memoryStore(), logger: false, ...(this.options.ordering ? { ordering: true } : {}) }));
     this.running = await listen((request, response) => {
       const chunks: Buffer[] = [];
       request.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -88,7 +85,7 @@ export class TestReceiver {
 /** A seeded sandbox and a receiver registered for every event; both closed by `stop()`. */
 export async function sandboxWithReceiver(options: SandboxOptions = {}, receiverOptions: { ordering?: boolean } = {}) {
   const sandbox = await createSandbox({ seed: 7, ...options });
-  const receiver = await new TestReceiver(sandbox.now, receiverOptions).start();
+  const receiver = await new TestReceiver(receiverOptions).start();
   const call = apiClient(sandbox);
   const webhook = await call('POST', '/webhooks', { url: receiver.url, events: ['*'] });
   receiver.secret = webhook.body.data.secret;
@@ -122,7 +119,10 @@ export interface DeliveryView {
     url: string;
     response_status: number | null;
     response_time_ms: number;
+    receiver_ip: string | null;
+    response_body: string | null;
     error_kind: string | null;
+    error_message: string | null;
     faults: FaultView[];
   }[];
 }

@@ -15,7 +15,7 @@ describe('createSandbox', () => {
   it('without a seed follows the wall clock, so a receiver checking freshness against Date.now accepts its deliveries', async () => {
     const sandbox = await createSandbox();
     cleanups.push(() => sandbox.close());
-    const receiver = await new TestReceiver(Date.now).start();
+    const receiver = await new TestReceiver().start();
     cleanups.push(() => receiver.close());
     expect(Math.abs(sandbox.now() - Date.now())).toBeLessThan(5_000);
     const call = apiClient(sandbox);
@@ -46,6 +46,13 @@ describe('createSandbox', () => {
     expect((await call('GET', `/webhooks/${webhook.id}`)).body.data.url).toBe('http://127.0.0.1:9/hook');
     const next = (await call('POST', '/customers', { name: 'Gruber' })).body.data;
     expect(next.id > customer.id).toBe(true);
+  });
+
+  it('refuses a port in use with INVALID_CONFIGURATION on port (the cause keeps EADDRINUSE)', async () => {
+    const first = await createSandbox();
+    cleanups.push(() => first.close());
+    const refused = await createSandbox({ port: first.port }).catch((error: unknown) => error);
+    expect(refused).toMatchObject({ code: 'INVALID_CONFIGURATION', details: { option: 'port' }, cause: { code: 'EADDRINUSE' } });
   });
 
   it.each([

@@ -14,13 +14,15 @@ export interface ListParameters {
   fields: string[] | null;
 }
 
-const wholeNumber = (field: string, min: number, max: number) =>
-  z
+const wholeNumber = (field: string, min: number, max: number) => {
+  const reason = `must be a whole number from ${min}${max === Infinity ? '' : ` to ${max}`}`;
+  return z
     .string()
-    .regex(/^\d+$/, { error: `must be a whole number from ${min}${max === Infinity ? '' : ` to ${max}`}` })
+    .regex(/^\d+$/, { error: reason })
     .transform(Number)
-    .refine((n) => n >= min && n <= max, { error: `must be a whole number from ${min}${max === Infinity ? '' : ` to ${max}`}` })
+    .refine((n) => Number.isSafeInteger(n) && n >= min && n <= max, { error: reason })
     .describe(field);
+};
 
 const listQuery = (sortable: readonly string[]) =>
   z.object({
@@ -48,8 +50,17 @@ export function listParameters(query: URLSearchParams, sortable: readonly string
   throw SandboxError.validation(String(issue.path[0] ?? ''), issue.message, { malformed: true });
 }
 
-/** One page of `items` sorted by the parameters (ties by creation order), in the list envelope. */
+/**
+ * One page of `items` sorted by the parameters (ties by creation order), in the list envelope.
+ * A page beyond the last is VALIDATION_ERROR 400 on `page` (page 1 of an empty list is empty).
+ */
 export function page<T extends object>(items: readonly T[], parameters: ListParameters): SandboxResponse {
+  const lastPage = Math.max(1, Math.ceil(items.length / parameters.per_page));
+  if (parameters.page > lastPage) {
+    throw SandboxError.validation('page', `must be at most ${lastPage}, the last page (${items.length} ${items.length === 1 ? 'entry' : 'entries'} at per_page ${parameters.per_page})`, {
+      malformed: true,
+    });
+  }
   const direction = parameters.order === 'asc' ? 1 : -1;
   const sorted = items
     .map((item, index) => ({ item, index }))

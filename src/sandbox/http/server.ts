@@ -108,7 +108,7 @@ async function readBody(request: IncomingMessage): Promise<Buffer> {
   let size = 0;
   for await (const chunk of request as AsyncIterable<Buffer>) {
     size += chunk.length;
-    if (size > MAX_REQUEST_BYTES) throw SandboxError.validation('', `is larger than ${MAX_REQUEST_BYTES} bytes`, { malformed: true });
+    if (size > MAX_REQUEST_BYTES) throw SandboxError.validation('', `the body must be at most ${MAX_REQUEST_BYTES} bytes`, { malformed: true });
     chunks.push(chunk);
   }
   return Buffer.concat(chunks);
@@ -119,6 +119,6 @@ function parseJson(body: Buffer): unknown {
   try {
     return JSON.parse(body.toString('utf8')) as unknown;
   } catch {
-    throw SandboxError.validation('', 'must be a JSON body', { malformed: true });
+    throw SandboxError.validation('', 'the body must be JSON', { malformed: true });
   }
 }

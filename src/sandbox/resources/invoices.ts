@@ -17,7 +17,7 @@ export const VAT_RATES = [20, 13, 10, 0] as const;
 /** Days from issue to due date when none is given (a common Austrian payment term). */
 export const DEFAULT_PAYMENT_TERM_DAYS = 14;
 
-const positiveAmount = z.int({ error: 'must be an integer amount in minor units (cents)' }).positive({ error: 'must be a positive amount in minor units (cents)' });
+const positiveAmount = z.int({ error: 'must be an integer number of cents' }).positive({ error: 'must be a positive number of cents' });
 const createInvoice = z.strictObject({
   customer_id: z.string({ error: 'must be the id of a customer' }),
   amount: positiveAmount,

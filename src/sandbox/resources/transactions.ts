@@ -12,7 +12,7 @@ import { inStatus, settleInvoice } from './invoices.js';
 
 type Transaction = SandboxObjects['transaction'];
 
-const amountInput = z.int({ error: 'must be an integer amount in minor units (cents)' }).positive({ error: 'must be a positive amount in minor units (cents)' });
+const amountInput = z.int({ error: 'must be an integer number of cents' }).positive({ error: 'must be a positive number of cents' });
 const createTransaction = z.strictObject({
   invoice_id: z.string().optional(),
   customer_id: z.string().optional(),

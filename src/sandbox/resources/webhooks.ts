@@ -4,6 +4,7 @@ import type { Delivery, DeliveryAttempt } from '../../dispatcher/records.js';
 import type { SandboxContext } from '../context.js';
 import { SandboxError } from '../errors.js';
 import { faultsInput, type FaultLog } from '../faults.js';
+import { withForward, type ForwardLog } from '../forwards.js';
 import { listParameters, page } from '../http/pagination.js';
 import { noContent, ok } from '../http/response.js';
 import type { Route } from '../http/router.js';
@@ -18,10 +19,25 @@ const events = z
   .min(1, { error: 'must name at least one event type' })
   .transform((list) => list as EventPattern[]);
 const createWebhook = z.strictObject({ url: z.string({ error: 'must be an https URL' }), events });
-const updateWebhook = z.strictObject({ events });
+const updateWebhook = z
+  .strictObject({
+    events: events.optional(),
+    status: z.enum(['active', 'disabled'], { error: 'must be active or disabled' }).optional(),
+    replay_skipped: z.boolean({ error: 'must be true or false' }).optional(),
+  })
+  .superRefine((input, context) => {
+    if (input.events === undefined && input.status === undefined) context.addIssue({ code: 'custom', path: [], message: 'the body must give events, status or both' });
+    if (input.replay_skipped !== undefined && input.status !== 'active') {
+      context.addIssue({ code: 'custom', path: ['replay_skipped'], message: 'goes with "status": "active": it sends the skipped events of a webhook being enabled' });
+    }
+  });
 
-/** The document's webhook management table, exactly, plus the sandbox's look into deliveries and faults. */
-export function webhookRoutes(context: SandboxContext, faultLog: FaultLog): Route[] {
+/**
+ * The document's webhook management table, exactly, plus the sandbox's look into deliveries and
+ * faults; `PATCH` also takes `status` (`active` enables a disabled webhook, with
+ * `replay_skipped: true` its skipped events too; `disabled` disables it).
+ */
+export function webhookRoutes(context: SandboxContext, faultLog: FaultLog, forwardLog: ForwardLog): Route[] {
   const { webhooks, dispatcher } = context;
   const deliveryOf = async (webhook: WebhookEntry, deliveryId: string) => {
     const detail = await dispatcher.deliveries.get(deliveryId).catch(() => null);
@@ -41,20 +57,23 @@ export function webhookRoutes(context: SandboxContext, faultLog: FaultLog): Rout
     updated_at: delivery.updated_at,
     faults: faultLog.of(webhook.id, delivery.event_id),
   });
-  const attemptView = (webhook: WebhookEntry, attempt: DeliveryAttempt, faults: ReturnType<FaultLog['of']>) => ({
-    id: attempt.id,
-    attempt_number: attempt.attempt_number,
-    attempted_at: attempt.attempted_at,
-    url: webhook.url,
-    response_status: attempt.response_status,
-    response_time_ms: attempt.response_time_ms,
-    receiver_ip: attempt.receiver_ip,
-    response_body: attempt.response_body,
-    error_kind: attempt.error_kind,
-    error_message: attempt.error_message,
-    manual: attempt.manual,
-    faults: faults.filter((fault) => fault.attempt_number === attempt.attempt_number),
-  });
+  const attemptView = (webhook: WebhookEntry, dispatcherAttempt: DeliveryAttempt, faults: ReturnType<FaultLog['of']>) => {
+    const attempt = withForward(dispatcherAttempt, forwardLog.of(webhook.id, dispatcherAttempt.event_id).get(dispatcherAttempt.attempt_number));
+    return {
+      id: attempt.id,
+      attempt_number: attempt.attempt_number,
+      attempted_at: attempt.attempted_at,
+      url: webhook.url,
+      response_status: attempt.response_status,
+      response_time_ms: attempt.response_time_ms,
+      receiver_ip: attempt.receiver_ip,
+      response_body: attempt.response_body,
+      error_kind: attempt.error_kind,
+      error_message: attempt.error_message,
+      manual: attempt.manual,
+      faults: faults.filter((fault) => fault.attempt_number === attempt.attempt_number),
+    };
+  };
   return [
     { method: 'GET', path: '/v1/webhooks', handler: async ({ query }) => page(await webhooks.list(), listParameters(query, ['created_at'])) },
     {
@@ -66,7 +85,17 @@ export function webhookRoutes(context: SandboxContext, faultLog: FaultLog): Rout
       },
     },
     { method: 'GET', path: '/v1/webhooks/:id', handler: async ({ params }) => ok(await webhooks.get(params.id!)) },
-    { method: 'PATCH', path: '/v1/webhooks/:id', handler: async ({ params, body }) => ok(await webhooks.updateEvents(params.id!, parseInput(updateWebhook, body).events)) },
+    {
+      method: 'PATCH',
+      path: '/v1/webhooks/:id',
+      handler: async ({ params, body }) => {
+        const change = parseInput(updateWebhook, body);
+        const updated = await webhooks.update(params.id!, change);
+        // Enabled: its pending deliveries and the replayed ones are due now.
+        if (change.status === 'active') context.pump.kick();
+        return ok(updated);
+      },
+    },
     {
       method: 'DELETE',
       path: '/v1/webhooks/:id',
@@ -121,5 +150,7 @@ export function webhookRoutes(context: SandboxContext, faultLog: FaultLog): Rout
     },
     { method: 'GET', path: '/v1/sandbox/webhooks/:id/faults', handler: ({ params }) => ok(webhooks.entry(params.id!).faults) },
     { method: 'PUT', path: '/v1/sandbox/webhooks/:id/faults', handler: ({ params, body }) => ok(webhooks.setFaults(params.id!, parseInput(faultsInput, body))) },
+    { method: 'GET', path: '/v1/sandbox/faults', handler: () => ok(webhooks.faultsView()) },
+    { method: 'DELETE', path: '/v1/sandbox/faults', handler: () => ok(webhooks.clearFaults(faultsInput.parse({}))) },
   ];
 }
