@@ -5,7 +5,8 @@
  */
 
 // Receiving: the framework-free core, its three adapters, the handler router.
-export { createReceiver, type Receiver, type ReceiveRequest } from './receiver/receive.js';
+export { createReceiver } from './defaults/receiver.js';
+export type { Receiver, ReceiveRequest } from './receiver/receive.js';
 export { webhookHandler, type ExpressLikeRequest, type ExpressWebhookHandler } from './receiver/express.js';
 export { nodeHandler, type NodeWebhookHandler } from './receiver/node.js';
 export { fetchHandler, type FetchWebhookHandler } from './receiver/fetch.js';
@@ -49,9 +50,8 @@ export { parseEvent } from './events/parse.js';
 // The embedded stores (PostgreSQL: acct-webhook/postgres).
 export { memoryStore } from './memory/idempotency-store.js';
 export { sqliteStore, type SqliteStoreOptions } from './sqlite/idempotency-store.js';
-export type { SqliteDatabase, SqliteStatement } from './ports/sqlite-database.js';
+export type { AtomicEffect, SqliteDatabase, SqliteStatement } from './ports/sqlite-database.js';
 export type {
-  AtomicEffect,
   ClaimOptions,
   ClaimResult,
   IdempotencyStore,

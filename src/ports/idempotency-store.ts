@@ -1,5 +1,5 @@
-import type { SqliteDatabase } from './sqlite-database.js';
 import type { InboxStore } from './inbox.js';
+import type { AtomicEffect } from './sqlite-database.js';
 import type { CompleteOptions, ObjectVersions } from './versions.js';
 
 /**
@@ -74,12 +74,6 @@ export interface QuarantineStore {
   get(id: string): Promise<QuarantinedEvent | undefined>;
   delete(id: string): Promise<boolean>;
 }
-
-/**
- * A handler's own database write that must commit together with the completion mark. It runs
- * synchronously inside the store's transaction with the store's database handle.
- */
-export type AtomicEffect = (db: SqliteDatabase) => void;
 
 /**
  * What makes a redelivered event run its handlers once: `sqliteStore`, `memoryStore` and

@@ -1,4 +1,4 @@
-import type { AtomicEffect } from './idempotency-store.js';
+import type { AtomicEffect } from './sqlite-database.js';
 import type { ObjectVersion } from './versions.js';
 
 /**

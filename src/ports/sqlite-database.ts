@@ -15,3 +15,9 @@ export interface SqliteStatement {
   get(...parameters: unknown[]): unknown;
   all(...parameters: unknown[]): unknown[];
 }
+
+/**
+ * A handler's own database write that must commit together with the completion mark. It runs
+ * synchronously inside the store's transaction with the store's database handle.
+ */
+export type AtomicEffect = (db: SqliteDatabase) => void;

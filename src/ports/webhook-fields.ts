@@ -24,3 +24,8 @@ export const HEALTH_FIELDS = ['status', 'failure_streak', 'failing_since', 'last
 
 /** The fields kept as milliseconds (bigint on PostgreSQL). */
 export const WEBHOOK_TIME_FIELDS = ['created_at', 'updated_at', 'failing_since', 'last_failure_at', 'disabled_at'] as const satisfies readonly (keyof StoredWebhook)[];
+
+/** Whether two healths are the same (nothing to write). */
+export function sameHealth(a: WebhookHealth, b: WebhookHealth): boolean {
+  return HEALTH_FIELDS.every((key) => a[key] === b[key]);
+}

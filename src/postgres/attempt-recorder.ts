@@ -1,6 +1,6 @@
 import type { AttemptRecording, RecordedAttempt, StoredDelivery, WebhookHealth } from '../ports/dispatch-store.js';
 import { HEALTH_FIELDS } from '../ports/webhook-fields.js';
-import { sameHealth } from '../dispatcher/webhook-health.js';
+import { sameHealth } from '../ports/webhook-fields.js';
 import { nullableInt8, readNullableInt8 } from './int8.js';
 import { attemptRows, deliveryRows } from './dispatch-rows.js';
 import { STATE_COLUMNS } from './dispatch-statements.js';

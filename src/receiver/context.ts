@@ -1,7 +1,7 @@
 import type { WebhookEvent } from '../events/schemas.js';
 import { REDACTED_PATHS, type Logger } from '../logger.js';
 import type { RawPayload } from '../signature.js';
-import type { AtomicEffect } from '../ports/idempotency-store.js';
+import type { AtomicEffect } from '../ports/sqlite-database.js';
 import { ConfigurationError } from '../errors.js';
 import type { IdempotencyStore } from '../ports/idempotency-store.js';
 import type { ObjectVersion } from '../ports/versions.js';

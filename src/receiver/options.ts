@@ -3,7 +3,6 @@ import { callable, instanceOf, numberIn, parseOptions } from '../configuration.j
 import { ConfigurationError } from '../errors.js';
 import { isLogger, resolveLogger, type Logger, type LoggerOption } from '../logger.js';
 import { DEFAULT_TOLERANCE_SECONDS, type WebhookSecret } from '../signature.js';
-import { DEFAULT_STORE_FILE, sqliteStore } from '../sqlite/idempotency-store.js';
 import type { IdempotencyStore } from '../ports/idempotency-store.js';
 import { inboxSettings, inboxShape, type InboxOptions, type InboxSettings } from './inbox-options.js';
 import { orderingGuard, orderingShape, type OrderingGuard, type OrderingOptions } from './ordering.js';
@@ -174,15 +173,22 @@ const handlerSchema = z.strictObject({ ...receiverShape, ...bodyShape }).refine(
 
 type ParsedReceiverOptions = z.output<typeof receiverSchema>;
 
+/**
+ * Opens the store of a receiver given none (`database` is its option, when given). The entry
+ * points choose it (src/defaults/stores.ts): the receiver itself knows no backend.
+ */
+export type OpenDefaultStore = (database: string | undefined) => IdempotencyStore;
+
 /** Accepts `secret`, `[secret, previous]` or the options; checks them all when the factory runs. */
-export function resolveReceiverOptions(input: WebhookSecret | ReceiverOptions, subject: string): ResolvedReceiverOptions {
-  return withDefaults(parseOptions(receiverSchema, asOptions(input), subject));
+export function resolveReceiverOptions(input: WebhookSecret | ReceiverOptions, subject: string, openDefaultStore: OpenDefaultStore): ResolvedReceiverOptions {
+  return withDefaults(parseOptions(receiverSchema, asOptions(input), subject), openDefaultStore);
 }
 
 /** The adapters' options: the receiver's, and how to read the body. */
 export function resolveHandlerOptions(
   input: WebhookSecret | WebhookHandlerOptions,
   subject: string,
+  openDefaultStore: OpenDefaultStore,
 ): { receiver: ResolvedReceiverOptions; body: BodyOptions } {
   const { path, maxBodyBytes, bodyTimeoutMs, ...receiver } = parseOptions(handlerSchema, asOptions(input), subject);
   const body = {
@@ -190,14 +196,14 @@ export function resolveHandlerOptions(
     maxBodyBytes: maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
     bodyTimeoutMs: bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS,
   };
-  return { receiver: withDefaults(receiver), body };
+  return { receiver: withDefaults(receiver, openDefaultStore), body };
 }
 
 function asOptions(input: unknown): unknown {
   return typeof input === 'string' || Array.isArray(input) ? { secret: input } : input;
 }
 
-function withDefaults(options: ParsedReceiverOptions): ResolvedReceiverOptions {
+function withDefaults(options: ParsedReceiverOptions, openDefaultStore: OpenDefaultStore): ResolvedReceiverOptions {
   const logger = resolveLogger(options.logger, 'receiver');
   const inbox = options.inbox ? inboxSettings(options.inbox) : undefined;
   const ordering = options.ordering ? orderingGuard(options.ordering) : undefined;
@@ -218,7 +224,7 @@ function withDefaults(options: ParsedReceiverOptions): ResolvedReceiverOptions {
     clock: options.clock ?? Date.now,
     // Opened last, so that a bad option does not leave a file behind.
     ownsStore: options.store === undefined,
-    store: options.store ?? sqliteStore(options.database ?? DEFAULT_STORE_FILE),
+    store: options.store ?? openDefaultStore(options.database),
   };
 }
 

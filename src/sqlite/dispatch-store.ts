@@ -24,7 +24,7 @@ import type {
   WebhookChanges,
   WebhookHealth,
 } from '../ports/dispatch-store.js';
-import { sameHealth } from '../dispatcher/webhook-health.js';
+import { sameHealth } from '../ports/webhook-fields.js';
 import { claimRooms, fairOrder, rateTatAfter, type ClaimCandidate, type ClaimSubject } from '../ports/claim-plan.js';
 import { asPromise } from './as-promise.js';
 import { openConnection, sqliteConnectionShape, sqliteTarget, type SqliteConnectionOptions } from './connection.js';

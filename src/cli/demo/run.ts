@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { DELIVERY_TIMEOUT_MS, DISPATCH_LEASE_MARGIN_MS } from '../../dispatcher/defaults.js';
-import { Dispatcher } from '../../dispatcher/dispatcher.js';
+import { Dispatcher } from '../../defaults/dispatcher.js';
 import type { ExportedAttempt } from '../../dispatcher/records.js';
 import { RETRY_SCHEDULE } from '../../dispatcher/schedule.js';
 import { EVENT_CATALOG, EVENT_TYPES, type EventType } from '../../events/catalog.js';
