@@ -1,7 +1,6 @@
-import { buildEvent } from '../events/build.js';
-import { EVENT_CATALOG, isEventType, type EventType } from '../events/catalog.js';
+import { isEventType, type EventType } from '../events/catalog.js';
 import { mergeDeep, type DeepPartial } from '../events/merge.js';
-import { SAMPLE_BUSINESS_ID } from '../events/samples.js';
+import { sampleEvent } from '../events/sample-event.js';
 import type { EventMap } from '../events/schemas.js';
 import { ConfigurationError } from '../errors.js';
 import { newId } from '../ids.js';
@@ -19,13 +18,7 @@ export function createTestEvent<T extends EventType>(type: T, overrides?: DeepPa
   if (!isEventType(type)) {
     throw new ConfigurationError({ option: 'type', reason: `is not an event type: "${String(type)}"` }, `Unknown event type "${String(type)}"`);
   }
-  const entry = EVENT_CATALOG[type];
-  const event = buildEvent(type, structuredClone(entry.sample) as never, {
-    id: newId('evt_test'),
-    business_id: SAMPLE_BUSINESS_ID,
-    ...('previousAttributes' in entry ? { previous_attributes: structuredClone(entry.previousAttributes) as never } : {}),
-  });
-  return mergeDeep(event, overrides);
+  return mergeDeep(sampleEvent(type, { id: newId('evt_test') }), overrides);
 }
 
 /** The options of {@link signedHeaders}. */
