@@ -4,6 +4,7 @@ import { CliError } from './errors.js';
 import { examples } from './help.js';
 import { httpUrl, oneOf, port, positiveInteger } from './options.js';
 import { DEFAULT_SANDBOX_PORT, DEFAULT_SANDBOX_URL, PLANS, SANDBOX_KEY_ENV, type FaultFlags, type SandboxClientOptions, type SandboxStartOptions } from './sandbox-options.js';
+import { MAX_TIMER_MS } from '../timers.js';
 
 /** `acct-webhook sandbox`: the platform's sandbox on this machine; `sandbox clock` and `sandbox faults` drive a running one. */
 export function sandboxCommand(context: CommandContext): Command {
@@ -24,7 +25,7 @@ export function sandboxCommand(context: CommandContext): Command {
     .option('--api-key <key>', `the test key to accept, sk_test_… (default: a new one, from the seed when given)`, testKey('--api-key'))
     .option('--plan <plan>', `the request limit per minute of this plan: ${PLANS.join(', ')} (default: pro)`, oneOf('--plan', PLANS), 'pro')
     .option('--fault <fault>', 'a fault for every new webhook: duplicate, out-of-order=<n>, delay=<ms>, timeout=<n>, drop=<n>; repeatable (default: none)', addFault, {})
-    .option('--delivery-timeout-ms <ms>', 'how long the Dispatcher and its fault proxy wait for an answer (default: 30000)', positiveInteger('--delivery-timeout-ms', 2_147_483_647))
+    .option('--delivery-timeout-ms <ms>', 'how long the Dispatcher and its fault proxy wait for an answer (default: 30000)', positiveInteger('--delivery-timeout-ms', MAX_TIMER_MS))
     .option('--json', 'print the start-up line, each delivery attempt and each webhook status change as JSON objects')
     .addHelpText(
       'after',

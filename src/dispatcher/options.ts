@@ -22,6 +22,7 @@ import type { TrustedCa } from './sender.js';
 import type { AttemptReport } from './attempt-report.js';
 import type { DispatchStore } from '../ports/dispatch-store.js';
 import type { ResolveHost } from './url-guard.js';
+import { MAX_TIMER_MS } from '../timers.js';
 
 /** The options of `new Dispatcher()`; every one is checked when the constructor runs. */
 export interface DispatcherOptions {
@@ -172,8 +173,6 @@ export interface DispatcherSettings {
   leaseMs: number;
 }
 
-/** Node's timers overflow above this. */
-const MAX_TIMER_MS = 2_147_483_647;
 const STORE_METHODS: readonly (keyof DispatchStore)[] = ['ready', 'close', 'insertEvent', 'claimDue', 'nextDueAt', 'recordAttempt', 'exportAttempts'];
 
 const waitInSeconds = z

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { numberIn } from '../configuration.js';
 import { ConfigurationError } from '../errors.js';
+import { MAX_TIMER_MS } from '../timers.js';
 
 /** Inbox mode's options (`inbox: true` takes the defaults). */
 export interface InboxOptions {
@@ -41,8 +42,6 @@ export const DEFAULT_INBOX_CLOSE_TIMEOUT_MS = 10_000;
 
 /** Inbox settings after defaults; internal. */
 export type InboxSettings = Required<{ [K in keyof InboxOptions]: NonNullable<InboxOptions[K]> }>;
-
-const MAX_TIMER_MS = 2_147_483_647;
 
 export const inboxShape = z.union(
   [

@@ -10,6 +10,7 @@ import { isMeter, type MetricsOptions } from '../metrics/meter.js';
 import { withReceiverMetrics } from '../metrics/receiver-metrics.js';
 import type { ReceiveOutcome } from './outcome.js';
 import { Webhooks } from './webhooks.js';
+import { MAX_TIMER_MS } from '../timers.js';
 
 /** The path `webhookHandler` and `nodeHandler` answer on when mounted with `app.use`. */
 export const DEFAULT_PATH = '/webhooks';
@@ -24,8 +25,6 @@ export const DEFAULT_HANDLER_TIMEOUT_MS = 25_000;
 export const DEFAULT_BODY_TIMEOUT_MS = 10_000;
 /** A claim outlives the handler budget by this much before another delivery may take it over. */
 export const LEASE_MARGIN_MS = 5_000;
-/** Node's timers overflow above this. */
-const MAX_TIMER_MS = 2_147_483_647;
 
 /** The options of the framework-free receiver, {@link createReceiver}. */
 export interface ReceiverOptions {
