@@ -1,8 +1,8 @@
-import { describe, expect, it } from 'vitest';
-import type { ClaimRequest, DeliveryJob, DispatchStore } from '../dispatcher/index.js';
 import { recordingOf } from '../dispatcher/attempt-recording.js';
 import { afterAttempt } from '../dispatcher/schedule.js';
-import { attemptOf, NOW, storedEvent, webhook, type DispatchStoreFixture } from './dispatch-store-contract.js';
+import type { ClaimRequest, DeliveryJob, DispatchStore } from '../ports/dispatch-store.js';
+import type { ContractTestApi } from './contract-api.js';
+import { attemptOf, closingStores, NOW, storedEvent, webhook, type DispatchStoreFixture } from './dispatch-store-contract.js';
 
 /** Claims happen at CLAIM_AT; their leases last a minute from then. */
 const CLAIM_AT = NOW + 1_000_000;
@@ -29,10 +29,20 @@ function recordAttempt(storage: DispatchStore, job: DeliveryJob, owner: string, 
 
 /**
  * The claim's fairness, caps and rate limits, the health an attempt records, and skipped events:
- * the part of the DispatchStore contract that keeps one receiver from holding up the others.
+ * the part of the DispatchStore contract that keeps one receiver from holding up the others,
+ * stated as cases (a backend gets the numbers from `claimRooms` and the order from `fairOrder`,
+ * or computes the same itself).
+ *
+ * @example
+ * describeFairClaims({ describe, it, expect, beforeEach, afterEach }, 'mysqlDispatchStore', async () => {
+ *   const database = await freshMysqlDatabase();
+ *   return { open: () => mysqlDispatchStore(database.url) };
+ * });
  */
-export function describeFairClaims(name: string, create: () => Promise<DispatchStoreFixture> | DispatchStoreFixture): void {
+export function describeFairClaims(test: ContractTestApi, name: string, createFixture: () => Promise<DispatchStoreFixture> | DispatchStoreFixture): void {
+  const { describe, it, expect } = test;
   describe(`${name}: fair claims, caps, health and skipped events`, () => {
+    const create = closingStores(test, createFixture);
     const claim = (storage: DispatchStore, { owner = 'w1', now = CLAIM_AT, ...request }: Partial<ClaimRequest> & { owner?: string }) =>
       storage.claimDue({ now, limit: 10, lease: { owner, until: now + LEASE_MS }, ...request });
 
@@ -132,7 +142,7 @@ export function describeFairClaims(name: string, create: () => Promise<DispatchS
       const [once, twice] = await Promise.all([storage.replaySkipped('wh_off', replay, NOW), (await fixture.open()).replaySkipped('wh_off', replay.map((d) => ({ ...d, id: `${d.id}_again` })), NOW)]);
       expect(once + twice).toBe(2);
       expect(await storage.listSkipped('wh_off')).toEqual([]);
-      expect(await fixture.countDeliveries('retrying')).toBe(4);
+      expect(await storage.countDeliveries({ status: 'retrying' })).toBe(4);
       const jobs = await claim(storage, {});
       expect(countBy(jobs)).toEqual({ wh_on: 2, wh_off: 2 });
       expect(jobs.filter((job) => job.webhook.id === 'wh_off').map((job) => job.event.id)).toEqual(['evt_1', 'evt_2']);

@@ -1,47 +1,29 @@
-import { Writable } from 'node:stream';
-import { describe, expect, it, onTestFinished } from 'vitest';
-import {
-  DELIVERY_TIMEOUT_MS,
-  type DeliveryCountQuery,
-  type DeliveryJob,
-  type DeliveryStatus,
-  type Dispatcher,
-  type DispatcherOptions,
-  type DispatchStore,
-  type ExportedAttempt,
-  type NewAttempt,
-  type RecordedAttempt,
-  type StoredWebhook,
-} from '../dispatcher/index.js';
 import { recordingOf } from '../dispatcher/attempt-recording.js';
-import { DISPATCH_LEASE_MARGIN_MS } from '../dispatcher/defaults.js';
 import { afterAttempt, type DeliveryTransition } from '../dispatcher/schedule.js';
 import { HEALTHY } from '../dispatcher/webhook-health.js';
-import { createTestEvent } from './index.js';
-import { FakeClock } from '../../test/helpers/clock.js';
-import { withServer } from '../../test/helpers/server.js';
-import { clockedDispatcher, MINUTE, Receiver, testDispatcher } from '../../test/dispatcher/fixtures.js';
+import { sampleEvent } from '../events/sample-event.js';
+import type { DeliveryCountQuery, DeliveryJob, DispatchStore, NewAttempt, RecordedAttempt, StoredWebhook } from '../ports/dispatch-store.js';
+import type { ContractTestApi } from './contract-api.js';
 
 /**
- * One database for one test, as every DispatchStore implementation provides it. `open()`
- * returns another store on the same database each time — another process, as far as the
- * store can tell — and closes it when the test ends.
+ * One database for one case, as a DispatchStore implementation provides it. `open()` returns
+ * another store on the same database each time — another process, as far as the store can
+ * tell. The suite closes every store it opened when the case ends.
  */
 export interface DispatchStoreFixture {
-  open(): Promise<DispatchStore>;
-  /** Deliveries in a state, counted in the database directly. */
-  countDeliveries(status: DeliveryStatus): Promise<number>;
+  open(): Promise<DispatchStore> | DispatchStore;
 }
 
+/** The time the cases start at. */
 export const NOW = Date.UTC(2026, 10, 22, 9, 0, 0);
 
-async function seed(storage: DispatchStore, { webhooks, events, url, now }: { webhooks: number; events: number; url: string; now: number }) {
+export async function seed(storage: DispatchStore, { webhooks, events, url, now }: { webhooks: number; events: number; url: string; now: number }) {
   const ids = Array.from({ length: webhooks }, (_, i) => `wh_${i}`);
   for (const id of ids) {
     await storage.insertWebhook(webhook(id, { url, events: ['*'], secret: 'whsec_seed', created_at: now, updated_at: now }));
   }
   for (let e = 0; e < events; e++) {
-    const event = createTestEvent('invoice.paid', { id: `evt_${e}` });
+    const event = sampleEvent('invoice.paid', { id: `evt_${e}` });
     await storage.insertEvent(
       { id: event.id, type: event.type, payload: JSON.stringify(event), correlation_id: event.correlation_id, test: false, created_at: now },
       ids.map((webhookId) => ({ id: `dlv_${e}_${webhookId}`, webhook_id: webhookId, next_attempt_at: now })),
@@ -65,7 +47,7 @@ export function webhook(id: string, overrides: Partial<StoredWebhook> = {}): Sto
 }
 
 export function storedEvent(id: string, createdAt = NOW) {
-  const event = createTestEvent('invoice.paid', { id });
+  const event = sampleEvent('invoice.paid', { id });
   return { id, type: event.type, payload: JSON.stringify(event), correlation_id: event.correlation_id, test: false, created_at: createdAt };
 }
 
@@ -93,22 +75,30 @@ export function attemptOf(job: { delivery: { id: string; webhook_id: string; eve
   };
 }
 
-/** A dispatcher on the fixture's database (quiet, plain http to loopback allowed), closed when the test ends. */
-async function dispatcherOn(fixture: DispatchStoreFixture, options: DispatcherOptions = {}): Promise<Dispatcher> {
-  return testDispatcher({ store: await fixture.open(), ...options });
-}
-
 /** Records `attempt` of `job`'s delivery as the dispatcher does: numbered and merged by the dispatcher, stored by the store. */
 function record(storage: DispatchStore, attempt: NewAttempt, transition: DeliveryTransition): Promise<RecordedAttempt> {
   return storage.recordAttempt(attempt.delivery_id, recordingOf(attempt, transition));
 }
 
+const MINUTE = 60_000;
+
 /**
  * The DispatchStore contract, written once and run against every implementation (SQLite,
- * PostgreSQL). `create` returns a fixture on a fresh, empty database.
+ * PostgreSQL, and yours): registrations, events stored once, attempts numbered and recorded
+ * under the delivery's lock, the delivery log's filters, leases that two claims never share.
+ * `create` returns a fixture on a fresh, empty database. The dispatcher's decisions (numbers,
+ * next states) come from the package: a store only keeps them.
+ *
+ * @example
+ * describeDispatchStore({ describe, it, expect, beforeEach, afterEach }, 'mysqlDispatchStore', async () => {
+ *   const database = await freshMysqlDatabase();
+ *   return { open: () => mysqlDispatchStore(database.url) };
+ * });
  */
-export function describeDispatchStore(name: string, create: () => Promise<DispatchStoreFixture> | DispatchStoreFixture): void {
+export function describeDispatchStore(test: ContractTestApi, name: string, createFixture: () => Promise<DispatchStoreFixture> | DispatchStoreFixture): void {
+  const { describe, it, expect } = test;
   describe(`${name}: the DispatchStore contract`, () => {
+    const create = closingStores(test, createFixture);
     describe('registrations', () => {
       it('stores, lists oldest first, changes only what is given, and deletes (ending pending deliveries, keeping the log)', async () => {
         const storage = await (await create()).open();
@@ -341,90 +331,6 @@ export function describeDispatchStore(name: string, create: () => Promise<Dispat
       });
     });
 
-    describe('through the Dispatcher', () => {
-      it('keeps the schedule exactly: attempts at 0, 1, 6, 36, 156, 636, 2076 minutes, then finally_failed', async () => {
-        const fixture = await create();
-        const receiver = new Receiver(() => 500);
-        await withServer(receiver.listener, async (url) => {
-          const clock = new FakeClock();
-          const dispatcher = await dispatcherOn(fixture, { clock: clock.now });
-          await dispatcher.webhooks.create({ url, events: ['invoice.paid'] });
-          const start = clock.now();
-          await dispatcher.emit(createTestEvent('invoice.paid'));
-          const expectedMinutes = [0, 1, 6, 36, 156, 636, 2076];
-          expect(await dispatcher.runDue()).toBe(1);
-          for (const minutes of expectedMinutes.slice(1)) {
-            clock.set(start + minutes * MINUTE - 1);
-            expect(await dispatcher.runDue()).toBe(0);
-            clock.set(start + minutes * MINUTE);
-            expect(await dispatcher.runDue()).toBe(1);
-          }
-          const [delivery] = await dispatcher.deliveries.list();
-          const detail = await dispatcher.deliveries.get(delivery!.id);
-          expect(detail).toMatchObject({ status: 'finally_failed', next_attempt_at: null, attempt_count: 7 });
-          expect(detail.attempts.map((attempt) => (Date.parse(attempt.attempted_at) - start) / MINUTE)).toEqual(expectedMinutes);
-          clock.advance(30 * 24 * 60 * MINUTE);
-          expect(await dispatcher.runDue()).toBe(0);
-          expect(receiver.requests).toHaveLength(7);
-        });
-      });
-
-      it('a manual retry counts in the log, not in the schedule; a disabled webhook waits; sendTest is leased by its sender', async () => {
-        const fixture = await create();
-        let healthy = false;
-        const receiver = new Receiver(() => (healthy ? 204 : 500));
-        await withServer(receiver.listener, async (url) => {
-          const clock = new FakeClock();
-          const dispatcher = await dispatcherOn(fixture, { clock: clock.now });
-          const { id } = await dispatcher.webhooks.create({ url, events: ['*'] });
-          const start = clock.now();
-          await dispatcher.emit(createTestEvent('payment.failed'));
-          await dispatcher.runDue();
-          const [delivery] = await dispatcher.deliveries.list();
-          const { delivery: after } = await dispatcher.deliveries.retry(delivery!.id);
-          expect(after).toMatchObject({ status: 'retrying', attempt_count: 2, automatic_attempt_count: 1, next_attempt_at: new Date(start + MINUTE).toISOString() });
-
-          await dispatcher.webhooks.update(id, { status: 'disabled' });
-          clock.advance(MINUTE);
-          expect(await dispatcher.runDue()).toBe(0);
-          await dispatcher.webhooks.update(id, { status: 'active' });
-          healthy = true;
-          expect(await dispatcher.runDue()).toBe(1);
-          expect(await dispatcher.deliveries.get(delivery!.id)).toMatchObject({ status: 'delivered', attempt_count: 3, automatic_attempt_count: 2 });
-
-          const test = await dispatcher.sendTest(id);
-          expect(test).toMatchObject({ test: true, status: 'delivered', attempt_count: 1 });
-          expect(await dispatcher.runDue()).toBe(0);
-          expect(receiver.requests).toHaveLength(4);
-        });
-      });
-
-      it('exports the log as JSON Lines that round-trip to deliveries.get', async () => {
-        const fixture = await create();
-        const receiver = new Receiver(() => 204);
-        await withServer(receiver.listener, async (url) => {
-          const dispatcher = await dispatcherOn(fixture);
-          await dispatcher.webhooks.create({ url, events: ['*'] });
-          for (const type of ['invoice.paid', 'uva.submitted', 'invoice.sent'] as const) await dispatcher.emit(createTestEvent(type));
-          await dispatcher.runDue();
-          const chunks: Buffer[] = [];
-          const sink = new Writable({
-            write(chunk: Buffer, _encoding, callback) {
-              chunks.push(chunk);
-              callback();
-            },
-          });
-          expect(await dispatcher.deliveries.export(sink)).toBe(3);
-          const lines = Buffer.concat(chunks).toString('utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as ExportedAttempt);
-          for (const { delivery_status: status, ...attempt } of lines) {
-            const detail = await dispatcher.deliveries.get(attempt.delivery_id);
-            expect(detail.status).toBe(status);
-            expect(detail.attempts).toEqual([attempt]);
-          }
-        });
-      });
-    });
-
     describe('leases', () => {
       it('two claims never get the same delivery; a lease makes it not due until it expires', async () => {
         const storage = await (await create()).open();
@@ -480,115 +386,28 @@ export function describeDispatchStore(name: string, create: () => Promise<Dispat
         expect(new Set(ids).size).toBe(200);
       });
 
-      it('a delivery whose worker died mid-attempt is sent again after the lease, with the same attempt number', async () => {
-        const fixture = await create();
-        const receiver = new Receiver(() => 204);
-        await withServer(receiver.listener, async (url) => {
-          const clock = new FakeClock();
-          const dispatcher = await dispatcherOn(fixture, { clock: clock.now });
-          await dispatcher.webhooks.create({ url, events: ['*'] });
-          await dispatcher.emit(createTestEvent('invoice.paid'));
-
-          // A worker in another process leases the delivery and dies before it records anything.
-          const crashed = await fixture.open();
-          const [job] = await crashed.claimDue({ now: clock.now(), limit: 1, lease: { owner: 'crashed', until: clock.now() + DELIVERY_TIMEOUT_MS + DISPATCH_LEASE_MARGIN_MS } });
-          expect(job).toBeDefined();
-
-          expect(await dispatcher.runDue()).toBe(0);
-          clock.advance(DELIVERY_TIMEOUT_MS + DISPATCH_LEASE_MARGIN_MS - 1);
-          expect(await dispatcher.runDue()).toBe(0);
-          clock.advance(1);
-          expect(await dispatcher.runDue()).toBe(1);
-          const detail = await dispatcher.deliveries.get(job!.delivery.id);
-          expect(detail).toMatchObject({ status: 'delivered', attempt_count: 1 });
-          expect(detail.attempts.map((attempt) => attempt.attempt_number)).toEqual([1]);
-        });
-      });
-
-      it('two Dispatchers on one database drain the same deliveries: every attempt is sent exactly once', async () => {
-        const fixture = await create();
-        const receiver = new Receiver(() => 204);
-        await withServer(receiver.listener, async (url) => {
-          // Slow start off: each may have its 8 in flight from the first claim (the cap is shared).
-          const a = await dispatcherOn(fixture, { concurrency: 8, initialInFlightPerWebhook: 16 });
-          const b = await dispatcherOn(fixture, { concurrency: 8, initialInFlightPerWebhook: 16 });
-          await a.webhooks.create({ url, events: ['*'] });
-          const emitted: string[] = [];
-          for (let i = 0; i < 300; i++) emitted.push((await a.emit(createTestEvent('payment.received'))).id);
-
-          const [byA, byB] = await Promise.all([a.runDue(), b.runDue()]);
-          expect(byA + byB).toBe(300);
-          expect(byA).toBeGreaterThan(0);
-          expect(byB).toBeGreaterThan(0);
-          expect(receiver.eventIds().sort()).toEqual([...emitted].sort());
-          const delivered = await a.deliveries.list({ status: 'delivered', limit: 1000 });
-          expect(delivered).toHaveLength(300);
-          expect(delivered.every((delivery) => delivery.attempt_count === 1)).toBe(true);
-        });
-      });
-
-      it('two running workers on one database send each event once', async () => {
-        const fixture = await create();
-        const receiver = new Receiver(() => 204);
-        await withServer(receiver.listener, async (url) => {
-          const a = await dispatcherOn(fixture, { concurrency: 5 });
-          const b = await dispatcherOn(fixture, { concurrency: 5, pollIntervalMs: 10 });
-          await a.webhooks.create({ url, events: ['*'] });
-          await Promise.all([a.start(), b.start()]);
-          for (let i = 0; i < 200; i++) await a.emit(createTestEvent('invoice.created'));
-          await receiver.received(200);
-          await Promise.all([a.stop(), b.stop()]);
-          expect(new Set(receiver.eventIds()).size).toBe(200);
-          expect(receiver.requests).toHaveLength(200);
-        });
-      });
     });
 
-    describe('100 000 pending deliveries', () => {
-      it('the worker reads them in batches of at most `concurrency`, never all at once', async () => {
-        const fixture = await create();
-        const receiver = new Receiver(() => 204);
-        await withServer(receiver.listener, async (url) => {
-          const inner = await fixture.open();
-          const clock = new FakeClock();
-          // 20 000 due deliveries over 200 webhooks: far more than one claim may take.
-          await seed(inner, { webhooks: 200, events: 100, url, now: clock.now() });
-
-          const claims: { limit: number; got: number }[] = [];
-          const storage: DispatchStore = new Proxy(inner, {
-            get(target, property, receiverObject) {
-              if (property === 'claimDue') {
-                return async (request: Parameters<DispatchStore['claimDue']>[0]) => {
-                  const jobs = await target.claimDue(request);
-                  claims.push({ limit: request.limit, got: jobs.length });
-                  return jobs;
-                };
-              }
-              if (property === 'listDeliveries' || property === 'exportAttempts') {
-                return () => Promise.reject(new Error(`the worker must not call ${property}`));
-              }
-              return Reflect.get(target, property, receiverObject) as unknown;
-            },
-          });
-          const { dispatcher } = clockedDispatcher({ store: storage, concurrency: 10, allowedHosts: ['127.0.0.1'] });
-          await dispatcher.start();
-          await receiver.received(200);
-          await dispatcher.stop();
-
-          expect(claims.every((claim) => claim.limit <= 10 && claim.got <= claim.limit)).toBe(true);
-          const claimed = claims.reduce((sum, claim) => sum + claim.got, 0);
-          expect(claimed).toBe(receiver.requests.length); // nothing read that was not sent
-          expect(await fixture.countDeliveries('delivered')).toBe(receiver.requests.length);
-          expect(await fixture.countDeliveries('retrying')).toBe(20_000 - receiver.requests.length);
-          await dispatcher.close();
-        });
-      });
-    });
   });
 }
 
-/** Closes `storage` when the current test ends; fixtures use it for what `open()` opened. */
-export function closeWhenFinished<T extends DispatchStore>(storage: T): T {
-  onTestFinished(() => storage.close());
-  return storage;
+/**
+ * `create`, with every store its fixtures open closed when the case ends (the suites' own
+ * `afterEach`, registered in the calling `describe`).
+ */
+export function closingStores(test: ContractTestApi, create: () => Promise<DispatchStoreFixture> | DispatchStoreFixture): () => Promise<{ open(): Promise<DispatchStore> }> {
+  const opened: DispatchStore[] = [];
+  test.afterEach(async () => {
+    await Promise.all(opened.splice(0).map((store) => store.close()));
+  });
+  return async () => {
+    const fixture = await create();
+    return {
+      async open() {
+        const store = await fixture.open();
+        opened.push(store);
+        return store;
+      },
+    };
+  };
 }

@@ -1,6 +1,7 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { IdempotencyStore, InboxInput, InboxStore, ObjectVersion } from '../index.js';
-import { MIN_RETENTION_MS } from '../ports/idempotency-store.js';
+import { MIN_RETENTION_MS, type IdempotencyStore } from '../ports/idempotency-store.js';
+import type { InboxInput, InboxStore } from '../ports/inbox.js';
+import type { ObjectVersion } from '../ports/versions.js';
+import type { ContractTestApi } from './contract-api.js';
 
 const LEASE = 60_000;
 const T0 = Date.UTC(2026, 10, 22, 9, 0, 0);
@@ -23,9 +24,19 @@ const ids = (claimed: { eventId: string }[]) => claimed.map((event) => event.eve
 
 /**
  * The inbox part of the store contract (inbox mode and the ordering guard), written once and run
- * against memoryStore, sqliteStore and postgresStore.
+ * against memoryStore, sqliteStore, postgresStore and yours: enqueue's dedupe, claims with
+ * leases and takeovers, retries and `dead`, one object's events one at a time and in order,
+ * listing, purging, pruning. `create` returns a fresh, empty store with an inbox.
+ *
+ * @example
+ * describeInboxStore({ describe, it, expect, beforeEach, afterEach }, 'mysqlStore', (options) => mysqlStore(pool, options));
  */
-export function describeInboxStore(name: string, create: (options: { retentionMs: number }) => Promise<IdempotencyStore> | IdempotencyStore): void {
+export function describeInboxStore(
+  test: ContractTestApi,
+  name: string,
+  create: (options: { retentionMs: number }) => Promise<IdempotencyStore> | IdempotencyStore,
+): void {
+  const { describe, it, expect, beforeEach, afterEach } = test;
   describe(`${name}: the inbox contract`, () => {
     let store: IdempotencyStore;
     let inbox: InboxStore;

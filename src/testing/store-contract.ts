@@ -1,18 +1,27 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { IdempotencyStore, QuarantineInput } from '../index.js';
-import { MIN_RETENTION_MS } from '../ports/idempotency-store.js';
+import { MIN_RETENTION_MS, type IdempotencyStore, type QuarantineInput } from '../ports/idempotency-store.js';
+import type { ContractTestApi } from './contract-api.js';
 
 const LEASE = 30_000;
 const T0 = Date.UTC(2026, 10, 22, 9, 0, 0);
 
 /**
  * The IdempotencyStore contract, written once and run against every store (memory, SQLite,
- * PostgreSQL). `create` gets a retention and returns a fresh, empty store.
+ * PostgreSQL, and yours): claims and their leases, completion by token, group commit's
+ * per-event answers, pruning, the quarantine. `create` gets a retention and returns a fresh,
+ * empty store; each case closes the store it got.
+ *
+ * @example
+ * import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+ * import { describeIdempotencyStore } from 'acct-webhook/testing';
+ *
+ * describeIdempotencyStore({ describe, it, expect, beforeEach, afterEach }, 'mysqlStore', (options) => mysqlStore(pool, options));
  */
 export function describeIdempotencyStore(
+  test: ContractTestApi,
   name: string,
   create: (options: { retentionMs: number }) => Promise<IdempotencyStore> | IdempotencyStore,
 ): void {
+  const { describe, it, expect, beforeEach, afterEach } = test;
   describe(`${name}: the IdempotencyStore contract`, () => {
     let store: IdempotencyStore;
     beforeEach(async () => {

@@ -1,6 +1,5 @@
 import { postgresDispatchStore } from '../../src/postgres/index.js';
-import { describeFairClaims } from '../../src/testing/claim-contract.js';
-import { closeWhenFinished, describeDispatchStore, type DispatchStoreFixture } from '../../src/testing/dispatch-store-contract.js';
+import { closeWhenFinished, describeDispatchStore, describeFairClaims, type DispatchStoreFixture } from '../helpers/contracts.js';
 import { describePostgres, useTestDatabase } from '../helpers/postgres.js';
 
 describePostgres('PostgreSQL', () => {

@@ -1,7 +1,6 @@
 import { postgresStore } from '../../src/postgres/index.js';
 import { describePostgres, useTestDatabase } from '../helpers/postgres.js';
-import { describeIdempotencyStore } from '../../src/testing/store-contract.js';
-import { describeInboxStore } from '../../src/testing/inbox-contract.js';
+import { describeIdempotencyStore, describeInboxStore } from '../helpers/contracts.js';
 
 // The contract every idempotency store keeps (memoryStore and sqliteStore: test/store/stores.test.ts).
 describePostgres('PostgreSQL', () => {

@@ -7,8 +7,7 @@ import { Dispatcher } from '../../src/dispatcher/index.js';
 import { sqliteDispatchStore } from '../../src/sqlite/index.js';
 import { DUE_OF_WEBHOOK_SQL, NEXT_DUE_SQL } from '../../src/sqlite/dispatch-statements.js';
 import { tempDir } from '../dispatcher/fixtures.js';
-import { describeFairClaims } from '../../src/testing/claim-contract.js';
-import { closeWhenFinished, describeDispatchStore, type DispatchStoreFixture } from '../../src/testing/dispatch-store-contract.js';
+import { closeWhenFinished, describeDispatchStore, describeFairClaims, type DispatchStoreFixture } from '../helpers/contracts.js';
 
 // The contract every store keeps, on a SQLite file of its own per test.
 function sqliteFixture(): DispatchStoreFixture {

@@ -6,8 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigurationError, memoryStore } from '../../src/index.js';
 import { sqliteStore } from '../../src/sqlite/index.js';
 import { MIN_RETENTION_MS } from '../../src/ports/idempotency-store.js';
-import { describeIdempotencyStore } from '../../src/testing/store-contract.js';
-import { describeInboxStore } from '../../src/testing/inbox-contract.js';
+import { describeIdempotencyStore, describeInboxStore } from '../helpers/contracts.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'acct-webhook-stores-'));
 let files = 0;
