@@ -16,7 +16,7 @@ describeIdempotencyStore('memoryStore', (options) => memoryStore(options));
 describeIdempotencyStore('sqliteStore', (options) => sqliteStore(join(dir, `store-${files++}.db`), options));
 describeInboxStore('memoryStore', (options) => memoryStore(options));
 describeInboxStore('sqliteStore', (options) => sqliteStore(join(dir, `store-${files++}.db`), options));
-// postgresStore keeps the same contracts: test/postgres/store-contract.test.ts.
+// postgresStore keeps the same contracts (published from acct-webhook/testing): test/postgres/store-contract.test.ts.
 
 describe('the stores\' options', () => {
   it('keep records 30 days by default and refuse less than 35 hours', () => {
