@@ -12,8 +12,10 @@ import { configDefaults, defineConfig } from 'vitest/config';
 const INTEGRATION = 'test/**/*.integration.test.ts';
 const POSTGRES = 'test/postgres/**/*.test.ts';
 const SLOW = 'test/slow/**/*.test.ts';
-/** Headless Chromium (Debian's package) driven by playwright-core; in-process servers from src/. */
+/** Headless Chromium driven by playwright-core; in-process servers from src/. */
 const BROWSER = 'test/dashboard/browser/**/*.test.ts';
+/** Chooses the browser: Debian's Chromium where installed, else the npm package's (test/dashboard/browser/chromium-binary.ts). */
+const CHROMIUM = 'test/dashboard/browser/global-setup.ts';
 /** Builds dist/ (and packs, for the projects that install the tarballs) when the sources changed. */
 const BUILD = 'test/global-setup.ts';
 /**
@@ -55,7 +57,7 @@ export default defineConfig({
       },
       {
         extends: true,
-        test: { name: 'browser', sequence: { groupOrder: 1 }, include: [BROWSER], testTimeout: 60_000 },
+        test: { name: 'browser', sequence: { groupOrder: 1 }, include: [BROWSER], testTimeout: 60_000, globalSetup: [CHROMIUM] },
       },
       {
         extends: true,
