@@ -130,7 +130,13 @@ async function stopAndExit(code) {
 
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => void stopAndExit(0));
 process.stdin.on('end', () => void stopAndExit(0));
+// The run went away: a write to it fails (EPIPE), reading from it too.
 process.stdin.on('error', () => void stopAndExit(0));
+process.stdout.on('error', () => void stopAndExit(0));
+process.on('uncaughtException', (error) => {
+  process.stderr.write(`${error.stack ?? error}\n`);
+  void stopAndExit(1);
+});
 process.stdin.resume();
 
 /** Starts the server on a free port; resolves with its URL once a client gets in. */

@@ -72,6 +72,8 @@ interface EmbeddedReady {
 export async function startEmbeddedPostgres(): Promise<PostgresServer> {
   const started = performance.now();
   const child = spawn(process.execPath, [EMBEDDED_SCRIPT], { stdio: ['pipe', 'pipe', 'pipe'] });
+  // Ending its stdin is how it is told to stop; it may have died already (EPIPE).
+  child.stdin.on('error', () => undefined);
   let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
@@ -88,7 +90,7 @@ export async function startEmbeddedPostgres(): Promise<PostgresServer> {
     });
   });
   const stop = async (): Promise<void> => {
-    // Its stdin ending is what tells it to stop; SIGTERM only if it does not listen any more.
+    // SIGTERM only if it does not answer the end of its stdin.
     child.stdin.end();
     const timer = setTimeout(() => child.kill('SIGTERM'), 15_000);
     await exited;
