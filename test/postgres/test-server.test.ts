@@ -35,7 +35,7 @@ async function serverVersion(url: string): Promise<number> {
   }
 }
 
-describe("the PostgreSQL server of the tests", () => {
+describe('the PostgreSQL server of the tests', () => {
   it('this run has one that answers', async () => {
     expect(await probePostgres(POSTGRES_URL)).toBeUndefined();
   });
