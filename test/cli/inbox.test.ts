@@ -3,7 +3,6 @@ import { writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createReceiver, sqliteStore, Webhooks, type Receiver } from '../../src/index.js';
 import { createTestEvent, signedRequest } from '../../src/testing/index.js';
-import { describePostgres, useTestDatabase } from '../helpers/postgres.js';
 import { expectOneLineError, runCommand, temporaryDirectory, testSecret } from './helpers.js';
 
 const workspace = temporaryDirectory('cli-inbox');
@@ -94,32 +93,5 @@ describe('acct-webhook inbox (SQLite)', () => {
     expectOneLineError(await runCommand(['inbox', 'list', '--db', other]), 'MALFORMED_INPUT', 2);
     expectOneLineError(await runCommand(['inbox', 'show', 'evt_nope', '--db', db]), 'NOT_FOUND', 2);
     expectOneLineError(await runCommand(['inbox', 'list', '--db', db, '--type', 'invoice.payed']), 'UNKNOWN_EVENT_TYPE', 2);
-  });
-});
-
-describePostgres('acct-webhook inbox --pg', () => {
-  const database = useTestDatabase();
-
-  it('reads and retries the inbox of a PostgreSQL store', async () => {
-    const { postgresStore } = await import('../../src/postgres/index.js');
-    const schema = database.newSchema();
-    const store = postgresStore(database.url, { schema });
-    let healthy = false;
-    const receiver = receiverOn(store, () => healthy);
-    try {
-      const event = createTestEvent('payment.refunded');
-      await deliver(receiver, event);
-      await receiver.inbox.drain();
-      const listed = await runCommand(['inbox', 'list', '--pg', database.url, '--schema', schema, '--status', 'dead']);
-      expect(listed.exitCode, listed.stderr).toBe(0);
-      expect(listed.stdout).toContain(event.id);
-      healthy = true;
-      expect((await runCommand(['inbox', 'retry', event.id, '--pg', database.url, '--schema', schema])).exitCode).toBe(0);
-      await receiver.inbox.drain();
-      expect((await receiver.inbox.get(event.id))?.status).toBe('done');
-    } finally {
-      await receiver.close();
-      await store.close();
-    }
   });
 });

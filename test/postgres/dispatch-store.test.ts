@@ -1,9 +1,10 @@
+import { describe } from 'vitest';
 import { postgresDispatchStore } from '../../src/postgres/index.js';
 import { describeFairClaims } from '../dispatcher/claim-contract.js';
 import { closeWhenFinished, describeDispatchStore, type DispatchStoreFixture } from '../dispatcher/store-contract.js';
-import { describePostgres, useTestDatabase } from '../helpers/postgres.js';
+import { useTestDatabase } from '../helpers/postgres.js';
 
-describePostgres('PostgreSQL', () => {
+describe('PostgreSQL', () => {
   const database = useTestDatabase({ poolSize: 4 });
   // A schema of its own per test; every store `open()` returns has its own pool (its own
   // connections, like another process), on the same schema.

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { postgres, POSTGRES_URL } from '../helpers/postgres.js';
+import { POSTGRES_URL } from '../helpers/postgres.js';
 
 const run = promisify(execFile);
 const tsc = resolve(import.meta.dirname, '..', '..', 'node_modules', 'typescript', 'bin', 'tsc');
@@ -129,15 +129,14 @@ describe('the packed package', () => {
 
     it.each(['without-driver.mjs', 'without-driver.cjs'])('%s: serves on memoryStore and postgresStore; a SQLite store says to install better-sqlite3', async (script) => {
       const schema = `acct_package_${script.endsWith('mjs') ? 'esm' : 'cjs'}_${process.pid}`;
-      const args = postgres.available ? [POSTGRES_URL, schema] : [];
-      if (postgres.available) schemas.push(schema);
-      const { stdout } = await run('node', [script, ...args], { cwd: project });
+      schemas.push(schema);
+      const { stdout } = await run('node', [script, POSTGRES_URL, schema], { cwd: project });
       expect(JSON.parse(stdout)).toEqual({
         memoryStore: 200,
         sqliteStore: refused,
         sqliteDispatchStore: refused,
         dispatcher: refused,
-        ...(postgres.available ? { postgresStore: 200 } : {}),
+        postgresStore: 200,
       });
     });
   });
