@@ -1,8 +1,8 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVENT_GROUPS, EVENT_TYPES, expandEventPattern, type EventGroup } from '../../src/events/catalog.js';
-import { childEnvironment, listFiles, readJson, registeredEvents, REPO_VERSION, runGenerator, temporaryDirectory } from './helpers.js';
+import { childEnvironment, CREATE_PACKAGE, LAUNCHER, listFiles, readJson, registeredEvents, REPO_VERSION, runGenerator, runProcess, temporaryDirectory } from './helpers.js';
 
 interface GeneratedPackage {
   name: string;
@@ -299,6 +299,21 @@ describe('bad input: one line on stderr with a stable code, exit code 2, nothing
     expect(run.exitCode).toBe(2);
     expect(run.stderr).toContain('[NOT_A_DIRECTORY]');
     expect(read(cwd, 'rx')).toBe('a file');
+  });
+});
+
+describe('a checkout that was not built', () => {
+  it('the bin says to run npm run build, in one line, and exits 1', async () => {
+    const checkout = join(freshDirectory(), 'create-acct-webhook');
+    mkdirSync(join(checkout, 'bin'), { recursive: true });
+    copyFileSync(join(CREATE_PACKAGE, 'package.json'), join(checkout, 'package.json'));
+    copyFileSync(LAUNCHER, join(checkout, 'bin', 'create-acct-webhook.js'));
+    const run = await runProcess(process.execPath, [join(checkout, 'bin', 'create-acct-webhook.js'), '--version'], freshDirectory());
+    expect(run).toEqual({
+      exitCode: 1,
+      stdout: '',
+      stderr: 'create-acct-webhook: dist/index.js is missing: this is a checkout that was not built; run npm run build at its root first\n',
+    });
   });
 });
 
