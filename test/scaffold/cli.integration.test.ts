@@ -317,14 +317,36 @@ describe('a checkout that was not built', () => {
   });
 });
 
-describe('failures after writing', () => {
-  it('keeps the project and exits 1 with INSTALL_FAILED when the package manager cannot run', async () => {
+describe('a package manager that is not installed', () => {
+  it.each(['pnpm', 'yarn', 'npm'])('--package-manager %s without it on PATH: "%s is not installed" in one line, exit 2, nothing written', async (manager) => {
     const cwd = freshDirectory();
-    // No npm and no git on PATH; node itself is started by its absolute path.
-    const run = await runGenerator(['no-npm', '--yes'], cwd, childEnvironment({ PATH: freshDirectory() }));
+    // PATH holds a directory with none of them; node itself is started by its absolute path.
+    const run = await runGenerator(['rx', '--yes', '--package-manager', manager], cwd, childEnvironment({ PATH: freshDirectory() }));
+    expect(run.stderr).toBe(
+      `create-acct-webhook: ${manager} is not installed (no ${manager} on PATH): install it, choose another with --package-manager, ` +
+        'or skip the install with --no-install [PACKAGE_MANAGER_NOT_FOUND]\n',
+    );
+    expect(run.exitCode).toBe(2);
+    expect(existsSync(join(cwd, 'rx'))).toBe(false);
+  });
+
+  it('--no-install does not need it', async () => {
+    const cwd = freshDirectory();
+    const run = await runGenerator(['rx', '--yes', '--package-manager', 'pnpm', '--no-install', '--no-git'], cwd, childEnvironment({ PATH: freshDirectory() }));
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(listFiles(join(cwd, 'rx'))).toContain('src/server.ts');
+  });
+});
+
+describe('failures after writing', () => {
+  it('keeps the project and exits 1 with INSTALL_FAILED when the package manager fails', async () => {
+    const cwd = freshDirectory();
+    // An npm that fails at once, and no git, on PATH; node itself is started by its absolute path.
+    const bin = freshDirectory();
+    writeFileSync(join(bin, 'npm'), '#!/bin/sh\necho "npm ERR! the registry is away" >&2\nexit 1\n', { mode: 0o755 });
+    const run = await runGenerator(['npm-fails', '--yes', '--package-manager', 'npm'], cwd, childEnvironment({ PATH: bin }));
     expect(run.exitCode).toBe(1);
-    expect(run.stderr.trimEnd().split('\n')).toHaveLength(1);
-    expect(run.stderr).toContain('[INSTALL_FAILED]');
-    expect(listFiles(join(cwd, 'no-npm'))).toContain('src/server.ts');
+    expect(run.stderr).toMatch(/^npm ERR! the registry is away\ncreate-acct-webhook: npm install failed \(1\); the project is written: run npm install in .+ to finish \[INSTALL_FAILED\]\n$/);
+    expect(listFiles(join(cwd, 'npm-fails'))).toContain('src/server.ts');
   });
 });
