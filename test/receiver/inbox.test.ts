@@ -310,6 +310,19 @@ describe('inbox mode configuration', () => {
   });
 
   it.each([
+    ['inbox: true', true],
+    ['inbox options without a budget', { concurrency: 4 }],
+    ['inbox options with their own budget', { handlerTimeoutMs: 120_000 }],
+  ])('refuses a top-level handlerTimeoutMs with %s, naming inbox.handlerTimeoutMs (direct mode keeps it)', (_case, inbox) => {
+    const refused = () => createReceiver({ secret: SECRET, store: memoryStore(), logger: false, handlerTimeoutMs: 60_000, inbox });
+    expect(refused).toThrow(ConfigurationError);
+    expect(refused).toThrow(
+      expect.objectContaining({ code: 'INVALID_CONFIGURATION', details: { option: 'handlerTimeoutMs', reason: expect.stringContaining('inbox.handlerTimeoutMs') } }),
+    );
+    void createReceiver({ secret: SECRET, store: memoryStore(), logger: false, handlerTimeoutMs: 60_000, inbox: false }).close();
+  });
+
+  it.each([
     ['a store without an inbox', { store: { ...memoryStore(), inbox: undefined }, inbox: true }, 'store'],
     ['a store without object versions', { store: { ...memoryStore(), versions: undefined }, ordering: true }, 'store'],
     ['a concurrency of 0', { store: memoryStore(), inbox: { concurrency: 0 } }, 'inbox.concurrency'],
