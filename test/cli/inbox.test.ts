@@ -51,10 +51,15 @@ describe('acct-webhook inbox (SQLite)', () => {
     expect(result.exitCode, result.stderr).toBe(0);
     expect(result.stdout).toMatch(/^0 pending, 0 processing, 1 done, 1 dead\n/);
     expect(result.stdout).toContain(paid.id);
-    expect(result.stdout).toMatch(new RegExp(`${failed.id}\\s+payment\\.received\\s+dead\\s+1 .*HANDLER_FAILED: 1 handler failed|${failed.id}.*dead.*HANDLER_FAILED`));
-    const json = JSON.parse((await runCommand(['inbox', 'list', '--db', db, '--status', 'dead', '--json'])).stdout) as { stats: object; events: { event_id: string; raw_body: string }[] };
+    // The handler's own error, not only the receiver's code.
+    expect(result.stdout).toMatch(new RegExp(`${failed.id}\\s+payment\\.received\\s+dead\\s+1 .*HANDLER_FAILED: Error: the ledger is down\n`));
+    const json = JSON.parse((await runCommand(['inbox', 'list', '--db', db, '--status', 'dead', '--json'])).stdout) as {
+      stats: object;
+      events: { event_id: string; raw_body: string; last_error: unknown }[];
+    };
     expect(json.stats).toMatchObject({ done: 1, dead: 1 });
     expect(json.events.map((event) => event.event_id)).toEqual([failed.id]);
+    expect(json.events[0]).toMatchObject({ last_error: { code: 'HANDLER_FAILED', message: 'Error: the ledger is down' } });
     expect(JSON.parse(json.events[0]!.raw_body)).toMatchObject({ id: failed.id });
   });
 
@@ -62,7 +67,7 @@ describe('acct-webhook inbox (SQLite)', () => {
     const result = await runCommand(['inbox', 'show', failed.id, '--db', db]);
     expect(result.exitCode, result.stderr).toBe(0);
     expect(result.stdout).toContain(`${failed.id}: payment.received, dead`);
-    expect(result.stdout).toContain('last error HANDLER_FAILED');
+    expect(result.stdout).toContain('  last error HANDLER_FAILED: Error: the ledger is down\n');
     expect(result.stdout).toMatch(/x-svc-timestamp: \d+/);
     expect(result.stdout).not.toContain('x-svc-signature');
     expect(result.stdout).toContain(`"id": "${failed.id}"`);

@@ -43,6 +43,7 @@ describe('acct-webhook inbox --pg', () => {
       const listed = await runCommand(['inbox', 'list', '--pg', database.url, '--schema', schema, '--status', 'dead']);
       expect(listed.exitCode, listed.stderr).toBe(0);
       expect(listed.stdout).toContain(event.id);
+      expect(listed.stdout).toContain('HANDLER_FAILED: Error: the ledger is down');
       healthy = true;
       expect((await runCommand(['inbox', 'retry', event.id, '--pg', database.url, '--schema', schema])).exitCode).toBe(0);
       await receiver.inbox.drain();

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -140,4 +140,24 @@ describe('the packed package', () => {
       });
     });
   });
+});
+
+// npm 11 lists every install of a package with an install-time script (prepare included, which
+// npm runs for git and directory installs) as "not yet covered by allowScripts". The package has
+// none: dist/ is built by prepack, and in the repository by the tests' global setup.
+describe('installed by npm with its scripts allowed', () => {
+  let project: string;
+  beforeAll(() => {
+    project = mkdtempSync(join(tmpdir(), 'acct-webhook-scripts-'));
+    writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true }));
+  });
+  afterAll(() => rmSync(project, { recursive: true, force: true }));
+
+  it('runs and announces no script of acct-webhook: it has no prepare, preinstall, install or postinstall', async () => {
+    // Without better-sqlite3 (--omit=optional), whose own install script is not this package's.
+    const { stderr } = await run('npm', ['install', '--omit=optional', '--no-audit', '--no-fund', '--prefer-offline', inject('tarball')], { cwd: project });
+    expect(stderr).not.toContain('acct-webhook@');
+    const installed = JSON.parse(readFileSync(join(project, 'node_modules', 'acct-webhook', 'package.json'), 'utf8')) as { scripts?: Record<string, string> };
+    expect(Object.keys(installed.scripts ?? {}).filter((name) => ['prepare', 'preinstall', 'install', 'postinstall'].includes(name))).toEqual([]);
+  }, 120_000);
 });

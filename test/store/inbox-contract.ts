@@ -1,9 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { IdempotencyStore, InboxInput, InboxStore, ObjectVersion } from '../../src/index.js';
+import { createReceiver, Webhooks, type IdempotencyStore, type InboxInput, type InboxStore, type ObjectVersion } from '../../src/index.js';
+import { createTestEvent, signedRequest } from '../../src/testing/index.js';
 import { MIN_RETENTION_MS } from '../../src/store/types.js';
 
 const LEASE = 60_000;
 const T0 = Date.UTC(2026, 10, 22, 9, 0, 0);
+const SECRET = 'whsec_inboxContractSecret000000000000';
 
 /** An inbox entry; `version` given as [key, created offset, rank] puts it under the ordering guard. */
 function entry(eventId: string, receivedAt: number, version?: [string, number, number]): InboxInput {
@@ -113,6 +115,42 @@ export function describeInboxStore(name: string, create: (options: { retentionMs
 
       expect(await inbox.enqueue(entry('evt_1', T0 + 5_000))).toEqual({ status: 'duplicate', requeued: true });
       expect(await inbox.get('evt_1')).toMatchObject({ status: 'pending', attempts: 0 });
+    });
+
+    it("keeps a failure's message exactly as given: a kilobyte of multi-byte text with a NUL in it, in get and in list", async () => {
+      await inbox.enqueue(entry('evt_1', T0));
+      const [claimed] = await inbox.claim(T0, LEASE, 1);
+      // 1 023 bytes: "TypeError: Kunde " (17), 300 × "€" (900), " \u0000 " (3), "😀" (4), the rest ASCII.
+      const message = `TypeError: Kunde ${'€'.repeat(300)} \u0000 😀 ${'x'.repeat(1_023 - 17 - 900 - 3 - 4 - 1)}`;
+      expect(Buffer.byteLength(message)).toBe(1_023);
+      await inbox.fail('evt_1', claimed!.token, { code: 'HANDLER_FAILED', message, retryAt: null });
+      expect((await inbox.get('evt_1'))?.last_error).toEqual({ code: 'HANDLER_FAILED', message });
+      expect((await inbox.list({ status: 'dead' })).map((event) => event.last_error)).toEqual([{ code: 'HANDLER_FAILED', message }]);
+    });
+
+    it("keeps what a receiver's failing handler threw as last_error: its class and message, one line, cut at 1 kB", async () => {
+      const thrown = new TypeError(`Kunde cus_1 nicht gefunden\nHTTP 404 ${'€'.repeat(400)}`);
+      const receiver = createReceiver({
+        secret: SECRET,
+        store,
+        logger: false,
+        inbox: { pollIntervalMs: 5, retryDelaysMs: [] },
+        handlers: new Webhooks().on('invoice.paid', () => {
+          throw thrown;
+        }),
+      });
+      try {
+        const event = createTestEvent('invoice.paid');
+        const { body, headers } = signedRequest(event, SECRET);
+        expect((await receiver.receive({ rawBody: body, headers, method: 'POST' })).status).toBe(200);
+        await receiver.inbox.drain();
+        // At most 1 024 bytes: the 47-byte start, 324 × "€" (972 bytes), "…" (3 bytes); a 325th "€" would not fit.
+        const kept = `TypeError: Kunde cus_1 nicht gefunden HTTP 404 ${'€'.repeat(324)}…`;
+        expect(Buffer.byteLength(kept)).toBe(1_022);
+        expect(await receiver.inbox.get(event.id)).toMatchObject({ status: 'dead', last_error: { code: 'HANDLER_FAILED', message: kept } });
+      } finally {
+        await receiver.close();
+      }
     });
 
     it('gives a released claim back without counting the run', async () => {
