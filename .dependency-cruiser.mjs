@@ -19,7 +19,7 @@ const ADAPTERS = '^src/receiver/(express|node|node-response|fetch)[.]ts$';
 const LAYERS = {
   // The framework-free core, lowest first.
   kernel: {
-    path: '^src/(errors|configuration|ids|once|contained|timers|turn-queue|migrations|logger|parse-argument|signature)[.]ts$',
+    path: '^src/(errors|configuration|ids|once|contained|timers|turn-queue|migrations|logger|parse-argument|signature|optional-package)[.]ts$',
     mayImport: [],
   },
   events: { path: '^src/events/', mayImport: ['kernel'] },

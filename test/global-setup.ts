@@ -12,10 +12,10 @@ import type { TestProject } from 'vitest/node';
  * - Builds acct-webhook (dist/) and create-acct-webhook (packages/create-acct-webhook/dist/) only
  *   when their inputs changed. The inputs' content hash at the last build is kept in
  *   node_modules/.cache (not in dist/, which is packed), with the output's modification time: an
- *   edit that is undone, or a touched file, builds nothing. A build this setup did not make (the
- *   `prepare` of npm ci, npm run build by hand) is adopted when its output is newer than every
- *   input file and directory (a directory's time changes when a file in it is added or removed),
- *   so that CI does not build twice.
+ *   edit that is undone, or a touched file, builds nothing. A build this setup did not make (npm
+ *   run build by hand) is adopted when its output is newer than every input file and directory
+ *   (a directory's time changes when a file in it is added or removed). Installing builds nothing
+ *   (the package has no prepare script), so on a fresh clone (CI) this is the one build.
  * - Packs both packages (`npm pack`, about 2 s) only for the projects that install them.
  */
 

@@ -25,7 +25,11 @@ export interface InboxEvent {
   next_attempt_at: string | null;
   /** When its handlers succeeded (or it was skipped as stale). */
   completed_at: string | null;
-  /** The last run's failure: `HANDLER_FAILED`, `HANDLER_TIMEOUT` … */
+  /**
+   * The last run's failure; null once a run succeeds. `code` is the receiver's (`HANDLER_FAILED`,
+   * `HANDLER_TIMEOUT` …); for `HANDLER_FAILED`, `message` is what the handler threw, its class
+   * and message (`TypeError: customer cus_1 not found`): one line, at most 1 024 bytes of UTF-8.
+   */
   last_error: { code: string; message: string } | null;
   /** The ordering guard's key (`invoice:inv_…`), when the guard is on. */
   ordering_key: string | null;

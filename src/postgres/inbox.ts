@@ -111,7 +111,7 @@ export function postgresInbox(pool: PostgresQueryable, schema: string, { ready, 
       return row?.n === 1;
     },
     async fail(eventId, token, failure) {
-      const values = [encodeText(eventId), token, failure.retryAt === null ? 'dead' : 'pending', int8(failure.retryAt ?? 0, 'retryAt'), failure.code, failure.message];
+      const values = [encodeText(eventId), token, failure.retryAt === null ? 'dead' : 'pending', int8(failure.retryAt ?? 0, 'retryAt'), failure.code, encodeText(failure.message)];
       return (await query(sql.fail, values)).rowCount === 1;
     },
     async release(eventId, token) {
@@ -152,6 +152,8 @@ function fromRaw(row: RawRow): InboxRow {
     ...row,
     event_id: decodeText(row.event_id),
     ordering_key: decodeNullableText(row.ordering_key),
+    // A handler's own error message: any text, U+0000 included.
+    last_error_message: decodeNullableText(row.last_error_message),
     received_at: readInt8(row.received_at, 'received_at'),
     event_created: readInt8(row.event_created, 'event_created'),
     next_attempt_at: readInt8(row.next_attempt_at, 'next_attempt_at'),

@@ -25,7 +25,7 @@ export interface AcknowledgedBody {
 
 type AnswerCode = VerificationErrorCode | ReceiverErrorCode | 'VALIDATION_ERROR' | 'UNKNOWN_EVENT_TYPE' | 'INVALID_CONFIGURATION';
 
-/** DESIGN.md's answer table, by error code. */
+/** The table of docs/receiver.md#answers, by error code: the status each refusal or failure is answered with. */
 const STATUS: Record<AnswerCode, number> = {
   MISSING_SIGNATURE: 400,
   MALFORMED_SIGNATURE: 400,

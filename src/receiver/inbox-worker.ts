@@ -6,6 +6,7 @@ import type { ClaimedInboxEvent, InboxStore } from '../ports/inbox.js';
 import { handlerContext, type HandlerRun } from './context.js';
 import { ReceiverError, WebhookHandlerError } from './errors.js';
 import { reportFailure, withinBudget } from './handlers-run.js';
+import { lastErrorMessage, lastErrorText } from './inbox-error.js';
 import type { ResolvedReceiverOptions } from './options.js';
 
 /**
@@ -155,7 +156,8 @@ export class InboxWorker {
     } catch (error) {
       // It was valid when stored: this version reads it differently. A retry cannot help.
       const code = isAcctWebhookError(error) ? error.code : 'VALIDATION_ERROR';
-      await this.inbox.fail(claimed.eventId, claimed.token, { code, message: 'The stored payload no longer validates', retryAt: null });
+      const why = error instanceof Error ? error.message : String(error);
+      await this.inbox.fail(claimed.eventId, claimed.token, { code, message: lastErrorText(`The stored payload no longer validates: ${why}`), retryAt: null });
       this.log('error', claimed, { status: 'dead', code }, error);
       return;
     }
@@ -209,7 +211,7 @@ export class InboxWorker {
     const delays = this.options.inbox.retryDelaysMs;
     const delay = delays[claimed.attempt - 1];
     const retryAt = delay === undefined ? null : this.options.clock() + delay;
-    await this.inbox.fail(event.id, claimed.token, { code: failure.code, message: failure.message, retryAt });
+    await this.inbox.fail(event.id, claimed.token, { code: failure.code, message: lastErrorMessage(failure), retryAt });
     const fields = { status: retryAt === null ? 'dead' : 'pending', type: event.type, code: failure.code, ...(retryAt === null ? {} : { retryAt: new Date(retryAt).toISOString() }) };
     this.log(retryAt === null ? 'error' : 'warn', claimed, fields, failure);
   }

@@ -46,7 +46,11 @@ export interface ReceiverOptions {
   database?: string | undefined;
   /** How far `x-svc-timestamp` may be from now, either way, in seconds. @default 300 */
   toleranceSeconds?: number | undefined;
-  /** The handlers' budget per delivery; past it the answer is 503 and the sender retries. @default 25_000 */
+  /**
+   * The handlers' budget per delivery in direct mode; past it the answer is 503 and the sender
+   * retries. Refused together with `inbox`: inbox mode's budget is `inbox.handlerTimeoutMs`.
+   * @default 25_000
+   */
   handlerTimeoutMs?: number | undefined;
   /** A logger (pino or anything with the same four levels and `child`), or `false` for silence. @default pino JSON at info to stderr */
   logger?: LoggerOption | undefined;
@@ -203,6 +207,15 @@ function asOptions(input: unknown): unknown {
 }
 
 function withDefaults(options: ParsedReceiverOptions, openDefaultStore: OpenDefaultStore): ResolvedReceiverOptions {
+  // Inbox mode has a budget of its own, 5 minutes by default, since no sender waits for it; a
+  // top-level budget beside it would be ignored (or, taken over, cut the 5 minutes to the 25 s
+  // a direct-mode setting was chosen for), so it is refused with the name to use.
+  if (options.inbox && options.handlerTimeoutMs !== undefined) {
+    throw new ConfigurationError({
+      option: 'handlerTimeoutMs',
+      reason: 'is the budget of direct mode, which inbox mode does not use: give the budget of an inbox run as inbox.handlerTimeoutMs (default 300_000)',
+    });
+  }
   const logger = resolveLogger(options.logger, 'receiver');
   const inbox = options.inbox ? inboxSettings(options.inbox) : undefined;
   const ordering = options.ordering ? orderingGuard(options.ordering) : undefined;

@@ -14,6 +14,7 @@ export const SCAFFOLD_ERROR_CODES = [
   'NOT_A_DIRECTORY',
   'UNKNOWN_EVENT_TYPE',
   'UNKNOWN_OPTION_VALUE',
+  'PACKAGE_MANAGER_NOT_FOUND',
   'CANCELLED',
   'TEMPLATE_ERROR',
   'WRITE_FAILED',
@@ -28,6 +29,7 @@ const USAGE_ERRORS: ReadonlySet<ScaffoldErrorCode> = new Set([
   'NOT_A_DIRECTORY',
   'UNKNOWN_EVENT_TYPE',
   'UNKNOWN_OPTION_VALUE',
+  'PACKAGE_MANAGER_NOT_FOUND',
 ]);
 
 /** Why `create-acct-webhook` stopped; `exitCode` is what the process ends with. */

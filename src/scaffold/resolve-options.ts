@@ -4,6 +4,7 @@ import type { CliArguments } from './arguments.js';
 import { ADAPTERS, PACKAGE_MANAGERS, STORES, type PackageManager } from './choices.js';
 import { DEFAULT_ADAPTER, DEFAULT_EVENTS, DEFAULT_PACKAGE_MANAGER, DEFAULT_PROJECT_NAME, DEFAULT_STORE } from './defaults.js';
 import { ScaffoldError } from './errors.js';
+import { checkPackageManager } from './install.js';
 import { parseEventList } from './events.js';
 import { packageNameProblem } from './package-name.js';
 import type { ProjectOptions } from './project-options.js';
@@ -49,6 +50,7 @@ export async function resolveProjectOptions(args: CliArguments, context: Resolve
   const packageManager =
     args.packageManager === undefined ? detectPackageManager(context.env) : parseChoice('package manager', args.packageManager, PACKAGE_MANAGERS);
   const acctWebhookSpec = args.acctWebhook === undefined ? undefined : parseDependencySpec(args.acctWebhook, context.cwd);
+  if (args.install) checkPackageManager(packageManager, context.env);
   const target = args.directory === undefined ? undefined : checkedTarget(resolve(context.cwd, args.directory), args.force);
 
   // Then the questions, for what the flags left open; without them, the defaults.

@@ -126,6 +126,17 @@ export function describeInboxStore(
       expect(await inbox.get('evt_1')).toMatchObject({ status: 'pending', attempts: 0 });
     });
 
+    it("keeps a failure's message exactly as given: a kilobyte of multi-byte text with a NUL in it, in get and in list", async () => {
+      await inbox.enqueue(entry('evt_1', T0));
+      const [claimed] = await inbox.claim(T0, LEASE, 1);
+      // 1 023 bytes: "TypeError: Kunde " (17), 300 × "€" (900), " \u0000 " (3), "😀" (4), the rest ASCII.
+      const message = `TypeError: Kunde ${'€'.repeat(300)} \u0000 😀 ${'x'.repeat(1_023 - 17 - 900 - 3 - 4 - 1)}`;
+      expect(Buffer.byteLength(message)).toBe(1_023);
+      await inbox.fail('evt_1', claimed!.token, { code: 'HANDLER_FAILED', message, retryAt: null });
+      expect((await inbox.get('evt_1'))?.last_error).toEqual({ code: 'HANDLER_FAILED', message });
+      expect((await inbox.list({ status: 'dead' })).map((event) => event.last_error)).toEqual([{ code: 'HANDLER_FAILED', message }]);
+    });
+
     it('gives a released claim back without counting the run', async () => {
       await inbox.enqueue(entry('evt_1', T0));
       const [claimed] = await inbox.claim(T0, LEASE, 1);

@@ -60,7 +60,7 @@ const handler = nodeHandler({
   handlers: hooks,
   store: STORE_KIND === 'pg' ? postgresStore(PG_URL, { schema: PG_SCHEMA }) : sqliteStore(STORE),
   logger: false,
-  handlerTimeoutMs: 1_000,
+  // The handlers' budget: direct mode's, or inbox mode's own (a receiver takes one of them).
   // The dispatcher runs on a compressed clock, so its timestamps run ahead of this process's:
   // the freshness window is not what this run tests.
   toleranceSeconds: 1e9,
@@ -69,7 +69,7 @@ const handler = nodeHandler({
         ordering: true,
         inbox: { concurrency: 10, handlerTimeoutMs: 1_000, leaseMs: 6_000, pollIntervalMs: 20, retryDelaysMs: [50, 100, 200, 400, 800, 1_600, 3_200] },
       }
-    : {}),
+    : { handlerTimeoutMs: 1_000 }),
 });
 const server = createServer(handler);
 server.listen(Number(PORT), '127.0.0.1', () => console.log(JSON.stringify({ port: server.address().port })));

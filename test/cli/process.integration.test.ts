@@ -1,8 +1,9 @@
 import { spawn } from 'node:child_process';
+import { copyFileSync, mkdirSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { REPO_VERSION } from '../scaffold/helpers.js';
+import { REPO_ROOT, REPO_VERSION, runProcess as runNodeProcess } from '../scaffold/helpers.js';
 import { temporaryDirectory, testSecret, waitFor } from './helpers.js';
 import { CLI, CliProcess, cliEnvironment, runProcess, type ProcessResult } from './process.js';
 import { closeServer, listenOnLoopback } from './servers.js';
@@ -14,6 +15,9 @@ import { closeServer, listenOnLoopback } from './servers.js';
 
 const workspace = temporaryDirectory('cli-process');
 afterAll(() => workspace.remove());
+
+/** `node <args>` to its end, outside the repository. */
+const runNode = (args: readonly string[]) => runNodeProcess(process.execPath, args, workspace.path);
 
 /** One line on stderr ending in the code, nothing else: how every refusal looks. */
 function expectOneLine(result: ProcessResult, code: string): void {
@@ -34,6 +38,21 @@ describe('the acct-webhook bin', () => {
     const result = await runProcess(args, { stdin: '{"id":"evt_1"}' });
     expect(result.exitCode, result.stderr).toBe(exitCode);
     if (code !== undefined) expectOneLine(result, code);
+  });
+});
+
+describe('a checkout that was not built (installing builds nothing: the package has no prepare script)', () => {
+  it('the bin says to run npm run build, in one line, and exits 1', async () => {
+    const checkout = join(workspace.path, 'unbuilt-checkout');
+    mkdirSync(join(checkout, 'bin'), { recursive: true });
+    copyFileSync(join(REPO_ROOT, 'package.json'), join(checkout, 'package.json'));
+    copyFileSync(CLI, join(checkout, 'bin', 'acct-webhook.js'));
+    const result = await runNode([join(checkout, 'bin', 'acct-webhook.js'), '--version']);
+    expect(result).toEqual({
+      exitCode: 1,
+      stdout: '',
+      stderr: 'acct-webhook: dist/cli.js is missing: this is a checkout that was not built; run npm run build in it first\n',
+    });
   });
 });
 

@@ -303,6 +303,19 @@ describe('the inbox', () => {
   });
 });
 
+describe('the inbox: what a failed run kept', () => {
+  it("shows the handler's own error beside the code, in the list and on the event's page", async () => {
+    const s = await setup({ inbox: true });
+    s.handlers.failing = true;
+    const event = createTestEvent('payment.failed');
+    expect(await s.receive(event)).toBe(200);
+    await s.receiver.inbox.drain();
+    const shown = '<code>HANDLER_FAILED</code> Error: the handler is down';
+    expect((await s.client.get(`${BASE}/receiver/inbox?status=dead`)).text).toContain(shown);
+    expect((await s.client.get(`${BASE}/receiver/inbox/${event.id}`)).text).toContain(shown);
+  });
+});
+
 describe('registration health (isolation and disabling)', () => {
   it('shows the failure streak, a disabled registration\'s skipped events, and enables it with a replay', async () => {
     let status = 500;

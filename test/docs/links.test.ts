@@ -49,3 +49,24 @@ describe('the links between README.md and docs/', () => {
     if (link.anchor !== '') expect([...anchorsOf(link.target)]).toContain(link.anchor);
   });
 });
+
+/** Every `<path>.md` (with its `#anchor`) a file of src/ names, read from the repository's root. */
+function citedInSources(): (readonly [string, { target: string; anchor: string }])[] {
+  const sources = readdirSync('src', { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile() && entry.name.endsWith('.ts'));
+  return sources.flatMap((entry) => {
+    const file = join(entry.parentPath, entry.name);
+    return [...readFileSync(file, 'utf8').matchAll(/(?<![\w./-])((?:[\w.-]+\/)*[\w.-]+\.md)(?:#([\w-]+))?/g)].map(
+      (match) => [`${file} → ${match[0]}`, { target: match[1]!, anchor: match[2] ?? '' }] as const,
+    );
+  });
+}
+
+describe('the Markdown files the sources cite', () => {
+  const cited = citedInSources();
+  it('finds some', () => expect(cited.length).toBeGreaterThan(0));
+
+  it.each(cited)('%s is in the repository', (_label, link) => {
+    expect(existsSync(link.target)).toBe(true);
+    if (link.anchor !== '') expect([...anchorsOf(link.target)]).toContain(link.anchor);
+  });
+});

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { IdempotencyStore } from '../../src/ports/idempotency-store.js';
 import { describeDispatcherOnStore, type ProjectDispatchFixture } from '../dispatcher/dispatcher-on-store.js';
+import { describeReceiverOnInbox } from '../store/receiver-on-inbox.js';
 import {
   describeDispatchStore as describePublishedDispatchStore,
   describeFairClaims as describePublishedFairClaims,
@@ -22,8 +23,10 @@ export function describeIdempotencyStore(name: string, create: (options: { reten
   describePublishedIdempotencyStore(VITEST, name, create);
 }
 
+/** The published inbox contract, and a receiver in inbox mode on the same store. */
 export function describeInboxStore(name: string, create: (options: { retentionMs: number }) => Promise<IdempotencyStore> | IdempotencyStore): void {
   describePublishedInboxStore(VITEST, name, create);
+  describeReceiverOnInbox(name, create);
 }
 
 /** The published DispatchStore contract, and the Dispatcher end to end on the same store. */

@@ -1,5 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type * as MainEntry from '../../src/index.js';
+import type * as PostgresEntry from '../../src/postgres/index.js';
+import type * as TestingEntry from '../../src/testing/index.js';
 
 export const root = resolve(import.meta.dirname, '..', '..');
 export const dist = join(root, 'dist');
@@ -25,4 +29,19 @@ export function externalImports(entry: string): Set<string> {
 export function exportOf(name: string): unknown {
   const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { exports: Record<string, unknown> };
   return manifest.exports[name];
+}
+
+/** The built entries a test loads, typed by their sources (which the built declarations are made from). */
+interface BuiltEntries {
+  index: typeof MainEntry;
+  testing: typeof TestingEntry;
+  postgres: typeof PostgresEntry;
+}
+
+/**
+ * An entry of the built package (dist/), imported when the test runs: by a path the type checker
+ * does not follow, so that type-checking the tests needs no build (installing builds nothing).
+ */
+export function loadBuilt<Name extends keyof BuiltEntries>(name: Name): Promise<BuiltEntries[Name]> {
+  return import(pathToFileURL(join(dist, `${name}.js`)).href) as Promise<BuiltEntries[Name]>;
 }

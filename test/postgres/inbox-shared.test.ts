@@ -1,13 +1,13 @@
-import { expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createReceiver, Webhooks, type Receiver } from '../../src/index.js';
 import { postgresStore } from '../../src/postgres/index.js';
 import { createTestEvent, signedRequest } from '../../src/testing/index.js';
-import { describePostgres, useTestDatabase } from '../helpers/postgres.js';
+import { useTestDatabase } from '../helpers/postgres.js';
 
 const SECRET = 'whsec_inboxSharedSecret0000000000000';
 const EVENTS = 400;
 
-describePostgres('inbox mode on PostgreSQL with several receivers', () => {
+describe('inbox mode on PostgreSQL with several receivers', () => {
   const database = useTestDatabase();
 
   it("shares one inbox: every event's handlers complete once, one object's events one at a time, the work spread", async () => {

@@ -1,10 +1,10 @@
 import { resolve } from 'node:path';
-import { expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Dispatcher } from '../../src/dispatcher/index.js';
 import { postgresDispatchStore } from '../../src/postgres/index.js';
 import { createTestEvent } from '../../src/testing/index.js';
 import { Receiver } from '../dispatcher/fixtures.js';
-import { describePostgres, useTestDatabase } from '../helpers/postgres.js';
+import { useTestDatabase } from '../helpers/postgres.js';
 import { close, listen } from '../helpers/server.js';
 import { ChildScript } from './child-process.js';
 
@@ -19,7 +19,7 @@ const ROUNDS = 3;
 
 const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
-describePostgres('isolation on PostgreSQL, two worker processes', () => {
+describe('isolation on PostgreSQL, two worker processes', () => {
   const database = useTestDatabase({ poolSize: 4 });
 
   /**

@@ -1,12 +1,12 @@
 import { resolve } from 'node:path';
-import { afterEach, expect, it } from 'vitest';
-import { describePostgres, useTestDatabase } from '../helpers/postgres.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { useTestDatabase } from '../helpers/postgres.js';
 import { ChildScript } from './child-process.js';
 
 const fixture = resolve(import.meta.dirname, '..', 'fixtures', 'postgres-migrate-process.mjs');
 const PROCESSES = 4;
 
-describePostgres('the first start of several processes on a fresh schema', () => {
+describe('the first start of several processes on a fresh schema', () => {
   const database = useTestDatabase({ poolSize: 2 });
   let children: ChildScript[] = [];
   afterEach(async () => {

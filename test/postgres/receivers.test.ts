@@ -1,8 +1,8 @@
 import { resolve } from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVENT_TYPES } from '../../src/index.js';
 import { createTestEvent, signedHeaders } from '../../src/testing/index.js';
-import { describePostgres, useTestDatabase } from '../helpers/postgres.js';
+import { useTestDatabase } from '../helpers/postgres.js';
 import { startChildServer, type ChildServer } from '../helpers/processes.js';
 
 const SECRET = 'whsec_postgresReceivers000000000000';
@@ -62,7 +62,7 @@ function plan(bodies: string[], next: () => number): { body: string; receivers: 
   return groups;
 }
 
-describePostgres(`${RECEIVERS} receiver processes on one PostgreSQL database`, () => {
+describe(`${RECEIVERS} receiver processes on one PostgreSQL database`, () => {
   const database = useTestDatabase({ poolSize: 2 });
   const schema = database.newSchema();
   let servers: ChildServer[] = [];

@@ -1,9 +1,10 @@
+import { describe } from 'vitest';
 import { postgresStore } from '../../src/postgres/index.js';
-import { describePostgres, useTestDatabase } from '../helpers/postgres.js';
+import { useTestDatabase } from '../helpers/postgres.js';
 import { describeIdempotencyStore, describeInboxStore } from '../helpers/contracts.js';
 
 // The contract every idempotency store keeps (memoryStore and sqliteStore: test/store/stores.test.ts).
-describePostgres('PostgreSQL', () => {
+describe('PostgreSQL', () => {
   // Each store in a schema of its own (a fresh, empty store per test), all dropped at the end.
   const database = useTestDatabase();
   describeIdempotencyStore('postgresStore', (options) => postgresStore(database.pool, { ...options, schema: database.newSchema() }));

@@ -7,13 +7,13 @@ import { createTestEvent, signedRequest } from '../../src/testing/index.js';
 import { postgresStore, type PostgresPool } from '../../src/postgres/index.js';
 import { PostgresValueError } from '../../src/postgres/errors.js';
 import type { PostgresQueryConfig } from '../../src/postgres/pool.js';
-import { describePostgres, POSTGRES_URL, useTestDatabase } from '../helpers/postgres.js';
+import { POSTGRES_URL, useTestDatabase } from '../helpers/postgres.js';
 
 const T0 = Date.UTC(2026, 10, 22, 9, 0, 0);
 const LEASE = 30_000;
 const SECRET = 'whsec_postgresStoreTest000000000000';
 
-describePostgres('postgresStore on PostgreSQL', () => {
+describe('postgresStore on PostgreSQL', () => {
   const database = useTestDatabase();
 
   /** `count` pools of their own (separate connections, as separate processes have), ended afterwards. */

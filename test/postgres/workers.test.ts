@@ -1,10 +1,10 @@
 import { createServer, type ServerResponse } from 'node:http';
 import { resolve } from 'node:path';
-import { afterEach, beforeEach, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Dispatcher } from '../../src/dispatcher/index.js';
 import { postgresDispatchStore } from '../../src/postgres/index.js';
 import { createTestEvent } from '../../src/testing/index.js';
-import { describePostgres, useTestDatabase, type TestDatabase } from '../helpers/postgres.js';
+import { useTestDatabase, type TestDatabase } from '../helpers/postgres.js';
 import { close, listen, type RunningServer } from '../helpers/server.js';
 import { ChildScript } from './child-process.js';
 
@@ -76,7 +76,7 @@ async function count(database: TestDatabase, sql: string, params: unknown[] = []
   return (await database.pool.query<{ n: number }>(sql, params)).rows[0]!.n;
 }
 
-describePostgres('two dispatcher worker processes on one PostgreSQL schema', () => {
+describe('two dispatcher worker processes on one PostgreSQL schema', () => {
   const database = useTestDatabase({ poolSize: 4 });
   let workers: ChildScript[] = [];
   let receiver = new HoldingReceiver();

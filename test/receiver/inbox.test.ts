@@ -108,7 +108,7 @@ describe('inbox mode: acknowledge once durable, run the handlers in the backgrou
     await vi.waitFor(async () => expect(await receiver.inbox.get(event.id)).toMatchObject({ status: 'pending', attempts: 1 }));
     expect(await receiver.inbox.get(event.id)).toMatchObject({
       next_attempt_at: new Date(clock.now() + 1_000).toISOString(),
-      last_error: { code: 'HANDLER_FAILED' },
+      last_error: { code: 'HANDLER_FAILED', message: 'Error: the bank API is down' },
     });
     clock.advance(1_000);
     await vi.waitFor(async () => expect(await receiver.inbox.get(event.id)).toMatchObject({ status: 'pending', attempts: 2 }));
@@ -131,7 +131,7 @@ describe('inbox mode: acknowledge once durable, run the handlers in the backgrou
     await deliver(receiver, event);
     await receiver.inbox.drain();
     expect(runs).toHaveBeenCalledTimes(2);
-    expect(await receiver.inbox.get(event.id)).toMatchObject({ status: 'dead', attempts: 2, last_error: { code: 'HANDLER_FAILED' } });
+    expect(await receiver.inbox.get(event.id)).toMatchObject({ status: 'dead', attempts: 2, last_error: { code: 'HANDLER_FAILED', message: 'Error: still down' } });
     expect(await receiver.inbox.stats()).toMatchObject({ dead: 1, pending: 0 });
     expect(await receiver.inbox.list({ status: 'dead' })).toMatchObject([{ event_id: event.id }]);
 
@@ -155,7 +155,7 @@ describe('inbox mode: acknowledge once durable, run the handlers in the backgrou
     await deliver(receiver, event);
     await receiver.inbox.drain();
     expect(signal?.aborted).toBe(true);
-    expect(await receiver.inbox.get(event.id)).toMatchObject({ status: 'dead', last_error: { code: 'HANDLER_TIMEOUT' } });
+    expect(await receiver.inbox.get(event.id)).toMatchObject({ status: 'dead', last_error: { code: 'HANDLER_TIMEOUT', message: 'The handlers did not finish within 20 ms' } });
   });
 
   it('still answers an invalid payload 422 and quarantines it; nothing is queued', async () => {
@@ -312,6 +312,19 @@ describe('inbox mode configuration', () => {
     );
     const receiver = createReceiver({ secret: SECRET, store: memoryStore(), logger: false, inbox: { handlerTimeoutMs: 60_000, leaseMs: 65_000 } });
     void receiver.close();
+  });
+
+  it.each([
+    ['inbox: true', true],
+    ['inbox options without a budget', { concurrency: 4 }],
+    ['inbox options with their own budget', { handlerTimeoutMs: 120_000 }],
+  ])('refuses a top-level handlerTimeoutMs with %s, naming inbox.handlerTimeoutMs (direct mode keeps it)', (_case, inbox) => {
+    const refused = () => createReceiver({ secret: SECRET, store: memoryStore(), logger: false, handlerTimeoutMs: 60_000, inbox });
+    expect(refused).toThrow(ConfigurationError);
+    expect(refused).toThrow(
+      expect.objectContaining({ code: 'INVALID_CONFIGURATION', details: { option: 'handlerTimeoutMs', reason: expect.stringContaining('inbox.handlerTimeoutMs') } }),
+    );
+    void createReceiver({ secret: SECRET, store: memoryStore(), logger: false, handlerTimeoutMs: 60_000, inbox: false }).close();
   });
 
   it.each([

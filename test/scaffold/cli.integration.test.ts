@@ -1,8 +1,8 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVENT_GROUPS, EVENT_TYPES, expandEventPattern, type EventGroup } from '../../src/events/catalog.js';
-import { childEnvironment, listFiles, readJson, registeredEvents, REPO_VERSION, runGenerator, temporaryDirectory } from './helpers.js';
+import { childEnvironment, CREATE_PACKAGE, LAUNCHER, listFiles, readJson, registeredEvents, REPO_VERSION, runGenerator, runProcess, temporaryDirectory } from './helpers.js';
 
 interface GeneratedPackage {
   name: string;
@@ -302,14 +302,51 @@ describe('bad input: one line on stderr with a stable code, exit code 2, nothing
   });
 });
 
-describe('failures after writing', () => {
-  it('keeps the project and exits 1 with INSTALL_FAILED when the package manager cannot run', async () => {
+describe('a checkout that was not built', () => {
+  it('the bin says to run npm run build, in one line, and exits 1', async () => {
+    const checkout = join(freshDirectory(), 'create-acct-webhook');
+    mkdirSync(join(checkout, 'bin'), { recursive: true });
+    copyFileSync(join(CREATE_PACKAGE, 'package.json'), join(checkout, 'package.json'));
+    copyFileSync(LAUNCHER, join(checkout, 'bin', 'create-acct-webhook.js'));
+    const run = await runProcess(process.execPath, [join(checkout, 'bin', 'create-acct-webhook.js'), '--version'], freshDirectory());
+    expect(run).toEqual({
+      exitCode: 1,
+      stdout: '',
+      stderr: 'create-acct-webhook: dist/index.js is missing: this is a checkout that was not built; run npm run build at its root first\n',
+    });
+  });
+});
+
+describe('a package manager that is not installed', () => {
+  it.each(['pnpm', 'yarn', 'npm'])('--package-manager %s without it on PATH: "%s is not installed" in one line, exit 2, nothing written', async (manager) => {
     const cwd = freshDirectory();
-    // No npm and no git on PATH; node itself is started by its absolute path.
-    const run = await runGenerator(['no-npm', '--yes'], cwd, childEnvironment({ PATH: freshDirectory() }));
+    // PATH holds a directory with none of them; node itself is started by its absolute path.
+    const run = await runGenerator(['rx', '--yes', '--package-manager', manager], cwd, childEnvironment({ PATH: freshDirectory() }));
+    expect(run.stderr).toBe(
+      `create-acct-webhook: ${manager} is not installed (no ${manager} on PATH): install it, choose another with --package-manager, ` +
+        'or skip the install with --no-install [PACKAGE_MANAGER_NOT_FOUND]\n',
+    );
+    expect(run.exitCode).toBe(2);
+    expect(existsSync(join(cwd, 'rx'))).toBe(false);
+  });
+
+  it('--no-install does not need it', async () => {
+    const cwd = freshDirectory();
+    const run = await runGenerator(['rx', '--yes', '--package-manager', 'pnpm', '--no-install', '--no-git'], cwd, childEnvironment({ PATH: freshDirectory() }));
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(listFiles(join(cwd, 'rx'))).toContain('src/server.ts');
+  });
+});
+
+describe('failures after writing', () => {
+  it('keeps the project and exits 1 with INSTALL_FAILED when the package manager fails', async () => {
+    const cwd = freshDirectory();
+    // An npm that fails at once, and no git, on PATH; node itself is started by its absolute path.
+    const bin = freshDirectory();
+    writeFileSync(join(bin, 'npm'), '#!/bin/sh\necho "npm ERR! the registry is away" >&2\nexit 1\n', { mode: 0o755 });
+    const run = await runGenerator(['npm-fails', '--yes', '--package-manager', 'npm'], cwd, childEnvironment({ PATH: bin }));
     expect(run.exitCode).toBe(1);
-    expect(run.stderr.trimEnd().split('\n')).toHaveLength(1);
-    expect(run.stderr).toContain('[INSTALL_FAILED]');
-    expect(listFiles(join(cwd, 'no-npm'))).toContain('src/server.ts');
+    expect(run.stderr).toMatch(/^npm ERR! the registry is away\ncreate-acct-webhook: npm install failed \(1\); the project is written: run npm install in .+ to finish \[INSTALL_FAILED\]\n$/);
+    expect(listFiles(join(cwd, 'npm-fails'))).toContain('src/server.ts');
   });
 });

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
+import { POSTGRES_URL } from '../helpers/postgres.js';
 
 const run = promisify(execFile);
 const root = resolve(import.meta.dirname, '..', '..');
@@ -22,7 +23,11 @@ describe('npm run bench (smoke run)', () => {
 
   it('measures every configuration and writes the report with the machine and a line per target', async () => {
     const out = join(dir, 'results.json');
-    const { stdout } = await run(process.execPath, [join(root, 'bench', 'run.mjs'), '--smoke', '--out', out], { cwd: root });
+    const { stdout } = await run(process.execPath, [join(root, 'bench', 'run.mjs'), '--smoke', '--out', out], {
+      cwd: root,
+      // The PostgreSQL receiver's server (bench/lib/events.mjs): the one the run chose.
+      env: { ...process.env, ACCT_WEBHOOK_PG_URL: POSTGRES_URL },
+    });
     const report = JSON.parse(readFileSync(out, 'utf8')) as Report;
     expect(report.machine).toMatchObject({ cores: expect.any(Number), node: process.version });
     expect(new Set(report.results.map((result) => result.group))).toEqual(new Set(['http', 'verifier', 'parser', 'store', 'dispatcher', 'inbox', 'dashboard', 'cli']));

@@ -3,8 +3,10 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from
 import { createInterface } from 'node:readline';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import pg from 'pg';
 import { Dispatcher } from '../../src/dispatcher/index.js';
 import { createTestEvent } from '../../src/testing/index.js';
+import { POSTGRES_URL } from '../helpers/postgres.js';
 import { childEnvironment, listFiles, readJson, REPO_ROOT, runGenerator, runProcess, temporaryDirectory, waitFor } from '../scaffold/helpers.js';
 
 const ADAPTERS = ['express', 'node', 'fetch'] as const;
@@ -231,4 +233,55 @@ describe('the generated Express server', () => {
     expect(await running.stop()).toBe(0);
     expect(running.linesWith('stopped')).toHaveLength(1);
   }, 30_000);
+});
+
+/**
+ * The generated server on the PostgreSQL store opens the store before it listens
+ * (`receiver.ready()`): a DATABASE_URL that cannot be used stops the start with one line.
+ */
+describe('the generated PostgreSQL server at start', () => {
+  const project = join(workspace.path, POSTGRES_PROJECT);
+  const environment = (databaseUrl: string) => childEnvironment({ WEBHOOK_SECRET: 'whsec_start_check', PORT: '0', DATABASE_URL: databaseUrl });
+  const start = (databaseUrl: string) => runProcess(process.execPath, ['--import', 'tsx', 'src/server.ts'], project, environment(databaseUrl));
+
+  it('stops with one line and exit 1 when nothing answers at DATABASE_URL, before it listens', async () => {
+    const run = await start('postgres://postgres@127.0.0.1:1/app');
+    expect(run.stderr).toBe('Cannot start: the idempotency store cannot be used: connect ECONNREFUSED 127.0.0.1:1\n');
+    expect(run.exitCode).toBe(1);
+    expect(run.stdout).not.toContain('receiving webhooks');
+  });
+
+  describe('with the PostgreSQL server', () => {
+    const admin = () => new pg.Client({ connectionString: POSTGRES_URL });
+    const database = `acct_scaffold_${process.pid}`;
+    const urlOf = (name: string) => Object.assign(new URL(POSTGRES_URL), { pathname: `/${name}` }).toString();
+    afterAll(async () => {
+      const client = admin();
+      await client.connect();
+      await client.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+      await client.end();
+    });
+
+    it('stops with one line and exit 1 when the database does not exist', async () => {
+      const run = await start(urlOf('acct_webhook_no_such_database'));
+      expect(run.stderr).toBe('Cannot start: the idempotency store cannot be used: database "acct_webhook_no_such_database" does not exist\n');
+      expect(run.exitCode).toBe(1);
+      expect(run.stdout).not.toContain('receiving webhooks');
+    });
+
+    it('creates its tables and listens when the database is there; SIGTERM stops it with exit 0', async () => {
+      const client = admin();
+      await client.connect();
+      await client.query(`CREATE DATABASE ${database}`);
+      await client.end();
+      const server = await GeneratedServer.start(project, { WEBHOOK_SECRET: 'whsec_start_check', PORT: '0', DATABASE_URL: urlOf(database) });
+      expect(server.port).toBeGreaterThan(0);
+      expect(await server.stop()).toBe(0);
+      const check = new pg.Client({ connectionString: urlOf(database) });
+      await check.connect();
+      const tables = await check.query("SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_name = 'acct_webhook_events'");
+      await check.end();
+      expect(tables.rows).toHaveLength(1);
+    }, 30_000);
+  });
 });

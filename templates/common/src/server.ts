@@ -25,10 +25,18 @@ function loadDotEnv(): void {
   }
 }
 
-function start(): WebhookApp {
+async function start(): Promise<WebhookApp> {
   loadDotEnv();
   const config = loadConfig(process.env);
   const app = createApp({ secret: config.secret, store: openStore(process.env), webhooks: createWebhooks(), logger });
+  try {
+    // Opens the store now (for PostgreSQL: connects, creates or migrates the tables), so that a
+    // wrong DATABASE_URL stops the start, not the first delivery.
+    await app.ready();
+  } catch (error) {
+    await app.close().catch(() => undefined);
+    throw new ConfigError(`the idempotency store cannot be used: ${reasonOf(error)}`, { cause: error });
+  }
   app.server.once('error', (error) => {
     // Most often EADDRINUSE: another process has the port.
     logger.fatal({ err: error }, `cannot listen on port ${config.port}`);
@@ -40,6 +48,15 @@ function start(): WebhookApp {
     logger.info({ port }, `receiving webhooks at http://localhost:${port}{{webhookPath}}`);
   });
   return app;
+}
+
+/** Why a store did not open, in words: a refused connection's message is in its first error. */
+function reasonOf(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  if (error.message !== '') return error.message;
+  const [first] = error instanceof AggregateError ? (error.errors as unknown[]) : [];
+  if (first instanceof Error && first.message !== '') return first.message;
+  return (error as NodeJS.ErrnoException).code ?? error.name;
 }
 
 /** On SIGTERM (docker stop, Kubernetes) or SIGINT (Ctrl-C): finish what is running, then exit. */
@@ -63,12 +80,10 @@ function stopOnSignals(app: WebhookApp): void {
   process.once('SIGINT', stop);
 }
 
-try {
-  stopOnSignals(start());
-} catch (error) {
+start().then(stopOnSignals, (error: unknown) => {
   // A configuration mistake (a missing secret, a store that cannot open) is the operator's to
-  // fix: one clear line, no stack trace.
+  // fix: one clear line, no stack trace. Anything else is a bug: its stack is printed.
   if (!(error instanceof ConfigError || error instanceof ConfigurationError)) throw error;
   console.error(`Cannot start: ${error.message}`);
   process.exitCode = 1;
-}
+});

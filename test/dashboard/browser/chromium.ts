@@ -1,22 +1,33 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { afterAll, beforeAll, expect } from 'vitest';
+import { afterAll, beforeAll, expect, inject } from 'vitest';
+import type { ChromiumBinary } from './chromium-binary.js';
 
 /**
- * Debian's Chromium, driven by playwright-core; no browser is ever downloaded. `launch()` gives
- * every run a fresh temporary profile (user-data-dir), removed when the browser closes.
+ * Headless Chromium driven by playwright-core: Debian's where it is installed, else the npm
+ * package's (chosen by the project's global setup, see chromium-binary.ts); no browser is ever
+ * downloaded. `launch()` gives every run a fresh temporary profile (user-data-dir), removed when
+ * the browser closes.
  */
-export const CHROMIUM = '/usr/bin/chromium';
+export const CHROMIUM: ChromiumBinary = inject('chromium');
+/** The same flags for both browsers; `--no-sandbox` because the tests may run as root. */
 const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/** Starts `binary` headless with the tests' flags. */
+export function launchChromium(binary: ChromiumBinary): Promise<Browser> {
+  const env: Record<string, string> = { ...binary.env };
+  for (const [name, value] of Object.entries(process.env)) if (value !== undefined && !(name in env)) env[name] = value;
+  return chromium.launch({ executablePath: binary.executablePath, args: ARGS, env, timeout: 30_000 });
+}
 
 /** One browser for the file's tests, closed after them. */
 export function useBrowser(): () => Browser {
   let browser: Browser | undefined;
   beforeAll(async () => {
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS, timeout: 30_000 });
+    browser = await launchChromium(CHROMIUM);
   });
   afterAll(async () => {
     await browser?.close();

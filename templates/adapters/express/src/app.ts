@@ -17,6 +17,11 @@ export interface AppOptions {
 export interface WebhookApp {
   /** The HTTP server, not yet listening: `server.listen(port)`. */
   readonly server: Server;
+  /**
+   * Resolves when the store is usable (for PostgreSQL: connected, tables created or migrated);
+   * rejects with why not. The server calls it before it listens.
+   */
+  ready(): Promise<void>;
   /** Stops accepting requests, lets deliveries in flight finish, closes the store. */
   close(): Promise<void>;
 }
@@ -37,5 +42,9 @@ export function createApp(options: AppOptions): WebhookApp {
   // app.use(express.json());
   // app.get('/health', (_req, res) => { res.json({ ok: true }); });
   const server = createServer(app);
-  return { server, close: () => closeGracefully(server, receiver.receiver, options.store) };
+  return {
+    server,
+    ready: () => receiver.receiver.ready(),
+    close: () => closeGracefully(server, receiver.receiver, options.store),
+  };
 }

@@ -20,6 +20,11 @@ export interface AppOptions {
 export interface WebhookApp {
   /** The HTTP server, not yet listening: `server.listen(port)`. */
   readonly server: Server;
+  /**
+   * Resolves when the store is usable (for PostgreSQL: connected, tables created or migrated);
+   * rejects with why not. The server calls it before it listens.
+   */
+  ready(): Promise<void>;
   /** Stops accepting requests, lets deliveries in flight finish, closes the store. */
   close(): Promise<void>;
 }
@@ -40,5 +45,9 @@ export function createApp(options: AppOptions): WebhookApp {
   const route = (request: Request): Promise<Response> =>
     new URL(request.url).pathname === WEBHOOK_PATH ? receive(request) : Promise.resolve(Response.json({ error: 'not found' }, { status: 404 }));
   const server = createServer(toNodeListener(route));
-  return { server, close: () => closeGracefully(server, receive.receiver, options.store) };
+  return {
+    server,
+    ready: () => receive.receiver.ready(),
+    close: () => closeGracefully(server, receive.receiver, options.store),
+  };
 }
