@@ -1,6 +1,6 @@
 import type { EventType } from '../events/catalog.js';
 import type { DELIVERY_STATE_FIELDS, StoredAttempt, StoredDelivery } from './delivery-fields.js';
-import type { DeliveryStatus, DisabledReason, WebhookStatus } from './dispatch-statuses.js';
+import type { DeliveryStatus } from './dispatch-statuses.js';
 
 /*
  * The dispatcher's persistence, behind one interface so that SQLite (sqliteDispatchStore) and
@@ -13,42 +13,8 @@ import type { DeliveryStatus, DisabledReason, WebhookStatus } from './dispatch-s
 
 export type { StoredAttempt, StoredDelivery } from './delivery-fields.js';
 
-/**
- * A registration's health, kept with it and changed in the transaction that records each
- * attempt: the current run of failed attempts, and when it was disabled (by hand or for failing).
- */
-export interface WebhookHealth {
-  status: WebhookStatus;
-  /** Failed attempts in a row since the last delivered one (every attempt counts: manual and test ones too). */
-  failure_streak: number;
-  /** The first failed attempt of the current streak (ms); `null` while the streak is 0. */
-  failing_since: number | null;
-  /** The latest failed attempt of the current streak (ms); `null` while the streak is 0. */
-  last_failure_at: number | null;
-  /**
-   * Delivered attempts in a row since the last failed one, counted up to the per-webhook cap: a
-   * claim lets a registration have this many more attempts in flight than `initialInFlight`.
-   */
-  delivered_streak: number;
-  /** When the status became `disabled` (ms); `null` while active. */
-  disabled_at: number | null;
-  /** Why it is disabled: by hand (`update`) or by the dispatcher after a stretch of failure; `null` while active. */
-  disabled_reason: DisabledReason | null;
-}
-
-/** A registration as a store keeps it: with its secret, times in ms. */
-export interface StoredWebhook extends WebhookHealth {
-  id: string;
-  url: string;
-  /** Event types and patterns as registered. */
-  events: string[];
-  headers: Record<string, string>;
-  secret: string;
-  /** At most this many attempts start per second (a sliding budget of one second); `null` for no limit. */
-  rate_limit: number | null;
-  created_at: number;
-  updated_at: number;
-}
+export type { StoredWebhook, WebhookHealth } from './webhook-fields.js';
+import type { StoredWebhook, WebhookHealth } from './webhook-fields.js';
 
 /** The fields of a registration to change; the others stay. */
 export type WebhookChanges = Partial<Omit<StoredWebhook, 'id' | 'created_at' | 'updated_at'>>;

@@ -6,11 +6,25 @@
 
 /**
  * How a field is kept. `value`: a string kept as it is everywhere (an id, a status, a URL).
- * `integer`: a whole number. `time`: milliseconds since the epoch in storage, ISO 8601 in the
- * public record. `flag`: a boolean (SQLite keeps 0 or 1). `text`: text from outside the package
- * (a receiver's answer), which a backend may have to encode.
+ * `integer`: a whole number. `number`: a number that may have a fraction (a rate). `time`:
+ * milliseconds since the epoch in storage, ISO 8601 in the public record. `flag`: a boolean
+ * (SQLite keeps 0 or 1). `text`: text from outside the package (a receiver's answer, an event
+ * id), which a backend may have to encode. `json`: a list or a map (JSON text on SQLite, `json`
+ * on PostgreSQL). `bytes`: a Buffer, exactly (BLOB, bytea).
  */
-export type FieldKind = 'value' | 'integer' | 'time' | 'flag' | 'text';
+export type FieldKind = 'value' | 'integer' | 'number' | 'time' | 'flag' | 'text' | 'json' | 'bytes';
+
+/** The column type each kind has in each backend's tables: what the schema tests compare. */
+export const COLUMN_TYPES: Readonly<Record<FieldKind, { sqlite: string; postgres: readonly string[] }>> = {
+  value: { sqlite: 'TEXT', postgres: ['text'] },
+  integer: { sqlite: 'INTEGER', postgres: ['integer', 'bigint'] },
+  number: { sqlite: 'REAL', postgres: ['double precision'] },
+  time: { sqlite: 'INTEGER', postgres: ['bigint'] },
+  flag: { sqlite: 'INTEGER', postgres: ['boolean'] },
+  text: { sqlite: 'TEXT', postgres: ['text'] },
+  json: { sqlite: 'TEXT', postgres: ['json'] },
+  bytes: { sqlite: 'BLOB', postgres: ['bytea'] },
+};
 
 export interface Field<Kind extends FieldKind = FieldKind, Stored = unknown, Internal extends boolean = boolean> {
   readonly kind: Kind;
@@ -37,14 +51,22 @@ function field<Kind extends FieldKind, Stored, Internal extends boolean>(kind: K
 export const value = <Stored extends string | null, Internal extends boolean = false>(options?: FieldOptions<Internal>) =>
   field<'value', Stored, Internal>('value', options);
 /** A whole number: a count, an HTTP status, a duration. */
-export const integer = <Stored extends number | null = number>() => field<'integer', Stored, false>('integer');
+export const integer = <Stored extends number | null = number, Internal extends boolean = false>(options?: FieldOptions<Internal>) =>
+  field<'integer', Stored, Internal>('integer', options);
+/** A number that may have a fraction: a rate. */
+export const number = <Stored extends number | null = number>() => field<'number', Stored, false>('number');
 /** A point in time: ms in storage, ISO 8601 in the record. */
 export const time = <Stored extends number | null = number, Internal extends boolean = false>(options?: FieldOptions<Internal>) =>
   field<'time', Stored, Internal>('time', options);
 /** A boolean. */
 export const flag = () => field<'flag', boolean, false>('flag');
 /** Text that came from outside. */
-export const text = <Stored extends string | null = string>() => field<'text', Stored, false>('text');
+export const text = <Stored extends string | null = string, Internal extends boolean = false>(options?: FieldOptions<Internal>) =>
+  field<'text', Stored, Internal>('text', options);
+/** A list or a map, kept whole. */
+export const json = <Stored extends object>() => field<'json', Stored, false>('json');
+/** Bytes kept exactly. */
+export const bytes = () => field<'bytes', Buffer, false>('bytes');
 
 /** The record as stored: times in milliseconds. */
 export type StoredOf<F extends Fields> = { -readonly [K in keyof F]: F[K] extends Field<FieldKind, infer Stored> ? Stored : never };
@@ -73,7 +95,11 @@ export function toPublicRecord<F extends Fields>(fields: F, stored: StoredOf<F>)
   for (const [name, { kind, internal }] of Object.entries(fields)) {
     if (internal) continue;
     const storedValue = stored[name];
-    record[name] = kind === 'time' && storedValue !== null ? iso(storedValue as number) : storedValue;
+    if (storedValue === null) record[name] = null;
+    else if (kind === 'time') record[name] = iso(storedValue as number);
+    // A list or map is the caller's to change: never the stored one itself.
+    else if (kind === 'json') record[name] = structuredClone(storedValue);
+    else record[name] = storedValue;
   }
   return record as RecordOf<F>;
 }

@@ -30,7 +30,7 @@ import { asPromise } from './as-promise.js';
 import { openConnection, sqliteConnectionShape, sqliteTarget, type SqliteConnectionOptions } from './connection.js';
 import type { SqliteDatabase } from '../ports/sqlite-database.js';
 import { DISPATCH_MIGRATIONS } from './dispatch-migrations.js';
-import { attemptRows, bit, deliveryRows, toEvent, toJob, toWebhook, webhookRow, type JobRow } from './dispatch-rows.js';
+import { attemptRows, bit, deliveryRows, toEvent, toJob, webhookRows, type JobRow } from './dispatch-rows.js';
 import { countDeliveriesSql, exportAttemptsSql, filter, listDeliveriesSql, prepareStatements, type DispatchStatements } from './dispatch-statements.js';
 import type { SqliteConnection } from './driver.js';
 import { GroupCommit } from './group-commit.js';
@@ -88,18 +88,18 @@ class SqliteDispatchStore implements DispatchStore {
   }
 
   insertWebhook(webhook: StoredWebhook): Promise<void> {
-    return asPromise(() => void this.statements.insertWebhook.run(webhookRow(webhook)));
+    return asPromise(() => void this.statements.insertWebhook.run(webhookRows.write(webhook)));
   }
 
   getWebhook(id: string): Promise<StoredWebhook | undefined> {
     return asPromise(() => {
       const row = this.statements.getWebhook.get(id);
-      return row && toWebhook(row);
+      return row && webhookRows.read(row);
     });
   }
 
   listWebhooks(): Promise<StoredWebhook[]> {
-    return asPromise(() => this.statements.listWebhooks.all().map(toWebhook));
+    return asPromise(() => this.statements.listWebhooks.all().map((row) => webhookRows.read(row)));
   }
 
   updateWebhook(id: string, changes: WebhookChanges, now: number): Promise<StoredWebhook | undefined> {
@@ -108,8 +108,8 @@ class SqliteDispatchStore implements DispatchStore {
         .transaction(() => {
           const row = this.statements.getWebhook.get(id);
           if (!row) return undefined;
-          const next = { ...toWebhook(row), ...changes, updated_at: now };
-          this.statements.updateWebhook.run(webhookRow(next));
+          const next = { ...webhookRows.read(row), ...changes, updated_at: now };
+          this.statements.updateWebhook.run(webhookRows.write(next));
           if (changes.status !== undefined) this.statements.syncWebhookActive.run(bit(next.status === 'active'), id);
           return next;
         })
