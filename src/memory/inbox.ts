@@ -23,7 +23,7 @@ export function memoryVersions(): MemoryVersions {
   };
 }
 
-type Row = InboxRow & { lease_until: number };
+type Row = InboxRow;
 
 /** The inbox of `memoryStore`: the same rules as the SQL stores, in a Map (gone on restart). */
 export function memoryInbox(versions: MemoryVersions, isRecorded: (eventId: string) => boolean): InboxStore & { prune(before: number): void } {

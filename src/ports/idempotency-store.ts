@@ -1,4 +1,5 @@
 import type { InboxStore } from './inbox.js';
+import type { QuarantinedEvent, QuarantineReason } from './quarantine-fields.js';
 import type { AtomicEffect } from './sqlite-database.js';
 import type { CompleteOptions, ObjectVersions } from './versions.js';
 
@@ -29,31 +30,7 @@ export interface ClaimOptions {
   type?: string;
 }
 
-/** Why a payload was kept: it failed its schema, or its type is one this version does not know. */
-export type QuarantineReason = 'invalid_payload' | 'unknown_event_type';
-
-/**
- * An authentic payload the receiver could not process, kept with its raw bytes for later. A
- * record, so its fields are spelled like the platform's records (snake_case, ISO 8601 times).
- */
-export interface QuarantinedEvent {
-  /** `qev_…` */
-  id: string;
-  reason: QuarantineReason;
-  /** The event id from the payload, when it had one. */
-  event_id: string | null;
-  /** The event type from the payload, when it had one. */
-  event_type: string | null;
-  /** Why it could not be processed: `VALIDATION_ERROR`, `UNKNOWN_EVENT_TYPE`, `INVALID_JSON`, … */
-  error_code: string;
-  error_message: string;
-  /** The bytes exactly as received (the signature covered them). */
-  raw_body: Buffer;
-  first_received_at: string;
-  last_received_at: string;
-  /** How many deliveries brought this payload (the sender retries a 422). */
-  deliveries: number;
-}
+export type { QuarantinedEvent, QuarantineReason } from './quarantine-fields.js';
 
 /** What the receiver hands to `quarantine.put`; `received_at` in ms since the epoch. */
 export interface QuarantineInput {

@@ -1,28 +1,40 @@
+import { bytes, columnsOf, flag, integer, text, time, value, type StoredOf } from './fields.js';
 import type { ClaimedInboxEvent, InboxEvent, InboxInput, InboxStats, InboxStatus, StoredVerification } from './inbox.js';
 
-/** An inbox row as both SQL backends store it (times in ms; PostgreSQL's bigints already read as numbers). */
-export interface InboxRow {
-  event_id: string;
-  event_type: string;
-  status: InboxStatus;
-  raw_body: Buffer;
-  headers: string;
-  received_at: number;
-  event_created: number;
-  ordering_key: string | null;
-  ordering_rank: number;
-  attempts: number;
-  next_attempt_at: number;
-  token: string | null;
-  last_error_code: string | null;
-  last_error_message: string | null;
-  stale: number | boolean;
-  completed_at: number | null;
-}
+/*
+ * The one description of an inbox row: the stored type (`InboxRow`, the memory store's too), the
+ * columns every read selects, and each SQL backend's row codecs derive from it. The public
+ * record (`InboxEvent`) is shaped from it by `toInboxEvent`: `created` for `event_created`,
+ * `last_error` for its code and message, the headers without how they were verified.
+ */
+export const INBOX_FIELDS = {
+  event_id: text(),
+  event_type: value<string>(),
+  status: value<InboxStatus>(),
+  raw_body: bytes(),
+  /** The headers that matter and how the delivery was verified, as JSON (see `headersColumn`). */
+  headers: value<string>(),
+  received_at: time(),
+  event_created: time(),
+  ordering_key: text<string | null>(),
+  ordering_rank: integer(),
+  attempts: integer(),
+  next_attempt_at: time(),
+  token: value<string | null, true>({ internal: true }),
+  /** Until when a `processing` row's claim holds (0 when none does). */
+  lease_until: time<number, true>({ internal: true }),
+  last_error_code: value<string | null>(),
+  /** A handler's own error message: any text. */
+  last_error_message: text<string | null>(),
+  stale: flag(),
+  completed_at: time<number | null>(),
+} as const;
 
-/** The columns every read selects, in the order of {@link InboxRow}. */
-export const INBOX_COLUMNS =
-  'event_id, event_type, status, raw_body, headers, received_at, event_created, ordering_key, ordering_rank, attempts, next_attempt_at, token, last_error_code, last_error_message, stale, completed_at';
+/** An inbox row as every backend keeps it: times in ms since the epoch. */
+export type InboxRow = StoredOf<typeof INBOX_FIELDS>;
+
+/** The columns every read selects, in the order of {@link INBOX_FIELDS}. */
+export const INBOX_COLUMNS = columnsOf(INBOX_FIELDS).join(', ');
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -54,7 +66,7 @@ export function toInboxEvent(row: InboxRow): InboxEvent {
     completed_at: row.completed_at === null ? null : iso(row.completed_at),
     last_error: row.last_error_code === null ? null : { code: row.last_error_code, message: row.last_error_message ?? '' },
     ordering_key: row.ordering_key,
-    stale: Boolean(row.stale),
+    stale: row.stale,
     headers: readHeadersColumn(row.headers).headers,
     raw_body: row.raw_body,
   };
