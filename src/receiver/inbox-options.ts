@@ -48,9 +48,9 @@ export const inboxShape = z.union(
     z.boolean(),
     z.strictObject({
       concurrency: numberIn(1, 10_000, { integer: true }).optional(),
-      handlerTimeoutMs: numberIn(1, MAX_TIMER_MS).optional(),
+      handlerTimeoutMs: numberIn(1, MAX_TIMER_MS, { integer: true }).optional(),
       leaseMs: numberIn(1, Number.MAX_SAFE_INTEGER).optional(),
-      retryDelaysMs: z.array(numberIn(0, MAX_TIMER_MS), { error: 'must be an array of waits in milliseconds' }).readonly().optional(),
+      retryDelaysMs: z.array(numberIn(0, MAX_TIMER_MS, { integer: true }), { error: 'must be an array of waits in milliseconds' }).readonly().optional(),
       pollIntervalMs: numberIn(1, MAX_TIMER_MS).optional(),
       closeTimeoutMs: numberIn(0, MAX_TIMER_MS).optional(),
     }),

@@ -151,7 +151,7 @@ const receiverShape = {
   store: z.custom<IdempotencyStore>(isStore, { error: 'must be a store from sqliteStore(), memoryStore() or postgresStore()' }).optional(),
   database: z.string({ error: 'must be a SQLite file path' }).trim().min(1, { error: 'must be a SQLite file path' }).optional(),
   toleranceSeconds: numberIn(0, Number.MAX_SAFE_INTEGER).optional(),
-  handlerTimeoutMs: numberIn(1, MAX_TIMER_MS).optional(),
+  handlerTimeoutMs: numberIn(1, MAX_TIMER_MS, { integer: true }).optional(),
   logger: z.union([z.literal(false), z.custom<Logger>(isLogger)], { error: 'must be a logger (pino, or debug/info/warn/error/child) or false' }).optional(),
   onOutcome: callable<(outcome: ReceiveOutcome) => void>('(outcome) => void').optional(),
   legacySignature: z.boolean({ error: 'must be true or false' }).optional(),

@@ -181,6 +181,7 @@ describe('postgresStore on PostgreSQL', () => {
       expect(rows.rows).toEqual([
         { component: 'idempotency', version: 1 },
         { component: 'idempotency', version: 2 },
+        { component: 'idempotency', version: 3 },
       ]);
       expect(await first.claim('evt_1', { now: T0, leaseMs: LEASE })).toMatchObject({ status: 'claimed' });
     });
