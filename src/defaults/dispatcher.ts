@@ -1,4 +1,4 @@
-import { Dispatcher as DispatcherCore } from '../dispatcher/dispatcher.js';
+import { DispatcherCore } from '../dispatcher/dispatcher.js';
 import type { DispatcherOptions } from '../dispatcher/options.js';
 import { openDefaultDispatchStore } from './stores.js';
 

@@ -27,10 +27,11 @@ import { Worker } from './worker.js';
 export type OpenDefaultDispatchStore = (database: string) => DispatchStore;
 
 /**
- * The dispatcher, with the store it is given or the one `openDefaultStore` opens. Its public
- * form, `Dispatcher` from acct-webhook/dispatcher (src/defaults/dispatcher.ts), opens a SQLite file.
+ * The dispatcher, with the store it is given or the one `openDefaultStore` opens: every
+ * `Dispatcher` is one. The class acct-webhook/dispatcher exports (src/defaults/dispatcher.ts)
+ * extends it with the default store, a SQLite file.
  */
-export class Dispatcher {
+export class DispatcherCore {
   /** Registrations: create, list, get, update, delete, rotateSecret. */
   readonly webhooks: Registrations;
   /** The delivery log: list, get, retry, export. */

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { buildDashboard } from '../../dashboard/dashboard.js';
 import { nodeListenerOf, readForm } from '../../dashboard/node.js';
 import { storeSideOf } from '../../dashboard/receiver-side.js';
-import type { Dispatcher } from '../../dispatcher/dispatcher.js';
+import type { Dispatcher } from '../../defaults/dispatcher.js';
 import type { LogFn, Logger } from '../../logger.js';
 import { sqliteStore } from '../../sqlite/idempotency-store.js';
 import { sqliteFileHasTable } from '../../sqlite/inspect.js';
