@@ -30,8 +30,10 @@ function recordAttempt(storage: DispatchStore, job: DeliveryJob, owner: string, 
 /**
  * The claim's fairness, caps and rate limits, the health an attempt records, and skipped events:
  * the part of the DispatchStore contract that keeps one receiver from holding up the others,
- * stated as cases (a backend gets the numbers from `claimRooms` and the order from `fairOrder`,
- * or computes the same itself).
+ * stated as cases: the registration with the fewest attempts in flight first, each one's
+ * earliest due first, the caps over every connection, slow start and rate limits. The package's
+ * own backends share one rule for it (src/ports/claim-plan.ts); a store of yours computes the
+ * same, in SQL or in code, and these cases check that it does.
  *
  * @example
  * describeFairClaims({ describe, it, expect, beforeEach, afterEach }, 'mysqlDispatchStore', async () => {
