@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import pg from 'pg';
 import { Dispatcher } from '../../src/dispatcher/index.js';
 import { createTestEvent } from '../../src/testing/index.js';
-import { describePostgres, POSTGRES_URL } from '../helpers/postgres.js';
+import { POSTGRES_URL } from '../helpers/postgres.js';
 import { childEnvironment, listFiles, readJson, REPO_ROOT, runGenerator, runProcess, temporaryDirectory, waitFor } from '../scaffold/helpers.js';
 
 const ADAPTERS = ['express', 'node', 'fetch'] as const;
@@ -251,7 +251,7 @@ describe('the generated PostgreSQL server at start', () => {
     expect(run.stdout).not.toContain('receiving webhooks');
   });
 
-  describePostgres('with the PostgreSQL server', () => {
+  describe('with the PostgreSQL server', () => {
     const admin = () => new pg.Client({ connectionString: POSTGRES_URL });
     const database = `acct_scaffold_${process.pid}`;
     const urlOf = (name: string) => Object.assign(new URL(POSTGRES_URL), { pathname: `/${name}` }).toString();
