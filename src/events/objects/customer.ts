@@ -20,7 +20,7 @@ export const customerSchema = documented(
     id: documented(id, 'The customer id (cus_…).'),
     type: documented(z.enum(CUSTOMER_TYPES), 'A business (with a VAT id, as a rule) or a private person.'),
     name: documented(z.string().min(1), 'Company or person name.'),
-    email: documented(z.email().nullable(), 'Where invoices go; null when none is known.'),
+    email: documented(z.email().nullable(), 'The e-mail address invoices go to; null when none is known.'),
     uid_number: documented(uidNumber.nullable(), 'VAT id of a business customer (ATU12345675); null for private customers.'),
     address: addressSchema,
     status: documented(z.enum(CUSTOMER_STATUSES), 'active, or archived once deleted (a delete is a soft delete).'),
