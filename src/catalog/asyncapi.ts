@@ -1,8 +1,8 @@
-import { EVENT_CATALOG, EVENT_GROUPS, EVENT_TYPES } from '../events/catalog.js';
-import type { EventType } from '../events/catalog.js';
+import { EVENT_CATALOG, EVENT_GROUPS, EVENT_TYPES, type EventType } from '../events/catalog.js';
 import { SIGNATURE_HEADER, TIMESTAMP_HEADER } from '../signature.js';
 import { componentNameOf, componentSchemas } from './components.js';
 import { DELIVERY_DESCRIPTION, RESPONSES, SIGNATURE_DESCRIPTION, SIGNATURE_PATTERN, TIMESTAMP_DESCRIPTION, TIMESTAMP_PATTERN } from './contract.js';
+import { whenEmitted } from './json-schema.js';
 import type { JsonObject } from './json.js';
 import { CATALOG_TITLE, operationIdOf } from './openapi.js';
 import { sampleEvent } from './samples.js';
@@ -24,7 +24,7 @@ export function asyncApiDocument(byType: Readonly<Record<EventType, JsonObject>>
     messages[name] = {
       name: type,
       title: type,
-      summary: `Sent when ${entry.emittedWhen}.`,
+      summary: whenEmitted(type),
       contentType: 'application/json',
       tags: [{ name: EVENT_GROUPS[entry.group].title }],
       headers: { $ref: `#/components/schemas/${HEADERS_SCHEMA}` },

@@ -18,6 +18,12 @@ export function schemaBaseUrl(version: string): string {
   return `https://cdn.jsdelivr.net/npm/acct-webhook@${version}/schemas/json-schema/`;
 }
 
+/** When the platform emits an event, as its document says it: `Payment is received.` */
+export function whenEmitted(type: EventType): string {
+  const { emittedWhen } = EVENT_CATALOG[type];
+  return `${emittedWhen.charAt(0).toUpperCase()}${emittedWhen.slice(1)}.`;
+}
+
 export function schemaFileOf(type: EventType): string {
   return `${type}.json`;
 }
@@ -72,7 +78,7 @@ export function eventJsonSchema(type: EventType, version: string): JsonObject {
     $schema: JSON_SCHEMA_DIALECT,
     $id: `${schemaBaseUrl(version)}${schemaFileOf(type)}`,
     title: type,
-    description: `${type} (${group.title}): sent when ${entry.emittedWhen}. ${VALIDATION_NOTES}`,
+    description: `${type} (${group.title}). ${whenEmitted(type)} ${VALIDATION_NOTES}`,
     ...schema,
     ...(isJsonObject($defs) ? { $defs } : {}),
     examples: [sampleEvent(type) as unknown as JsonObject],

@@ -9,6 +9,7 @@ import {
   TIMESTAMP_DESCRIPTION,
   TIMESTAMP_PATTERN,
 } from './contract.js';
+import { whenEmitted } from './json-schema.js';
 import type { JsonObject } from './json.js';
 import { sampleEvent } from './samples.js';
 
@@ -33,7 +34,7 @@ export function openApiDocument(byType: Readonly<Record<EventType, JsonObject>>,
       post: {
         operationId: operationIdOf(type),
         summary: type,
-        description: `Sent when ${entry.emittedWhen}.`,
+        description: whenEmitted(type),
         tags: [EVENT_GROUPS[entry.group].title],
         parameters: [{ $ref: '#/components/parameters/Signature' }, { $ref: '#/components/parameters/Timestamp' }],
         requestBody: {

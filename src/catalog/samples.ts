@@ -17,7 +17,7 @@ export function sampleEvent(type: EventType): WebhookEvent {
     correlation_id: `cor_sample_${name}`,
     business_id: SAMPLE_BUSINESS_ID,
     now: latestTime(entry.sample),
-    ...('previousAttributes' in entry ? { previous_attributes: structuredClone(entry.previousAttributes) as never } : {}),
+    ...('previousAttributes' in entry ? { previous_attributes: structuredClone(entry.previousAttributes) } : {}),
   });
 }
 

@@ -12,7 +12,7 @@ const PLAIN = /^[A-Za-z_$][A-Za-z0-9_.$/-]*$/;
 /** Words YAML 1.1 reads as booleans or null (YAML 1.2's core schema: true, false, null). */
 const RESERVED: ReadonlySet<string> = new Set(['y', 'n', 'yes', 'no', 'true', 'false', 'on', 'off', 'null']);
 /** Characters JSON leaves as they are but YAML does not allow unescaped: DEL, C1 controls, U+2028/9, BOM, non-characters. */
-// eslint-disable-next-line no-control-regex
+ 
 const YAML_UNPRINTABLE = /[\u007f-\u009f\u2028\u2029\ufeff\ufffe\uffff]/g;
 
 function scalarString(text: string): string {

@@ -17,7 +17,7 @@ function resolve(root: JsonObject, node: JsonObject): JsonObject {
   return { ...resolve(root, target), ...siblings };
 }
 
-const ANY_JSON = fc.jsonValue({ maxDepth: 2 });
+const ANY_JSON = fc.jsonValue({ maxDepth: 2 }) as fc.Arbitrary<JsonValue>;
 
 const byPattern = new Map<string, fc.Arbitrary<string>>();
 
@@ -60,7 +60,7 @@ function objectOf(root: JsonObject, schema: JsonObject): fc.Arbitrary<JsonValue>
   }
   // Fields the platform may add later: any key not listed, any value.
   const extra = fc.dictionary(fc.string({ maxLength: 12 }).filter((key) => !(key in properties)), ANY_JSON, { maxKeys: 2 });
-  return fc.tuple(listed, fc.oneof({ weight: 3, arbitrary: fc.constant({}) }, { weight: 1, arbitrary: extra })).map(([fields, more]) => withKeys(fields as JsonObject, more));
+  return fc.tuple(listed, fc.oneof({ weight: 3, arbitrary: fc.constant({}) }, { weight: 1, arbitrary: extra })).map(([fields, more]) => withKeys(fields, more));
 }
 
 /** A value `schema` (a node of `root`) accepts — as far as a generator can tell; zod has the last word. */

@@ -9,7 +9,7 @@ export const addressSchema = documented(
   record({
     street: documented(z.string().min(1), 'Street and number.'),
     postal_code: documented(z.string().min(1), 'Postal code (1060).'),
-    city: z.string().min(1),
+    city: documented(z.string().min(1), 'City (Wien).'),
     country,
   }),
   { id: 'Address', description: 'A postal address.' },
