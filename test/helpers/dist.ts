@@ -26,3 +26,16 @@ export function exportOf(name: string): unknown {
   const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { exports: Record<string, unknown> };
   return manifest.exports[name];
 }
+
+/** The built files `entry` loads, itself included, following the relative imports between built chunks. */
+export function reachableFiles(entry: string): string[] {
+  const seen = new Set<string>();
+  const pattern = /(?:\bfrom\s*|\bimport\s*\(?\s*|\brequire\(\s*)["'](\.[^"']+)["']/g;
+  const visit = (file: string): void => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    for (const [, specifier] of readFileSync(file, 'utf8').matchAll(pattern)) visit(join(dirname(file), specifier!));
+  };
+  visit(join(dist, entry));
+  return [...seen];
+}
