@@ -2,7 +2,7 @@ import { EVENT_CATALOG, EVENT_GROUPS, EVENT_TYPES, type EventType } from '../eve
 import { SIGNATURE_HEADER, TIMESTAMP_HEADER } from '../signature.js';
 import { componentNameOf, componentSchemas } from './components.js';
 import { DELIVERY_DESCRIPTION, RESPONSES, SIGNATURE_DESCRIPTION, SIGNATURE_PATTERN, TIMESTAMP_DESCRIPTION, TIMESTAMP_PATTERN } from './contract.js';
-import { whenEmitted } from './json-schema.js';
+import { VALIDATION_NOTES, whenEmitted } from './json-schema.js';
 import type { JsonObject } from './json.js';
 import { CATALOG_TITLE, operationIdOf } from './openapi.js';
 import { sampleEvent } from './samples.js';
@@ -41,7 +41,7 @@ export function asyncApiDocument(byType: Readonly<Record<EventType, JsonObject>>
     info: {
       title: CATALOG_TITLE,
       version,
-      description: DELIVERY_DESCRIPTION,
+      description: `${DELIVERY_DESCRIPTION}\n\n${VALIDATION_NOTES}`,
       license: { name: 'MIT', url: 'https://opensource.org/license/mit' },
     },
     defaultContentType: 'application/json',

@@ -24,6 +24,11 @@ export function whenEmitted(type: EventType): string {
   return `${emittedWhen.charAt(0).toUpperCase()}${emittedWhen.slice(1)}.`;
 }
 
+/** What an event's schema says of it, besides {@link VALIDATION_NOTES}: `invoice.paid (Invoices). Payment is received.` */
+export function eventDescription(type: EventType): string {
+  return `${type} (${EVENT_GROUPS[EVENT_CATALOG[type].group].title}). ${whenEmitted(type)}`;
+}
+
 export function schemaFileOf(type: EventType): string {
   return `${type}.json`;
 }
@@ -78,7 +83,7 @@ export function eventJsonSchema(type: EventType, version: string): JsonObject {
     $schema: JSON_SCHEMA_DIALECT,
     $id: `${schemaBaseUrl(version)}${schemaFileOf(type)}`,
     title: type,
-    description: `${type} (${group.title}). ${whenEmitted(type)} ${VALIDATION_NOTES}`,
+    description: `${eventDescription(type)} ${VALIDATION_NOTES}`,
     ...schema,
     ...(isJsonObject($defs) ? { $defs } : {}),
     examples: [sampleEvent(type) as unknown as JsonObject],

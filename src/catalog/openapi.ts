@@ -9,7 +9,7 @@ import {
   TIMESTAMP_DESCRIPTION,
   TIMESTAMP_PATTERN,
 } from './contract.js';
-import { whenEmitted } from './json-schema.js';
+import { VALIDATION_NOTES, whenEmitted } from './json-schema.js';
 import type { JsonObject } from './json.js';
 import { sampleEvent } from './samples.js';
 
@@ -58,7 +58,7 @@ export function openApiDocument(byType: Readonly<Record<EventType, JsonObject>>,
       title: CATALOG_TITLE,
       version,
       summary: `The ${EVENT_TYPES.length} webhook events of the accounting platform, as acct-webhook ${version} parses them.`,
-      description: DELIVERY_DESCRIPTION,
+      description: `${DELIVERY_DESCRIPTION}\n\n${VALIDATION_NOTES}`,
       license: { name: 'MIT', identifier: 'MIT' },
     },
     tags: Object.entries(EVENT_GROUPS).map(([key, group]) => ({
