@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { EVENT_TYPES } from '../../src/events/catalog.js';
+import type * as LibraryEntry from '../../src/index.js';
 import type * as TestKit from '../../src/testing/index.js';
 import { codeBlocks, type CodeBlock } from '../docs/code-blocks.js';
 import { dist, root } from '../helpers/dist.js';
@@ -27,6 +28,7 @@ const LANGUAGE_TIMEOUT_MS = 180_000;
 const OFF_WINDOW_SECONDS = 600;
 
 type Kit = typeof TestKit;
+type Library = typeof LibraryEntry;
 type Verdict = 'accepted' | 'refused' | 'invalid';
 interface Case {
   name: string;
@@ -115,6 +117,18 @@ beforeAll(async () => {
       ];
     }),
   ];
+  // The parser agrees: the bodies the schema must refuse are the ones parseEvent refuses.
+  const { parseEvent } = (await import(pathToFileURL(join(dist, 'index.js')).href)) as Library;
+  const parses = (body: string) => {
+    try {
+      parseEvent(body);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  // Every body is a valid event except the ones made invalid (a tampered body only has another id).
+  expect(receiverCases.filter((testCase) => parses(testCase.body) !== (testCase.expected !== 'invalid')).map((testCase) => testCase.name)).toEqual([]);
   writeFileSync(join(work, 'cases.tsv'), `${cases.map(line).join('\n')}\n`);
   writeFileSync(join(work, 'receiver-cases.tsv'), `${receiverCases.map(line).join('\n')}\n`);
   // The JSON Schema as the package ships it: taken from the packed tarball.
