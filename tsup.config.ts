@@ -15,6 +15,7 @@ export default defineConfig({
     postgres: 'src/postgres/index.ts',
     dashboard: 'src/dashboard/index.ts',
     sandbox: 'src/sandbox/index.ts',
+    catalog: 'src/catalog/index.ts',
     cli: 'src/cli/main.ts',
     internal: 'src/internal.ts',
   },
