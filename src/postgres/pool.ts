@@ -1,4 +1,5 @@
-import pg from 'pg';
+import type { Pool, PoolConfig } from 'pg';
+import { requireOptionalPackage } from '../optional-package.js';
 import { POSTGRES_CONNECT_TIMEOUT_MS, POSTGRES_POOL_SIZE, POSTGRES_PROTOCOLS } from './defaults.js';
 
 /*
@@ -60,12 +61,23 @@ export interface OpenedPool {
   owned: boolean;
 }
 
+/** The npm package of the PostgreSQL driver: an optional peer dependency. */
+export const POSTGRES_DRIVER_PACKAGE = 'pg';
+
+/** The part of pg's module this package calls. */
+interface PostgresDriver {
+  Pool: new (config: PoolConfig) => Pool;
+}
+
 /**
  * A pool from a `postgres://` URL (owned), or the given pool (not owned). The options were
- * checked when the store was built (see options.ts); nothing connects yet.
+ * checked when the store was built (see options.ts); nothing connects yet. pg is loaded here,
+ * for a URL only: a pool passed in brings its own.
+ * @throws ConfigurationError when a URL is given and pg is not installed
  */
 export function openPool(poolOrUrl: PostgresPool | string, options: CheckedConnectionOptions): OpenedPool {
   if (typeof poolOrUrl !== 'string') return { pool: poolOrUrl, owned: false };
+  const pg = requireOptionalPackage<PostgresDriver>(POSTGRES_DRIVER_PACKAGE, { option: 'poolOrUrl', feature: 'PostgreSQL storage' });
   const pool = new pg.Pool({
     connectionString: poolOrUrl,
     max: options.poolSize ?? POSTGRES_POOL_SIZE,

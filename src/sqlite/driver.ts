@@ -1,6 +1,5 @@
-import { createRequire } from 'node:module';
 import type BetterSqlite3 from 'better-sqlite3';
-import { ConfigurationError } from '../errors.js';
+import { requireOptionalPackage } from '../optional-package.js';
 
 /** better-sqlite3's `Database` as this package uses it inside; never named by a public type. */
 export type SqliteConnection = BetterSqlite3.Database;
@@ -14,24 +13,22 @@ let driver: Driver | undefined;
 /**
  * better-sqlite3, loaded the first time a SQLite store is created — never when an entry point is
  * imported — so that a receiver on `memoryStore` or `postgresStore` runs where the native module
- * is not installed (or not built). `createRequire` works in both builds: tsup's shims give the
- * CommonJS output an `import.meta.url`.
- * @throws ConfigurationError when the package cannot be found
+ * is not installed (or not built).
+ * @throws ConfigurationError when the package is not installed, or its native module does not load
  */
 export function loadSqliteDriver(option: string): Driver {
-  driver ??= requireDriver(option);
+  driver ??= requireOptionalPackage<Driver>(
+    SQLITE_DRIVER_PACKAGE,
+    {
+      option,
+      feature: 'SQLite storage',
+      instead: 'or use memoryStore() or postgresStore() from acct-webhook/postgres',
+      // Its install script builds (or fetches) the native module; a blocked or failed one leaves none.
+      repair: `npm rebuild ${SQLITE_DRIVER_PACKAGE}`,
+    },
+    // The native module is opened by the first Database, not by require(): open one now, so that
+    // a missing build is this error, not a store's "cannot be opened" with a list of paths.
+    (loaded) => new loaded(':memory:').close(),
+  );
   return driver;
-}
-
-function requireDriver(option: string): Driver {
-  try {
-    return createRequire(import.meta.url)(SQLITE_DRIVER_PACKAGE) as Driver;
-  } catch (error) {
-    if ((error as { code?: unknown }).code !== 'MODULE_NOT_FOUND') throw error;
-    throw new ConfigurationError(
-      { option, reason: `needs the ${SQLITE_DRIVER_PACKAGE} package: install it (npm install ${SQLITE_DRIVER_PACKAGE}), or use memoryStore() or postgresStore()` },
-      `SQLite storage needs the ${SQLITE_DRIVER_PACKAGE} package, which is not installed: npm install ${SQLITE_DRIVER_PACKAGE}, or use memoryStore() or postgresStore() from acct-webhook/postgres`,
-      { cause: error },
-    );
-  }
 }

@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { importWithOptionalPackages } from '../../optional-package.js';
 import type { CommandContext } from '../context.js';
 import { jsonOption } from '../common-options.js';
 import { examples } from '../help.js';
@@ -7,6 +8,7 @@ import { port, positiveInteger } from '../options.js';
 import { stopReasonName } from '../stop-requests.js';
 import { clockTime } from '../time-format.js';
 import type { AttemptView } from './attempt-view.js';
+import type * as MetricsServerModule from './metrics-server.js';
 import { allowsInsecureUrls, openFromCommand } from './shared.js';
 
 interface RunOptions {
@@ -40,7 +42,7 @@ export function runCommand(context: CommandContext): Command {
       // Loaded when the command runs: they bring the dispatcher, which `--help` does not need.
       const [{ attemptView, noticeLogger }, { checkRunTargets }] = await Promise.all([import('./attempt-view.js'), import('./insecure-urls.js')]);
       const show = (view: AttemptView): void => (options.json ? output.jsonLine(view) : output.line(attemptLine(output, view)));
-      const metrics = options.metricsPort === undefined ? null : await (await import('./metrics-server.js')).startMetricsServer(options.metricsPort);
+      const metrics = options.metricsPort === undefined ? null : await (await loadMetricsServer()).startMetricsServer(options.metricsPort);
       try {
         const dispatcher = await openFromCommand(this, {
           logger: noticeLogger((message) => output.note(`error: ${message}`)),
@@ -64,6 +66,16 @@ export function runCommand(context: CommandContext): Command {
       output.note('Stopped.');
     });
 }
+
+/**
+ * The OpenTelemetry SDK and its Prometheus exporter, which the built CLI bundles; run from
+ * elsewhere (the sources, a build that leaves them out), a missing one is named, not a crash.
+ */
+async function loadMetricsServer(): Promise<typeof MetricsServerModule> {
+  return importWithOptionalPackages(() => import('./metrics-server.js'), METRICS_PACKAGES, { option: '--metrics-port', feature: 'dispatcher run --metrics-port' });
+}
+
+const METRICS_PACKAGES = ['@opentelemetry/sdk-metrics', '@opentelemetry/exporter-prometheus', '@opentelemetry/api'];
 
 /** `09:41:02  200 delivered  invoice.paid  evt_…  → wh_…  attempt 1, 12 ms` */
 function attemptLine(output: Output, attempt: AttemptView): string {
