@@ -78,14 +78,20 @@ export default defineConfig({
   sourcemap: false,
   clean: true,
   treeshake: false,
-  // Gives the CJS output an `import.meta.url`, for src/optional-package.ts's createRequire.
+  // Gives the CJS output an `import.meta.url`, for src/optional-package.ts's createRequire (and
+  // src/sqlite's); see esbuildOptions for the ESM output.
   shims: true,
   // esbuild's dependency graph, per format (dist/metafile-*.json, not packed): the package test
   // maps the files a library import loads back to their sources.
   metafile: true,
   esbuildPlugins: [builtinsForBundledCommonJs],
   esbuildOptions(options, { format }) {
-    if (format !== 'cjs') return;
+    if (format === 'esm') {
+      // `shims` is for the CommonJS output; in ESM it would only add a no-op `__dirname` module
+      // that every lazily run module calls (no source uses `__dirname` or `__filename`).
+      if (options.inject) options.inject = options.inject.filter((file) => !/[\\/]esm_shims\.js$/.test(file));
+      return;
+    }
     // The CommonJS build is the library only.
     options.entryPoints = LIBRARY_ENTRIES;
   },

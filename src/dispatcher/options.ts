@@ -114,7 +114,7 @@ export interface DispatcherOptions {
   metrics?: MetricsOptions & { perWebhook?: boolean };
   /** Milliseconds since the epoch; every wait, timestamp and `created` comes from it. @default Date.now */
   clock?: () => number;
-  /** A logger (a pino logger fits), or `false` for silence. @default pino JSON lines at info to stderr */
+  /** A logger (a pino logger fits), or `false` for silence. @default JSON lines in pino's format at info to stderr (built in) */
   logger?: LoggerOption;
   /**
    * Called once for every attempt after it is recorded, with the delivery log's row and the

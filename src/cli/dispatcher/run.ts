@@ -74,7 +74,7 @@ export function runCommand(context: CommandContext): Command {
  * crash.
  */
 async function loadMetricsServer(): Promise<typeof MetricsServerModule> {
-  return importWithOptionalPackages(() => import('./metrics-server.js'), METRICS_PACKAGES, { option: '--metrics-port', feature: 'dispatcher run --metrics-port' });
+  return importWithOptionalPackages(() => import('./metrics-server.js'), METRICS_PACKAGES, { option: '--metrics-port', feature: '--metrics-port' });
 }
 
 /** What `--metrics-port` loads, in the order the install command names them. */
