@@ -45,7 +45,7 @@ describe('receiver logging', () => {
     const { logger, text } = capture();
     const hooks = new Webhooks()
       .on('invoice.paid', (_event, { log }) => {
-        log.info({ headers: { 'x-svc-signature': 'handler-logged-signature' }, secret: SECRET }, 'careless handler log');
+        log.info({ headers: { 'x-svc-signature': 'handler-logged-signature' }, secret: SECRET, 'x-svc-signature': 'handler-logged-top-level' }, 'careless handler log');
         throw new Error('ledger unavailable');
       })
       .onError(() => {
@@ -68,7 +68,7 @@ describe('receiver logging', () => {
     expect(everything).toContain('alerting unavailable');
     expect(everything).toContain('SIGNATURE_MISMATCH');
     for (const secret of [SECRET, OLD_SECRET, SECRET.slice(6)]) expect(everything).not.toContain(secret);
-    for (const signature of [...signatures, 'handler-logged-signature']) expect(everything).not.toContain(signature);
+    for (const signature of [...signatures, 'handler-logged-signature', 'handler-logged-top-level']) expect(everything).not.toContain(signature);
   });
 
   it('reports every failure of a delivery in its log line', async () => {
