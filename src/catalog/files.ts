@@ -14,19 +14,26 @@ export interface CatalogFile {
   content: string;
 }
 
-function serialize(document: JsonObject, yaml: boolean): string {
-  return yaml ? toYaml(document) : `${JSON.stringify(document, null, 2)}\n`;
+/** How a document is written: YAML, indented JSON (for people), or JSON on one line (what the package ships). */
+interface SerializeOptions {
+  yaml?: boolean;
+  compact?: boolean;
+}
+
+function serialize(document: JsonObject, { yaml = false, compact = false }: SerializeOptions): string {
+  if (yaml) return toYaml(document);
+  return `${compact ? JSON.stringify(document) : JSON.stringify(document, null, 2)}\n`;
 }
 
 /**
  * The files of one format, as `--out <dir>` writes them and as the package's `schemas/` holds
  * them (OpenAPI and AsyncAPI in `schemas/`, JSON Schema in `schemas/json-schema/`).
  */
-export function catalogFiles(documents: CatalogDocuments, format: CatalogFormat, { yaml = false } = {}): CatalogFile[] {
+export function catalogFiles(documents: CatalogDocuments, format: CatalogFormat, options: SerializeOptions = {}): CatalogFile[] {
   const types = format === 'json-schema' ? EVENT_TYPES.map((type) => [schemaFileOf(type), documents.jsonSchema.types[type]] as const) : [];
   return [[MAIN_FILES[format], mainDocument(documents, format)] as const, ...types].map(([file, document]) => ({
-    path: yaml ? file.replace(/\.json$/, '.yaml') : file,
-    content: serialize(document, yaml),
+    path: options.yaml === true ? file.replace(/\.json$/, '.yaml') : file,
+    content: serialize(document, options),
   }));
 }
 
@@ -39,5 +46,5 @@ function mainDocument(documents: CatalogDocuments, format: CatalogFormat): JsonO
 
 /** What `--format` prints without `--out`: the one document that holds everything (for JSON Schema, the union). */
 export function catalogDocumentText(documents: CatalogDocuments, format: CatalogFormat, { yaml = false } = {}): string {
-  return serialize(mainDocument(documents, format), yaml);
+  return serialize(mainDocument(documents, format), { yaml });
 }
