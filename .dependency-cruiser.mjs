@@ -11,7 +11,7 @@
  */
 
 /** Entry points: the files the package's `exports` map builds. */
-const ENTRIES = '^src/(index|internal)[.]ts$|^src/(dispatcher|sqlite|postgres|dashboard|sandbox|testing)/index[.]ts$';
+const ENTRIES = '^src/(index|internal)[.]ts$|^src/(dispatcher|sqlite|postgres|dashboard|sandbox|testing|catalog)/index[.]ts$';
 /** The receiver's framework adapters (Express, node:http, the Fetch API). */
 const ADAPTERS = '^src/receiver/(express|node|node-response|fetch)[.]ts$';
 
@@ -19,7 +19,7 @@ const ADAPTERS = '^src/receiver/(express|node|node-response|fetch)[.]ts$';
 const LAYERS = {
   // The framework-free core, lowest first.
   kernel: {
-    path: '^src/(errors|configuration|ids|once|contained|timers|turn-queue|migrations|logger|parse-argument|signature|optional-package)[.]ts$',
+    path: '^src/(errors|configuration|ids|once|contained|timers|turn-queue|migrations|logger|json-logger|log-redaction|redacting-logger|parse-argument|signature|optional-package)[.]ts$',
     mayImport: [],
   },
   events: { path: '^src/events/', mayImport: ['kernel'] },
@@ -41,10 +41,12 @@ const LAYERS = {
   dashboard: { path: '^src/dashboard/', pathNot: ENTRIES, mayImport: ['kernel', 'events', 'ports', 'metrics', 'core'] },
   sandbox: { path: '^src/sandbox/', pathNot: ENTRIES, mayImport: ['kernel', 'events', 'ports', 'core', 'defaults', 'sqlite'] },
   testing: { path: '^src/testing/', pathNot: ENTRIES, mayImport: ['kernel', 'events', 'ports', 'core'] },
+  // The event catalog as OpenAPI, AsyncAPI and JSON Schema: the events, and the dispatcher's schedule and timeout it documents.
+  catalog: { path: '^src/catalog/', pathNot: ENTRIES, mayImport: ['kernel', 'events', 'core'] },
 
   entries: {
     path: ENTRIES,
-    mayImport: ['kernel', 'events', 'ports', 'metrics', 'core', 'memory', 'sqlite', 'postgres', 'defaults', 'adapters', 'dashboard', 'sandbox', 'testing'],
+    mayImport: ['kernel', 'events', 'ports', 'metrics', 'core', 'memory', 'sqlite', 'postgres', 'defaults', 'adapters', 'dashboard', 'sandbox', 'testing', 'catalog'],
   },
 
   // The command line (bin/acct-webhook) and the scaffolder (the create-acct-webhook package).
@@ -52,7 +54,7 @@ const LAYERS = {
   scaffold: { path: '^src/scaffold/', mayImport: ['kernel', 'events', 'cliKit'] },
   cli: {
     path: '^src/cli/',
-    mayImport: ['kernel', 'events', 'ports', 'metrics', 'core', 'memory', 'sqlite', 'postgres', 'defaults', 'adapters', 'dashboard', 'sandbox', 'testing', 'cliKit', 'scaffold'],
+    mayImport: ['kernel', 'events', 'ports', 'metrics', 'core', 'memory', 'sqlite', 'postgres', 'defaults', 'adapters', 'dashboard', 'sandbox', 'testing', 'catalog', 'cliKit', 'scaffold'],
   },
 };
 

@@ -1,4 +1,4 @@
-import { pino } from 'pino';
+import { jsonLogger } from './json-logger.js';
 
 /** One logging method: a message, or fields and a message (pino's argument order). */
 export interface LogFn {
@@ -8,7 +8,8 @@ export interface LogFn {
 
 /**
  * What the receiver and the dispatcher log through: the subset of pino's API they call. A pino
- * logger fits as it is; so does any logger with these four levels and `child`.
+ * logger fits as it is; so does any logger with these four levels and `child` (the built-in
+ * default is one, see {@link defaultLogger}).
  */
 export interface Logger {
   debug: LogFn;
@@ -16,8 +17,9 @@ export interface Logger {
   warn: LogFn;
   error: LogFn;
   /**
-   * A logger that adds `bindings` to every line. `options.redact` lists paths to blank in that
-   * logger's lines; pino honours it, other loggers may ignore it.
+   * A logger that adds `bindings` to every line. `options.redact` lists paths (pino's syntax) to
+   * blank in that logger's lines; pino and the built-in default honour it, other loggers may
+   * ignore it.
    */
   child(bindings: Record<string, unknown>, options?: { redact?: string[] }): Logger;
 }
@@ -29,8 +31,10 @@ export type LogComponent = 'receiver' | 'dispatcher' | 'dashboard';
 export type LoggerOption = Logger | false;
 
 /**
- * Paths blanked by the default logger. Neither side ever passes a secret, a signature or a custom
- * header value to its logger; this is the second line of defence, one list for both sides.
+ * Paths blanked by the default logger (and in a handler's `log`, whatever logger it comes from).
+ * Neither side ever passes a secret, a signature or a custom header value to its logger; this is
+ * the second line of defence, one list for both sides. pino's syntax: a key that is not a plain
+ * name is in brackets, at the top as below it (pino reads `"x-svc-signature"` as no path at all).
  */
 export const REDACTED_PATHS: readonly string[] = [
   'secret',
@@ -39,23 +43,35 @@ export const REDACTED_PATHS: readonly string[] = [
   '*.signature',
   'headers',
   '*.headers',
-  '"x-svc-signature"',
+  '["x-svc-signature"]',
   '*["x-svc-signature"]',
-  '"x-service-signature"',
+  '["x-service-signature"]',
   '*["x-service-signature"]',
 ];
 
+/** The `name` on every line of the default logger. */
+export const DEFAULT_LOGGER_NAME = 'acct-webhook';
+
+/** What a redacted value becomes in the default logger's lines. */
+export const REDACTED_CENSOR = '[redacted]';
+
 /**
- * The one logging default of the package: JSON lines from pino at `info`, to **stderr**, named
- * `acct-webhook`, with `component` saying which side wrote the line. Standard error, because a
- * library's diagnostics must never mix with a program's output (a JSON Lines export to stdout, a
- * CLI's table).
+ * The one logging default of the package: JSON lines in pino's format at `info`, to **stderr**,
+ * named `acct-webhook`, with `component` saying which side wrote the line. Written by a logger
+ * built in (json-logger.ts), not by pino: the package does not depend on pino, and a pino logger
+ * passed as `logger` is used as it is. Standard error, because a library's diagnostics must never
+ * mix with a program's output (a JSON Lines export to stdout, a CLI's table).
  */
 export function defaultLogger(component: LogComponent): Logger {
-  return pino(
-    { name: 'acct-webhook', level: 'info', base: { component }, redact: { paths: [...REDACTED_PATHS], censor: '[redacted]' } },
-    pino.destination(2),
-  );
+  return jsonLogger({
+    level: 'info',
+    bindings: { component, name: DEFAULT_LOGGER_NAME },
+    redact: REDACTED_PATHS,
+    censor: REDACTED_CENSOR,
+    // Looked up at each line: process.stderr writes synchronously to files, pipes and terminals
+    // on Linux, so a line is out before the process can end.
+    write: (line) => process.stderr.write(line),
+  });
 }
 
 const NOOP: LogFn = () => undefined;

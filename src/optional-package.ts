@@ -34,7 +34,7 @@ const requireHere = createRequire(import.meta.url);
  * failing to load.
  */
 export function requireOptionalPackage<T>(name: string, use: OptionalPackageUse, check?: (loaded: T) => void): T {
-  if (!isInstalled(name)) throw notInstalled(name, use);
+  if (!isInstalled(name)) throw notInstalled([name], use);
   try {
     const loaded = requireHere(name) as T;
     check?.(loaded);
@@ -46,15 +46,15 @@ export function requireOptionalPackage<T>(name: string, use: OptionalPackageUse,
 
 /**
  * Runs `load` (a dynamic import of a module that imports some of `names`); when it fails and
- * one of them is not installed, the failure is a ConfigurationError naming it. Any other
- * failure is passed on as it is.
+ * some of them are not installed, the failure is a ConfigurationError naming every one of them
+ * in one install command. Any other failure is passed on as it is.
  */
 export async function importWithOptionalPackages<T>(load: () => Promise<T>, names: readonly string[], use: OptionalPackageUse): Promise<T> {
   try {
     return await load();
   } catch (error) {
-    const missing = names.find((name) => !isInstalled(name));
-    if (missing !== undefined) throw notInstalled(missing, use, error);
+    const missing = names.filter((name) => !isInstalled(name));
+    if (missing.length > 0) throw notInstalled(missing, use, error);
     throw error;
   }
 }
@@ -73,13 +73,20 @@ function isInstalled(name: string): boolean {
   }
 }
 
-function notInstalled(name: string, use: OptionalPackageUse, cause?: unknown): ConfigurationError {
+function notInstalled(names: readonly string[], use: OptionalPackageUse, cause?: unknown): ConfigurationError {
   const instead = use.instead === undefined ? '' : `, ${use.instead}`;
+  const install = `npm install ${names.join(' ')}`;
+  const [packages, it, isNot] = names.length === 1 ? [`the ${names[0]!} package`, 'it', 'is not'] : [`the ${listed(names)} packages`, 'them', 'are not'];
   return new ConfigurationError(
-    { option: use.option, reason: `needs the ${name} package: install it (npm install ${name})${instead}` },
-    `${use.feature} needs the ${name} package, which is not installed: npm install ${name}${instead}`,
+    { option: use.option, reason: `needs ${packages}: install ${it} (${install})${instead}` },
+    `${use.feature} needs ${packages}, which ${isNot} installed: ${install}${instead}`,
     cause === undefined ? undefined : { cause },
   );
+}
+
+/** `a`, `a and b`, `a, b and c`. */
+function listed(names: readonly string[]): string {
+  return names.length === 1 ? names[0]! : `${names.slice(0, -1).join(', ')} and ${names.at(-1)!}`;
 }
 
 function notLoadable(name: string, use: OptionalPackageUse, cause: unknown): ConfigurationError {

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -177,16 +177,34 @@ describe('installed without any optional package (no pg, better-sqlite3, express
   });
 });
 
-describe('installed with better-sqlite3 and without OpenTelemetry', () => {
-  it('dispatcher run --metrics-port serves Prometheus metrics: the SDK and its exporter come with the CLI', async () => {
-    const directory = project(['better-sqlite3', 'bindings', 'file-uri-to-path']);
-    for (const name of ['@opentelemetry/api', '@opentelemetry/sdk-metrics', '@opentelemetry/exporter-prometheus']) expect(resolvable(directory, name), name).toBe(false);
+const OPENTELEMETRY = ['@opentelemetry/api', '@opentelemetry/sdk-metrics', '@opentelemetry/exporter-prometheus'];
+/** better-sqlite3 and what it loads its native module with. */
+const SQLITE_DRIVER = ['better-sqlite3', 'bindings', 'file-uri-to-path'];
+
+describe('dispatcher run --metrics-port: the OpenTelemetry SDK and its exporter are optional peers, not bundled', () => {
+  it('without them: one line naming every missing package in one install command, exit 2', async () => {
+    const directory = project(SQLITE_DRIVER);
+    for (const name of OPENTELEMETRY) expect(resolvable(directory, name), name).toBe(false);
+    const run = await cli(directory, ['dispatcher', 'run', '--metrics-port', '0', '--db', 'dispatch.db']);
+    expect(run.stderr).toBe(
+      'acct-webhook dispatcher run: --metrics-port needs the @opentelemetry/sdk-metrics, @opentelemetry/exporter-prometheus and @opentelemetry/api packages, ' +
+        'which are not installed: npm install @opentelemetry/sdk-metrics @opentelemetry/exporter-prometheus @opentelemetry/api [INVALID_CONFIGURATION]\n',
+    );
+    expect(run.exitCode).toBe(2);
+  });
+
+  it('with them installed beside the package: serves Prometheus metrics', async () => {
+    // With what they import themselves (core, resources, semantic conventions): all of the
+    // repository's @opentelemetry/ packages.
+    const openTelemetry = readdirSync(join(repositoryModules, '@opentelemetry')).map((name) => `@opentelemetry/${name}`);
+    expect(openTelemetry).toEqual(expect.arrayContaining(OPENTELEMETRY));
+    const directory = project([...SQLITE_DRIVER, ...openTelemetry]);
     const added = await cli(directory, ['dispatcher', 'webhooks', 'add', '--url', 'http://127.0.0.1:9/webhooks', '--allow-insecure-urls', '--db', 'dispatch.db']);
     expect(added.exitCode, added.stderr).toBe(0);
 
     const child = spawn(process.execPath, [join('node_modules', 'acct-webhook', 'bin', 'acct-webhook.js'), 'dispatcher', 'run', '--metrics-port', '0', '--db', 'dispatch.db', '--allow-insecure-urls'], {
       cwd: directory,
-      env: childEnvironment(),
+      env: childEnvironment({ NODE_PATH: '' }),
     });
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));

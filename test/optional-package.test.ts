@@ -70,3 +70,16 @@ describe('an optional package that is installed', () => {
     });
   });
 });
+
+describe('several optional packages that are not installed', () => {
+  it('import: one ConfigurationError naming every missing one in one install command', async () => {
+    const second = `${ABSENT}-too`;
+    const failure = importWithOptionalPackages(() => fixture('imports-absent-package.mjs'), [ABSENT, 'ipaddr.js', second], USE);
+    await expect(failure).rejects.toBeInstanceOf(ConfigurationError);
+    await expect(failure).rejects.toMatchObject({
+      code: 'INVALID_CONFIGURATION',
+      details: { option: 'store', reason: `needs the ${ABSENT} and ${second} packages: install them (npm install ${ABSENT} ${second})` },
+      message: `Frobnication needs the ${ABSENT} and ${second} packages, which are not installed: npm install ${ABSENT} ${second}`,
+    });
+  });
+});

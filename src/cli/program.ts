@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { catalogCommand } from './catalog.js';
 import type { CommandContext } from './context.js';
 import { dashboardCommand } from './dashboard.js';
 import { demoCommand } from './demo.js';
@@ -54,6 +55,7 @@ export function createProgram(context: CommandContext): Command {
     inboxCommand(context),
     dashboardCommand(context),
     sandboxCommand(context),
+    catalogCommand(context),
   ];
   for (const command of commands) program.addCommand(command);
   return program;

@@ -30,7 +30,7 @@ export interface DashboardOptions<Request = unknown> {
    * Where a request that failed unexpectedly is logged (one line at `error`: method, path without
    * the query, the error); the client gets a 500 page. A logger (pino, or anything with
    * debug/info/warn/error/child), or `false` for silence.
-   * @default pino JSON at info to stderr, `component: "dashboard"`
+   * @default JSON lines in pino's format at info to stderr (built in), `component: "dashboard"`
    */
   logger?: LoggerOption;
 }

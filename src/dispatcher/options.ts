@@ -128,7 +128,7 @@ export interface DispatcherOptions {
    * @example new Dispatcher({ clock: simulated.now, signingClock: Date.now })
    */
   signingClock?: () => number;
-  /** A logger (a pino logger fits), or `false` for silence. @default pino JSON lines at info to stderr */
+  /** A logger (a pino logger fits), or `false` for silence. @default JSON lines in pino's format at info to stderr (built in) */
   logger?: LoggerOption;
   /**
    * Called once for every attempt after it is recorded, with the delivery log's row and the

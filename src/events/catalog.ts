@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { documented } from './docs.js';
 import { amount, dateTime, record } from './fields.js';
 import { customerSchema } from './objects/customer.js';
 import { invoiceSchema } from './objects/invoice.js';
@@ -70,7 +71,7 @@ export const EVENT_CATALOG = {
     stage: 1,
     group: 'invoices',
     emittedWhen: 'the e-mail goes to the customer',
-    object: invoiceWithStatus('sent').extend({ sent_at: dateTime }),
+    object: invoiceWithStatus('sent').extend({ sent_at: documented(dateTime, 'When the invoice went to the customer.') }),
     sample: { ...SAMPLE_INVOICE, status: 'sent', sent_at: SENT_AT },
     previousAttributes: { status: 'draft', sent_at: null },
   }),
@@ -78,7 +79,7 @@ export const EVENT_CATALOG = {
     stage: 3,
     group: 'invoices',
     emittedWhen: 'payment is received',
-    object: invoiceWithStatus('paid').extend({ paid_at: dateTime }),
+    object: invoiceWithStatus('paid').extend({ paid_at: documented(dateTime, 'When it was paid in full.') }),
     sample: { ...SAMPLE_INVOICE, status: 'paid', sent_at: SENT_AT, paid_at: PAID_AT },
     previousAttributes: { status: 'sent', paid_at: null },
   }),
@@ -94,7 +95,7 @@ export const EVENT_CATALOG = {
     stage: 3,
     group: 'invoices',
     emittedWhen: 'an invoice is cancelled',
-    object: invoiceWithStatus('cancelled').extend({ cancelled_at: dateTime }),
+    object: invoiceWithStatus('cancelled').extend({ cancelled_at: documented(dateTime, 'When it was cancelled.') }),
     sample: { ...SAMPLE_INVOICE, status: 'cancelled', sent_at: SENT_AT, cancelled_at: '2026-11-05T14:02:40.000Z' },
     previousAttributes: { status: 'sent', cancelled_at: null },
   }),
@@ -118,7 +119,7 @@ export const EVENT_CATALOG = {
     stage: 2,
     group: 'customers',
     emittedWhen: 'a customer is deleted (soft delete)',
-    object: customerSchema.extend({ status: z.literal('archived'), archived_at: dateTime }),
+    object: customerSchema.extend({ status: z.literal('archived'), archived_at: documented(dateTime, 'When the customer was deleted (archived).') }),
     sample: { ...SAMPLE_CUSTOMER, status: 'archived', archived_at: '2026-11-20T11:00:00.000Z' },
     previousAttributes: { status: 'active', archived_at: null },
   }),
@@ -127,14 +128,14 @@ export const EVENT_CATALOG = {
     creation: true,
     group: 'payments',
     emittedWhen: 'a payment comes in',
-    object: paymentSchema.extend({ status: z.literal('succeeded'), paid_at: dateTime }),
+    object: paymentSchema.extend({ status: z.literal('succeeded'), paid_at: documented(dateTime, 'When the money came in.') }),
     sample: { ...SAMPLE_PAYMENT, status: 'succeeded', paid_at: PAID_AT },
   }),
   'payment.failed': define({
     stage: 0,
     group: 'payments',
     emittedWhen: 'a payment fails',
-    object: paymentSchema.extend({ status: z.literal('failed'), failure: paymentFailureSchema }),
+    object: paymentSchema.extend({ status: z.literal('failed'), failure: documented(paymentFailureSchema, 'Why it failed.') }),
     sample: {
       ...SAMPLE_PAYMENT,
       method: 'sepa_direct_debit',
@@ -149,7 +150,7 @@ export const EVENT_CATALOG = {
     emittedWhen: 'a payment is refunded',
     object: paymentSchema.extend({
       status: z.enum(['refunded', 'partially_refunded']),
-      refunded_amount: amount.positive(),
+      refunded_amount: documented(amount.positive(), 'How much of it was refunded, minor units: more than 0.'),
     }),
     sample: { ...SAMPLE_PAYMENT, status: 'refunded', paid_at: PAID_AT, refunded_amount: SAMPLE_PAYMENT.amount },
     previousAttributes: { status: 'succeeded', refunded_amount: 0 },
@@ -174,7 +175,7 @@ export const EVENT_CATALOG = {
     stage: 2,
     group: 'subscriptions',
     emittedWhen: 'cancellation',
-    object: subscriptionSchema.extend({ status: z.literal('cancelled'), cancelled_at: dateTime }),
+    object: subscriptionSchema.extend({ status: z.literal('cancelled'), cancelled_at: documented(dateTime, 'When it was cancelled.') }),
     sample: {
       ...SAMPLE_SUBSCRIPTION,
       status: 'cancelled',
@@ -204,7 +205,7 @@ export const EVENT_CATALOG = {
     creation: true,
     group: 'uva',
     emittedWhen: 'the VAT return is submitted',
-    object: uvaSchema.extend({ status: z.literal('submitted'), submitted_at: dateTime }),
+    object: uvaSchema.extend({ status: z.literal('submitted'), submitted_at: documented(dateTime, 'When it was submitted to FinanzOnline.') }),
     sample: {
       ...SAMPLE_UVA,
       status: 'submitted',
@@ -217,7 +218,7 @@ export const EVENT_CATALOG = {
     stage: 1,
     group: 'uva',
     emittedWhen: 'the tax office confirms',
-    object: uvaSchema.extend({ status: z.literal('confirmed'), confirmed_at: dateTime }),
+    object: uvaSchema.extend({ status: z.literal('confirmed'), confirmed_at: documented(dateTime, 'When the tax office confirmed it.') }),
     sample: {
       ...SAMPLE_UVA,
       status: 'confirmed',
@@ -233,8 +234,11 @@ export const EVENT_CATALOG = {
     emittedWhen: 'the tax office rejects',
     object: uvaSchema.extend({
       status: z.literal('rejected'),
-      rejected_at: dateTime,
-      rejection: record({ code: z.string().min(1), message: z.string() }),
+      rejected_at: documented(dateTime, 'When the tax office rejected it.'),
+      rejection: documented(
+        record({ code: documented(z.string().min(1), "The tax office's reason, a code (KZ_SUM_MISMATCH)."), message: documented(z.string(), 'The reason in words.') }),
+        'Why the tax office rejected it.',
+      ),
     }),
     sample: {
       ...SAMPLE_UVA,

@@ -1,15 +1,15 @@
 import { z } from 'zod';
 import { EVENT_CATALOG, EVENT_GROUPS, EVENT_TYPES, type EventType } from './catalog.js';
+import { documented } from './docs.js';
 import { apiVersion, dateTime, id, record } from './fields.js';
 
 /** The envelope fields every event carries besides `type` and `data`. */
 const envelopeShape = {
-  /** Unique event id; the idempotence key. */
-  id,
-  created: dateTime,
+  id: documented(id, 'Unique event id (evt_…): the idempotence key. The same event may be delivered more than once, always with the same id.'),
+  created: documented(dateTime, 'When the event happened on the platform.'),
   api_version: apiVersion,
-  business_id: id,
-  correlation_id: id,
+  business_id: documented(id, 'The business (the platform account) the event belongs to.'),
+  correlation_id: documented(id, 'Ties together the events one action caused, for tracing.'),
 };
 
 type Catalog = typeof EVENT_CATALOG;
@@ -28,8 +28,7 @@ function eventSchema<T extends EventType>(type: T) {
       // The cast keeps the schema tied to T; without it, TypeScript widens it to the union of all 18.
       // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion
       object: entry.object as ObjectSchemaOf<T>,
-      /** Earlier values of the fields that changed; present on updates. */
-      previous_attributes: previous.optional(),
+      previous_attributes: documented(previous.optional(), 'Earlier values of the fields that changed; present on updates.'),
     }),
   });
 }

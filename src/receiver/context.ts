@@ -1,5 +1,6 @@
 import type { WebhookEvent } from '../events/schemas.js';
-import { REDACTED_PATHS, type Logger } from '../logger.js';
+import type { Logger } from '../logger.js';
+import { redactingLogger } from '../redacting-logger.js';
 import type { RawPayload } from '../signature.js';
 import type { AtomicEffect } from '../ports/sqlite-database.js';
 import { ConfigurationError } from '../errors.js';
@@ -81,8 +82,9 @@ export function handlerContext(options: { logger: Logger; store: IdempotencyStor
   let log: Logger | undefined;
   const context: HandlerContext = {
     get log() {
-      // A handler's careless log line (`log.info({ secret })`) is blanked even by a logger the user passed in.
-      log ??= options.logger.child({ eventId: event.id, type: event.type, correlationId: event.correlation_id }, { redact: [...REDACTED_PATHS] });
+      // A handler's careless log line (`log.info({ secret })`) is blanked even by a logger the user
+      // passed in, on top of that logger's own redaction (redacting-logger.ts says why not `redact`).
+      log ??= redactingLogger(options.logger.child({ eventId: event.id, type: event.type, correlationId: event.correlation_id }));
       return log;
     },
     get signal() {

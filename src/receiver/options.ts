@@ -52,7 +52,7 @@ export interface ReceiverOptions {
    * @default 25_000
    */
   handlerTimeoutMs?: number | undefined;
-  /** A logger (pino or anything with the same four levels and `child`), or `false` for silence. @default pino JSON at info to stderr */
+  /** A logger (pino or anything with the same four levels and `child`), or `false` for silence. @default JSON lines in pino's format at info to stderr (built in) */
   logger?: LoggerOption | undefined;
   /**
    * Called once for every delivery, after its answer is decided, with what happened: the

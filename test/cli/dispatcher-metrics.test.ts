@@ -1,5 +1,7 @@
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { METRICS_PACKAGES } from '../../src/cli/dispatcher/run.js';
 import type { WebhookRegistration } from '../../src/dispatcher/records.js';
 import { CommandRun, runCommand, temporaryDirectory, waitFor, type CliResult } from './helpers.js';
 import { startRecorder } from './servers.js';
@@ -109,6 +111,21 @@ describe('acct-webhook dispatcher run --metrics-port', () => {
       }
     } finally {
       await receiver.close();
+    }
+  });
+});
+
+describe('the packages --metrics-port loads', () => {
+  it('are optional peer dependencies of acct-webhook: never bundled, never installed for a library user', () => {
+    const manifest = JSON.parse(readFileSync(join(import.meta.dirname, '..', '..', 'package.json'), 'utf8')) as {
+      dependencies: Record<string, string>;
+      peerDependencies: Record<string, string>;
+      peerDependenciesMeta: Record<string, { optional?: boolean }>;
+    };
+    for (const name of METRICS_PACKAGES) {
+      expect(manifest.peerDependencies[name], name).toEqual(expect.any(String));
+      expect(manifest.peerDependenciesMeta[name], name).toEqual({ optional: true });
+      expect(manifest.dependencies[name], name).toBeUndefined();
     }
   });
 });

@@ -23,13 +23,13 @@ describe('acct-webhook --version and --help', () => {
   it('lists every command, the exit codes and examples', async () => {
     const run = await runCommand(['--help']);
     expect(run.exitCode).toBe(0);
-    for (const command of ['demo', 'sign', 'verify', 'trigger', 'listen', 'replay', 'dispatcher']) expect(run.stdout).toMatch(new RegExp(`^  ${command} `, 'm'));
+    for (const command of ['demo', 'sign', 'verify', 'trigger', 'listen', 'replay', 'dispatcher', 'catalog']) expect(run.stdout).toMatch(new RegExp(`^  ${command} `, 'm'));
     expect(run.stdout).toMatch(/Exit codes:\n\s+0 +ok\n\s+1 .*\n\s+2 +usage error/);
     expect(run.stdout).toContain('Examples:');
   });
 
-  it('knows the thirty commands of the tree', () => {
-    expect(COMMANDS).toHaveLength(30);
+  it('knows the thirty-one commands of the tree', () => {
+    expect(COMMANDS).toHaveLength(31);
   });
 
   it.each(COMMANDS.map((words) => [words.join(' '), words] as const))('%s --help: usage and examples', async (_name, words) => {

@@ -45,3 +45,16 @@ interface BuiltEntries {
 export function loadBuilt<Name extends keyof BuiltEntries>(name: Name): Promise<BuiltEntries[Name]> {
   return import(pathToFileURL(join(dist, `${name}.js`)).href) as Promise<BuiltEntries[Name]>;
 }
+
+/** The built files `entry` loads, itself included, following the relative imports between built chunks. */
+export function reachableFiles(entry: string): string[] {
+  const seen = new Set<string>();
+  const pattern = /(?:\bfrom\s*|\bimport\s*\(?\s*|\brequire\(\s*)["'](\.[^"']+)["']/g;
+  const visit = (file: string): void => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    for (const [, specifier] of readFileSync(file, 'utf8').matchAll(pattern)) visit(join(dirname(file), specifier!));
+  };
+  visit(join(dist, entry));
+  return [...seen];
+}

@@ -101,6 +101,25 @@ describe.each(adapters)('%s under hostile transport', (_name, listener) => {
     expect(runs).toEqual([]);
   });
 
+  it('lets go of a body whose client went away mid-way (not only at bodyTimeoutMs), handles nothing, and serves the next delivery', async () => {
+    let outcomeSeen: (kind: string) => void = () => undefined;
+    const outcome = new Promise<string>((resolve) => (outcomeSeen = resolve));
+    // The body timeout is longer than the test's: only noticing the closed connection ends the read.
+    const { app, runs } = serve({ bodyTimeoutMs: 600_000, onOutcome: (report) => outcomeSeen(report.outcome) });
+    const event = createTestEvent('invoice.paid');
+    const { body, headers } = signedRequest(event, SECRET);
+    await withServer(app, async (url) => {
+      const abandoned = request(`${url}/webhooks`, { method: 'POST', headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) } });
+      abandoned.on('error', () => undefined);
+      abandoned.write(body.slice(0, 20), () => abandoned.destroy());
+      expect(await outcome).toBe('error');
+      expect(runs).toEqual([]);
+      const delivered = await fetch(`${url}/webhooks`, { method: 'POST', headers, body });
+      expect(delivered.status).toBe(200);
+    });
+    expect(runs).toEqual([event.id]);
+  });
+
   it('handles 300 concurrent deliveries, each event once', async () => {
     const { app, runs } = serve();
     const requests = Array.from({ length: 150 }, () => signedRequest(createTestEvent('payment.received'), SECRET));

@@ -45,7 +45,7 @@ describe('receiver logging', () => {
     const { logger, text } = capture();
     const hooks = new Webhooks()
       .on('invoice.paid', (_event, { log }) => {
-        log.info({ headers: { 'x-svc-signature': 'handler-logged-signature' }, secret: SECRET }, 'careless handler log');
+        log.info({ headers: { 'x-svc-signature': 'handler-logged-signature' }, secret: SECRET, 'x-svc-signature': 'handler-logged-top-level' }, 'careless handler log');
         throw new Error('ledger unavailable');
       })
       .onError(() => {
@@ -68,7 +68,24 @@ describe('receiver logging', () => {
     expect(everything).toContain('alerting unavailable');
     expect(everything).toContain('SIGNATURE_MISMATCH');
     for (const secret of [SECRET, OLD_SECRET, SECRET.slice(6)]) expect(everything).not.toContain(secret);
-    for (const signature of [...signatures, 'handler-logged-signature']) expect(everything).not.toContain(signature);
+    for (const signature of [...signatures, 'handler-logged-signature', 'handler-logged-top-level']) expect(everything).not.toContain(signature);
+  });
+
+  it("blanks secrets in a handler's log lines on top of the user's own pino redaction, which stays in force", async () => {
+    const text: string[] = [];
+    const logger = pino({ level: 'debug', redact: ['customer.email'] }, { write: (line: string) => void text.push(line) });
+    const hooks = new Webhooks().on('customer.created', (_event, { log }) => {
+      log.info({ customer: { email: 'anna@example.at', name: 'Anna' }, secret: SECRET }, 'customer stored');
+      log.child({ step: 'mail' }).warn({ customer: { email: 'anna@example.at' }, headers: { authorization: 'Bearer t0k3n' } }, 'welcome mail');
+    });
+    const app = express().use(webhookHandler({ secret: SECRET, handlers: hooks, store: memoryStore(), logger }));
+    const { body, headers } = signedRequest(createTestEvent('customer.created'), SECRET);
+    await request(app).post('/webhooks').set(headers).send(body).expect(200);
+    const lines = text.map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(lines.find((line) => line.msg === 'customer stored')).toMatchObject({ customer: { email: '[Redacted]', name: 'Anna' }, secret: '[redacted]' });
+    expect(lines.find((line) => line.msg === 'welcome mail')).toMatchObject({ step: 'mail', customer: { email: '[Redacted]' }, headers: '[redacted]' });
+    const everything = text.join('');
+    for (const kept of ['anna@example.at', 't0k3n', SECRET]) expect(everything).not.toContain(kept);
   });
 
   it('reports every failure of a delivery in its log line', async () => {

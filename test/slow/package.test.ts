@@ -69,6 +69,24 @@ describe('the packed package', () => {
     await expect(run('node', [tsc, ...args, 'esm.mts', 'cjs.cts'], { cwd: project })).resolves.toBeDefined();
   });
 
+  // The generator reads the installed package's version from its own package.json.
+  const catalogCheck = (load: string) => `
+    ${load}
+    const { openapi } = catalogDocuments();
+    const shipped = readFileSync(require.resolve('acct-webhook/package.json').replace('package.json', 'schemas/openapi.json'), 'utf8');
+    console.log(JSON.stringify({ version: openapi.info.version, asShipped: shipped === JSON.stringify(openapi) + '\\n' }));
+  `;
+
+  it.each([
+    ['import', 'catalog.mjs', "import { createRequire } from 'node:module'; import { readFileSync } from 'node:fs'; import { catalogDocuments } from 'acct-webhook/catalog'; const require = createRequire(import.meta.url);"],
+    ['require()', 'catalog.cjs', "const { readFileSync } = require('node:fs'); const { catalogDocuments } = require('acct-webhook/catalog');"],
+  ])("acct-webhook/catalog (%s) generates the installed version's documents, as shipped under schemas/", async (_how, script, load) => {
+    writeFileSync(join(project, script), catalogCheck(load));
+    const { stdout } = await run('node', [script], { cwd: project });
+    const { version } = JSON.parse(readFileSync(join(project, 'node_modules', 'acct-webhook', 'package.json'), 'utf8')) as { version: string };
+    expect(JSON.parse(stdout)).toEqual({ version, asShipped: true });
+  });
+
   // Native code only when used: the receiver on memoryStore or postgresStore, and every entry
   // point, load without better-sqlite3; a SQLite store says what to install when it is created.
   describe('without better-sqlite3 installed', () => {

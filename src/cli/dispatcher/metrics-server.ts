@@ -16,8 +16,9 @@ export interface MetricsServer {
 
 /**
  * The OpenTelemetry SDK with its Prometheus exporter, served on 127.0.0.1: `GET /metrics` answers
- * the Prometheus text format, collected at each request. Both are bundled into the CLI (they are
- * development dependencies of the package, never installed for a library user).
+ * the Prometheus text format, collected at each request. Both are optional peer dependencies,
+ * never bundled: this module is loaded only by `dispatcher run --metrics-port` (run.ts), which
+ * says what to install when they are missing.
  */
 export async function startMetricsServer(port: number): Promise<MetricsServer> {
   const exporter = new PrometheusExporter({ preventServerStart: true });

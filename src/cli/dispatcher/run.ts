@@ -68,14 +68,17 @@ export function runCommand(context: CommandContext): Command {
 }
 
 /**
- * The OpenTelemetry SDK and its Prometheus exporter, which the built CLI bundles; run from
- * elsewhere (the sources, a build that leaves them out), a missing one is named, not a crash.
+ * The OpenTelemetry SDK and its Prometheus exporter: optional peer dependencies of the package,
+ * installed by whoever runs `--metrics-port` (the CLI does not bundle them: 2 MB that every
+ * install would carry). Missing ones are named in one install command (one line, exit 2), not a
+ * crash.
  */
 async function loadMetricsServer(): Promise<typeof MetricsServerModule> {
-  return importWithOptionalPackages(() => import('./metrics-server.js'), METRICS_PACKAGES, { option: '--metrics-port', feature: 'dispatcher run --metrics-port' });
+  return importWithOptionalPackages(() => import('./metrics-server.js'), METRICS_PACKAGES, { option: '--metrics-port', feature: '--metrics-port' });
 }
 
-const METRICS_PACKAGES = ['@opentelemetry/sdk-metrics', '@opentelemetry/exporter-prometheus', '@opentelemetry/api'];
+/** What `--metrics-port` loads, in the order the install command names them. */
+export const METRICS_PACKAGES = ['@opentelemetry/sdk-metrics', '@opentelemetry/exporter-prometheus', '@opentelemetry/api'] as const;
 
 /** `09:41:02  200 delivered  invoice.paid  evt_…  → wh_…  attempt 1, 12 ms` */
 function attemptLine(output: Output, attempt: AttemptView): string {

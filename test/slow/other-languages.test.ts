@@ -1,0 +1,197 @@
+import { execFileSync, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { copyFileSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { EVENT_TYPES } from '../../src/events/catalog.js';
+import type * as LibraryEntry from '../../src/index.js';
+import type * as TestKit from '../../src/testing/index.js';
+import { codeBlocks, type CodeBlock } from '../docs/code-blocks.js';
+import { dist, root } from '../helpers/dist.js';
+
+/*
+ * docs/other-languages.md, run: each snippet is taken from the page as it is, saved beside a
+ * small harness (test/fixtures/other-languages/) and run with Debian's python3, go, php, ruby
+ * and java against signed samples of all 18 types from the built test kit (acct-webhook/testing):
+ * valid deliveries are accepted; a tampered body, a wrong secret, a stale and a future timestamp
+ * are refused. The Python receiver also validates the bodies with the JSON Schema the packed
+ * package ships. A language that is missing fails the test: `.ci/run` installs them.
+ */
+
+const PAGE = 'docs/other-languages.md';
+const FIXTURES = join(root, 'test', 'fixtures', 'other-languages');
+/** Compiling Go or Java on a busy 2-core machine takes a while. */
+const LANGUAGE_TIMEOUT_MS = 180_000;
+/** How far from now the stale and future cases are signed: twice the 300 s window. */
+const OFF_WINDOW_SECONDS = 600;
+
+type Kit = typeof TestKit;
+type Library = typeof LibraryEntry;
+type Verdict = 'accepted' | 'refused' | 'invalid';
+interface Case {
+  name: string;
+  body: string;
+  signature: string;
+  timestamp: string;
+  secret: string;
+  expected: Verdict;
+}
+
+const blocks = codeBlocks(join(root, PAGE));
+const blockOf = (language: string, index = 0): CodeBlock => {
+  const block = blocks.filter((candidate) => candidate.language === language)[index];
+  if (!block) throw new Error(`${PAGE} has no ${language} block #${index + 1}`);
+  return block;
+};
+
+/** Debian's python3 when there is one (python3-jsonschema is installed for it), else the one on PATH. */
+const PYTHON = existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3';
+
+/** A language's command, or a failure naming Debian's package, as `.ci/run` installs it. */
+function requireTool(tool: string, debianPackage: string): void {
+  const found = spawnSync('sh', ['-c', 'command -v "$0"', tool]).status === 0;
+  expect(found, `${tool} is not installed: apt-get install -y ${debianPackage} (.ci/run does)`).toBe(true);
+}
+
+function run(command: string, args: readonly string[], cwd: string): string {
+  return execFileSync(command, args, { cwd, encoding: 'utf8', timeout: LANGUAGE_TIMEOUT_MS });
+}
+
+let work: string;
+let cases: Case[];
+let receiverCases: Case[];
+
+function line(testCase: Case): string {
+  const base64 = (text: string) => Buffer.from(text, 'utf8').toString('base64');
+  return [testCase.name, base64(testCase.body), testCase.signature, testCase.timestamp, base64(testCase.secret)].join('\t');
+}
+
+function verdicts(output: string): Map<string, string> {
+  return new Map(output.trimEnd().split('\n').map((text) => text.split('\t') as [string, string]));
+}
+
+/** Runs a harness over `list` and compares each verdict; returns the counts for the report. */
+function expectVerdicts(language: string, output: string, list: readonly Case[]): Record<Verdict, number> {
+  const got = verdicts(output);
+  const wrong = list.filter((testCase) => got.get(testCase.name) !== testCase.expected).map((testCase) => `${testCase.name}: ${got.get(testCase.name)}`);
+  expect(wrong, language).toEqual([]);
+  expect(got.size).toBe(list.length);
+  const counts = { accepted: 0, refused: 0, invalid: 0 };
+  for (const testCase of list) counts[testCase.expected]++;
+  console.log(`${language}: ${list.length} deliveries, ${counts.accepted} accepted, ${counts.refused} refused${counts.invalid ? `, ${counts.invalid} refused as invalid (422)` : ''}`);
+  return counts;
+}
+
+beforeAll(async () => {
+  work = mkdtempSync(join(tmpdir(), 'acct-webhook-languages-'));
+  const kit = (await import(pathToFileURL(join(dist, 'testing.js')).href)) as Kit;
+  const secret = `whsec_${randomBytes(24).toString('base64url')}`;
+  const wrongSecret = `whsec_${randomBytes(24).toString('base64url')}`;
+  const now = Math.floor(Date.now() / 1000);
+  const signed = (name: string, body: string, key: string, timestamp: number, expected: Verdict, sentBody = body): Case => {
+    const headers = kit.signedHeaders(body, key, { timestamp });
+    return { name, body: sentBody, signature: headers['x-svc-signature'], timestamp: headers['x-svc-timestamp'], secret, expected };
+  };
+  cases = EVENT_TYPES.flatMap((type) => {
+    const event = kit.createTestEvent(type);
+    const body = JSON.stringify(event);
+    return [
+      signed(`${type} valid`, body, secret, now, 'accepted'),
+      signed(`${type} tampered body`, body, secret, now, 'refused', body.replace(event.id, `${event.id}0`)),
+      signed(`${type} wrong secret`, body, wrongSecret, now, 'refused'),
+      signed(`${type} stale timestamp`, body, secret, now - OFF_WINDOW_SECONDS, 'refused'),
+      signed(`${type} future timestamp`, body, secret, now + OFF_WINDOW_SECONDS, 'refused'),
+    ];
+  });
+  // Genuine deliveries whose body the schema refuses: a required field gone, an amount as a string.
+  receiverCases = [
+    ...cases,
+    ...EVENT_TYPES.flatMap((type) => {
+      const { id: _id, ...withoutId } = kit.createTestEvent(type);
+      const numberId = kit.createTestEvent(type, { data: { object: { id: 42 } } } as never);
+      return [
+        signed(`${type} without id`, JSON.stringify(withoutId), secret, now, 'invalid'),
+        signed(`${type} object id a number`, JSON.stringify(numberId), secret, now, 'invalid'),
+      ];
+    }),
+  ];
+  // The parser agrees: the bodies the schema must refuse are the ones parseEvent refuses.
+  const { parseEvent } = (await import(pathToFileURL(join(dist, 'index.js')).href)) as Library;
+  const parses = (body: string) => {
+    try {
+      parseEvent(body);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  // Every body is a valid event except the ones made invalid (a tampered body only has another id).
+  expect(receiverCases.filter((testCase) => parses(testCase.body) !== (testCase.expected !== 'invalid')).map((testCase) => testCase.name)).toEqual([]);
+  writeFileSync(join(work, 'cases.tsv'), `${cases.map(line).join('\n')}\n`);
+  writeFileSync(join(work, 'receiver-cases.tsv'), `${receiverCases.map(line).join('\n')}\n`);
+  // The JSON Schema as the package ships it: taken from the packed tarball.
+  execFileSync('tar', ['-xzf', inject('tarball'), '-C', work, 'package/schemas/json-schema/event.json']);
+  copyFileSync(join(work, 'package', 'schemas', 'json-schema', 'event.json'), join(work, 'event.json'));
+});
+
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+describe(`the code of ${PAGE}`, () => {
+  it('is five verifiers and one Python validator: every block on the page runs below', () => {
+    expect(blocks.map((block) => block.language)).toEqual(['python', 'go', 'php', 'ruby', 'java', 'python']);
+  });
+
+  it('Python (hmac.compare_digest) accepts the valid deliveries of all 18 types and refuses the others', () => {
+    requireTool(PYTHON, 'python3');
+    writeFileSync(join(work, 'verify.py'), blockOf('python').code);
+    copyFileSync(join(FIXTURES, 'harness.py'), join(work, 'harness.py'));
+    expectVerdicts('Python', run(PYTHON, ['harness.py', 'cases.tsv'], work), cases);
+  }, LANGUAGE_TIMEOUT_MS);
+
+  it('Go (hmac.Equal) accepts the valid deliveries of all 18 types and refuses the others', () => {
+    requireTool('go', 'golang');
+    const directory = join(work, 'go');
+    execFileSync('mkdir', ['-p', directory]);
+    writeFileSync(join(directory, 'verify.go'), blockOf('go').code.replace(/^package webhook$/m, 'package main'));
+    copyFileSync(join(FIXTURES, 'harness.go'), join(directory, 'harness.go'));
+    expectVerdicts('Go', run('go', ['run', 'verify.go', 'harness.go', join(work, 'cases.tsv')], directory), cases);
+  }, LANGUAGE_TIMEOUT_MS);
+
+  it('PHP (hash_equals) accepts the valid deliveries of all 18 types and refuses the others', () => {
+    requireTool('php', 'php-cli');
+    writeFileSync(join(work, 'verify.php'), blockOf('php').code);
+    copyFileSync(join(FIXTURES, 'harness.php'), join(work, 'harness.php'));
+    expectVerdicts('PHP', run('php', ['harness.php', 'cases.tsv'], work), cases);
+  }, LANGUAGE_TIMEOUT_MS);
+
+  it('Ruby (OpenSSL.secure_compare) accepts the valid deliveries of all 18 types and refuses the others', () => {
+    requireTool('ruby', 'ruby');
+    writeFileSync(join(work, 'verify.rb'), blockOf('ruby').code);
+    copyFileSync(join(FIXTURES, 'harness.rb'), join(work, 'harness.rb'));
+    expectVerdicts('Ruby', run('ruby', ['harness.rb', 'cases.tsv'], work), cases);
+  }, LANGUAGE_TIMEOUT_MS);
+
+  it('Java (MessageDigest.isEqual) accepts the valid deliveries of all 18 types and refuses the others', () => {
+    requireTool('javac', 'default-jdk-headless');
+    requireTool('java', 'default-jdk-headless');
+    const directory = join(work, 'java');
+    execFileSync('mkdir', ['-p', directory]);
+    writeFileSync(join(directory, 'WebhookVerifier.java'), blockOf('java').code);
+    copyFileSync(join(FIXTURES, 'Harness.java'), join(directory, 'Harness.java'));
+    run('javac', ['-d', 'classes', 'WebhookVerifier.java', 'Harness.java'], directory);
+    expectVerdicts('Java', run('java', ['-cp', 'classes', 'Harness', join(work, 'cases.tsv')], directory), cases);
+  }, LANGUAGE_TIMEOUT_MS);
+
+  it('the Python receiver validates the genuine bodies against the shipped event.json: the 18 samples pass, broken ones are 422', () => {
+    requireTool(PYTHON, 'python3');
+    const jsonschema = spawnSync(PYTHON, ['-c', 'import jsonschema']);
+    expect(jsonschema.status, `${PYTHON} has no jsonschema module: apt-get install -y python3-jsonschema (.ci/run does)`).toBe(0);
+    writeFileSync(join(work, 'verify.py'), blockOf('python').code);
+    writeFileSync(join(work, 'receiver.py'), blockOf('python', 1).code);
+    copyFileSync(join(FIXTURES, 'harness.py'), join(work, 'harness.py'));
+    const counts = expectVerdicts('Python receiver', run(PYTHON, ['harness.py', 'receiver-cases.tsv', '--validate'], work), receiverCases);
+    expect(counts).toEqual({ accepted: 18, refused: 72, invalid: 36 });
+  }, LANGUAGE_TIMEOUT_MS);
+});
