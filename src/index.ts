@@ -5,7 +5,8 @@
  */
 
 // Receiving: the framework-free core, its three adapters, the handler router.
-export { createReceiver, type Receiver, type ReceiveRequest } from './receiver/receive.js';
+export { createReceiver } from './defaults/receiver.js';
+export type { Receiver, ReceiveRequest } from './receiver/receive.js';
 export { webhookHandler, type ExpressLikeRequest, type ExpressWebhookHandler } from './receiver/express.js';
 export { nodeHandler, type NodeWebhookHandler } from './receiver/node.js';
 export { fetchHandler, type FetchWebhookHandler } from './receiver/fetch.js';
@@ -25,7 +26,7 @@ export type { OrderingOptions } from './receiver/ordering.js';
 export type { Inbox } from './receiver/inbox.js';
 
 // Verifying and signing, without the receiver.
-export { constructEvent, type ConstructEventOptions } from './construct-event.js';
+export { constructEvent, type ConstructEventOptions } from './receiver/construct-event.js';
 export {
   DEFAULT_TOLERANCE_SECONDS,
   SIGNATURE_HEADER,
@@ -47,11 +48,10 @@ export type { EventMap, EventObject, PreviousAttributes, WebhookEvent } from './
 export { parseEvent } from './events/parse.js';
 
 // The embedded stores (PostgreSQL: acct-webhook/postgres).
-export { memoryStore } from './store/memory.js';
+export { memoryStore } from './memory/idempotency-store.js';
 export { sqliteStore, type SqliteStoreOptions } from './sqlite/idempotency-store.js';
-export type { SqliteDatabase, SqliteStatement } from './sqlite/database.js';
+export type { AtomicEffect, SqliteDatabase, SqliteStatement } from './ports/sqlite-database.js';
 export type {
-  AtomicEffect,
   ClaimOptions,
   ClaimResult,
   IdempotencyStore,
@@ -60,7 +60,7 @@ export type {
   QuarantineReason,
   QuarantineStore,
   StoreOptions,
-} from './store/types.js';
+} from './ports/idempotency-store.js';
 export type {
   ClaimedInboxEvent,
   EnqueueResult,
@@ -74,8 +74,8 @@ export type {
   InboxStatus,
   InboxStore,
   StoredVerification,
-} from './store/inbox.js';
-export type { CompleteOptions, ObjectVersion, ObjectVersions } from './store/versions.js';
+} from './ports/inbox.js';
+export type { CompleteOptions, ObjectVersion, ObjectVersions } from './ports/versions.js';
 
 // Logging.
 export type { LogFn, Logger } from './logger.js';

@@ -1,7 +1,6 @@
-import { buildEvent } from '../events/build.js';
-import { EVENT_CATALOG, type EventType } from '../events/catalog.js';
+import type { EventType } from '../events/catalog.js';
 import { dateTime } from '../events/fields.js';
-import { SAMPLE_BUSINESS_ID } from '../events/samples.js';
+import { catalogSample, sampleEvent as catalogEvent } from '../events/sample-event.js';
 import type { WebhookEvent } from '../events/schemas.js';
 
 /**
@@ -10,15 +9,8 @@ import type { WebhookEvent } from '../events/schemas.js';
  * (the event happens when its object last changed); its ids name the type.
  */
 export function sampleEvent(type: EventType): WebhookEvent {
-  const entry = EVENT_CATALOG[type];
   const name = type.replace('.', '_');
-  return buildEvent(type, structuredClone(entry.sample) as never, {
-    id: `evt_sample_${name}`,
-    correlation_id: `cor_sample_${name}`,
-    business_id: SAMPLE_BUSINESS_ID,
-    now: latestTime(entry.sample),
-    ...('previousAttributes' in entry ? { previous_attributes: structuredClone(entry.previousAttributes) } : {}),
-  });
+  return catalogEvent(type, { id: `evt_sample_${name}`, correlation_id: `cor_sample_${name}`, now: latestTime(catalogSample(type).object) });
 }
 
 function latestTime(value: unknown): number {

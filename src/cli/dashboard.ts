@@ -2,14 +2,7 @@ import { Command } from 'commander';
 import type { CommandContext } from './context.js';
 import { examples } from './help.js';
 import { port } from './options.js';
-
-export interface DashboardCommandOptions {
-  db?: string;
-  eventsDb?: string;
-  port: number;
-  host: string;
-  allowInsecureUrls?: boolean;
-}
+import type { DashboardCommandOptions } from './dashboard/run.js';
 
 export const DEFAULT_DASHBOARD_PORT = 4020;
 /** Loopback only by default: the dashboard can send deliveries and rotate secrets. */

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { Dispatcher } from '../dispatcher/dispatcher.js';
+import { Dispatcher } from '../defaults/dispatcher.js';
 import type { DispatcherOptions } from '../dispatcher/options.js';
 import type { LoggerOption } from '../logger.js';
 import { sqliteFileHasTable } from '../sqlite/inspect.js';

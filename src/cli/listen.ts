@@ -3,17 +3,7 @@ import type { CommandContext } from './context.js';
 import { jsonOption, secretsOption } from './common-options.js';
 import { examples } from './help.js';
 import { httpUrl, port, requireSecrets } from './options.js';
-
-export interface ListenOptions {
-  port: number;
-  host: string;
-  path?: string;
-  /** Every --secret given, in order. */
-  secret?: string[];
-  db?: string;
-  forwardTo?: string;
-  json?: boolean;
-}
+import type { ListenOptions } from './listen/run.js';
 
 export const DEFAULT_LISTEN_PORT = 3000;
 /** Loopback only by default: a development receiver is not for the network. */

@@ -2,7 +2,7 @@ import { Command } from 'commander';
 import type { DeliveryStatus } from '../dispatcher/records.js';
 import type { CommandContext } from './context.js';
 import { jsonOption, secretOption } from './common-options.js';
-import { DELIVERY_STATUSES } from '../dispatcher/statuses.js';
+import { DELIVERY_STATUSES } from '../ports/dispatch-statuses.js';
 import { examples } from './help.js';
 import { httpUrl, isoTime, oneOf, positiveInteger, positiveNumber, requireOption, requireSecret } from './options.js';
 import { commandPath } from './command-tree.js';

@@ -1,8 +1,6 @@
 import type { EventType } from '../events/catalog.js';
 import type { WebhookEvent } from '../events/schemas.js';
-import { mergeDeep } from '../events/merge.js';
-import { newId } from '../ids.js';
-import { createTestEvent } from '../testing/index.js';
+import { sampleEvent as catalogEvent } from '../events/sample-event.js';
 import { applySetValues } from './set-values.js';
 
 /**
@@ -11,5 +9,5 @@ import { applySetValues } from './set-values.js';
  * dispatcher validates what it emits.
  */
 export function sampleEvent(type: EventType, sets: readonly string[]): WebhookEvent {
-  return applySetValues(mergeDeep(createTestEvent(type), { id: newId('evt') }), sets);
+  return applySetValues(catalogEvent(type), sets);
 }

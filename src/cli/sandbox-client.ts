@@ -1,7 +1,7 @@
 import { AcctWebhookError } from '../errors.js';
 import type { CommandContext } from './context.js';
 import { CliError } from './errors.js';
-import { SANDBOX_KEY_ENV, type FaultFlags, type SandboxClientOptions } from './sandbox.js';
+import { SANDBOX_KEY_ENV, type FaultFlags, type SandboxClientOptions } from './sandbox-options.js';
 
 /** `sandbox clock [--advance 30d]`: prints the sandbox time, after moving it. */
 export async function runSandboxClock(context: CommandContext, options: SandboxClientOptions & { advance?: string }): Promise<void> {

@@ -7,7 +7,7 @@ import type { FaultsView } from '../sandbox/webhook-registry.js';
 import type { SandboxWebhookStatusChange } from '../sandbox/webhook-status.js';
 import type { CommandContext } from './context.js';
 import { CliError } from './errors.js';
-import { DEFAULT_SANDBOX_URL, type SandboxStartOptions } from './sandbox.js';
+import { DEFAULT_SANDBOX_URL, type SandboxStartOptions } from './sandbox-options.js';
 import { sandboxRequest } from './sandbox-client.js';
 import { shellQuote } from './shell-quote.js';
 

@@ -3,38 +3,8 @@ import type { CommandContext } from './context.js';
 import { CliError } from './errors.js';
 import { examples } from './help.js';
 import { httpUrl, oneOf, port, positiveInteger } from './options.js';
-
-/** The sandbox's port when none is given (the platform's API is not on this machine). */
-export const DEFAULT_SANDBOX_PORT = 4010;
-export const DEFAULT_SANDBOX_URL = `http://127.0.0.1:${DEFAULT_SANDBOX_PORT}/v1`;
-/** Stands in for --api-key in `sandbox clock` and `sandbox faults`. */
-export const SANDBOX_KEY_ENV = 'ACCT_SANDBOX_API_KEY';
-const PLANS = ['starter', 'pro', 'business'] as const;
-
-/** A fault as `--fault` names it, and the field of the API's faults object it sets. */
-export interface FaultFlags {
-  duplicate?: boolean;
-  out_of_order?: { window: number };
-  delay_ms?: number;
-  timeout_first_attempts?: number;
-  drop_first_attempts?: number;
-}
-
-export interface SandboxStartOptions {
-  port: number;
-  db?: string;
-  seed?: number;
-  apiKey?: string;
-  plan: (typeof PLANS)[number];
-  fault: FaultFlags;
-  deliveryTimeoutMs?: number;
-  json?: boolean;
-}
-
-export interface SandboxClientOptions {
-  url: string;
-  apiKey?: string;
-}
+import { DEFAULT_SANDBOX_PORT, DEFAULT_SANDBOX_URL, PLANS, SANDBOX_KEY_ENV, type FaultFlags, type SandboxClientOptions, type SandboxStartOptions } from './sandbox-options.js';
+import { MAX_TIMER_MS } from '../timers.js';
 
 /** `acct-webhook sandbox`: the platform's sandbox on this machine; `sandbox clock` and `sandbox faults` drive a running one. */
 export function sandboxCommand(context: CommandContext): Command {
@@ -55,7 +25,7 @@ export function sandboxCommand(context: CommandContext): Command {
     .option('--api-key <key>', `the test key to accept, sk_test_… (default: a new one, from the seed when given)`, testKey('--api-key'))
     .option('--plan <plan>', `the request limit per minute of this plan: ${PLANS.join(', ')} (default: pro)`, oneOf('--plan', PLANS), 'pro')
     .option('--fault <fault>', 'a fault for every new webhook: duplicate, out-of-order=<n>, delay=<ms>, timeout=<n>, drop=<n>; repeatable (default: none)', addFault, {})
-    .option('--delivery-timeout-ms <ms>', 'how long the Dispatcher and its fault proxy wait for an answer (default: 30000)', positiveInteger('--delivery-timeout-ms', 2_147_483_647))
+    .option('--delivery-timeout-ms <ms>', 'how long the Dispatcher and its fault proxy wait for an answer (default: 30000)', positiveInteger('--delivery-timeout-ms', MAX_TIMER_MS))
     .option('--json', 'print the start-up line, each delivery attempt and each webhook status change as JSON objects')
     .addHelpText(
       'after',

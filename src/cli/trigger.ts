@@ -4,16 +4,7 @@ import { jsonOption, secretOption } from './common-options.js';
 import { CliError } from './errors.js';
 import { eventTypesHelp, examples } from './help.js';
 import { collect, httpUrl, positiveInteger, requireSecret } from './options.js';
-
-export interface TriggerOptions {
-  url: string;
-  secret?: string;
-  set?: string[];
-  file?: string;
-  id?: string;
-  count: number;
-  json?: boolean;
-}
+import type { TriggerOptions } from './trigger/run.js';
 
 /** More than this is a load test; there are tools for that (see bench/). */
 export const MAX_TRIGGER_COUNT = 10_000;

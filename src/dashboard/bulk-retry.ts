@@ -1,5 +1,5 @@
 import { MAX_LIST_LIMIT, type DeliveryFilter } from '../dispatcher/delivery-filters.js';
-import type { Dispatcher } from '../dispatcher/dispatcher.js';
+import type { DispatcherCore as Dispatcher } from '../dispatcher/dispatcher.js';
 import { RateLimitError } from '../dispatcher/errors.js';
 
 /** What retrying every delivery of a filter did. */

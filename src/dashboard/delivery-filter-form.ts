@@ -1,7 +1,7 @@
 import type { DeliveryFilter, ResponseStatusClass } from '../dispatcher/delivery-filters.js';
 import { RESPONSE_STATUS_CLASSES } from '../dispatcher/delivery-filters.js';
 import type { WebhookRegistration } from '../dispatcher/records.js';
-import { DELIVERY_STATUSES, type DeliveryStatus } from '../dispatcher/statuses.js';
+import { DELIVERY_STATUSES, type DeliveryStatus } from '../ports/dispatch-statuses.js';
 import { EVENT_TYPES } from '../events/catalog.js';
 import { html, type Html } from './html.js';
 

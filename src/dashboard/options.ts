@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { callable, instanceOf, parseOptions } from '../configuration.js';
-import { Dispatcher } from '../dispatcher/dispatcher.js';
+import { DispatcherCore as Dispatcher } from '../dispatcher/dispatcher.js';
 import { isLogger, resolveLogger, type Logger, type LoggerOption } from '../logger.js';
 import type { Receiver } from '../receiver/receive.js';
 import { receiverSideOf, type ReceiverSide } from './receiver-side.js';

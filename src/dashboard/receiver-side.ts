@@ -1,8 +1,8 @@
 import type { WebhookResponse } from '../receiver/answers.js';
 import { inboxApi, type Inbox } from '../receiver/inbox.js';
 import type { Receiver } from '../receiver/receive.js';
-import { eventRecordsOf, type EventRecords } from '../store/event-records.js';
-import type { IdempotencyStore, QuarantineStore } from '../store/types.js';
+import { eventRecordsOf, type EventRecords } from '../ports/event-records.js';
+import type { IdempotencyStore, QuarantineStore } from '../ports/idempotency-store.js';
 
 /** What the dashboard reads and does on the receiving side. */
 export interface ReceiverSide {

@@ -1,4 +1,4 @@
-import type { Dispatcher } from '../dispatcher/dispatcher.js';
+import type { DispatcherCore as Dispatcher } from '../dispatcher/dispatcher.js';
 import { DashboardError } from './errors.js';
 import type { DashboardResponse } from './http.js';
 import type { PageContext } from './layout.js';

@@ -4,8 +4,8 @@ import type { Logger } from '../logger.js';
 import { signPayload } from '../signature.js';
 import { USER_AGENT } from './defaults.js';
 import type { HttpSender } from './sender.js';
-import type { AttemptErrorKind } from './statuses.js';
-import type { HealthAlert, RecordedAttempt } from './store.js';
+import type { AttemptErrorKind } from '../ports/dispatch-statuses.js';
+import type { HealthAlert, RecordedAttempt } from '../ports/dispatch-store.js';
 
 /**
  * A webhook that has been failing for a while (`webhook.failing`, at each warning share of the

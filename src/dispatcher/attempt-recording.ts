@@ -1,5 +1,5 @@
 import type { DeliveryTransition } from './schedule.js';
-import type { AttemptRecording, NewAttempt } from './store.js';
+import type { AttemptRecording, NewAttempt } from '../ports/dispatch-store.js';
 import { healthAfterAttempt, type FailurePolicy } from './webhook-health.js';
 
 /**

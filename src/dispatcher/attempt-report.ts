@@ -1,7 +1,7 @@
 import { contained } from '../contained.js';
 import type { Logger } from '../logger.js';
 import type { Delivery, DeliveryAttempt } from './records.js';
-import type { RecordedAttempt } from './store.js';
+import type { RecordedAttempt } from '../ports/dispatch-store.js';
 import { toAttempt, toDelivery } from './views.js';
 
 /**

@@ -4,7 +4,7 @@ import { USER_AGENT } from './defaults.js';
 import { recordingOf } from './attempt-recording.js';
 import { afterAttempt } from './schedule.js';
 import type { HttpSender } from './sender.js';
-import type { DeliveryJob, DispatchStore, RecordedAttempt } from './store.js';
+import type { DeliveryJob, DispatchStore, RecordedAttempt } from '../ports/dispatch-store.js';
 import type { FailurePolicy } from './webhook-health.js';
 
 export interface AttemptRunnerOptions {

@@ -4,7 +4,7 @@ import { NotFoundError } from './errors.js';
 import { writeJsonLines } from './export.js';
 import type { SlidingWindowLimiter } from './rate-limit.js';
 import type { Delivery, DeliveryAttempt, DeliveryDetail, ExportedAttempt } from './records.js';
-import type { AttemptQuery, DispatchStore, StoreAccess } from './store.js';
+import type { AttemptQuery, DispatchStore, StoreAccess } from '../ports/dispatch-store.js';
 import { toAttempt, toDelivery } from './views.js';
 
 /** What a manual retry returns: the delivery after it, and the attempt it made. */

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { EVENT_TYPES, expandEventPattern, type EventPattern, type EventType } from '../events/catalog.js';
 import { DispatcherError } from './errors.js';
-import { DELIVERY_STATUSES, type DeliveryStatus } from './statuses.js';
-import type { AttemptQuery, DeliveryCountQuery, DeliveryQuery } from './store.js';
+import { DELIVERY_STATUSES, type DeliveryStatus } from '../ports/dispatch-statuses.js';
+import type { AttemptQuery, DeliveryCountQuery, DeliveryQuery } from '../ports/dispatch-store.js';
 
 /** A point in time: a Date, an ISO 8601 string or milliseconds since the epoch. */
 export type TimeInput = Date | string | number;

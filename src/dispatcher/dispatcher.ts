@@ -3,7 +3,6 @@ import type { EventMap, EventObject, WebhookEvent } from '../events/schemas.js';
 import { newId } from '../ids.js';
 import { resolveLogger, type Logger } from '../logger.js';
 import { onceSucceeded } from '../once.js';
-import { sqliteDispatchStore } from '../sqlite/dispatch-store.js';
 import { DispatcherMetrics, type DispatcherSnapshot } from '../metrics/dispatcher-metrics.js';
 import { alertReporter } from './alerts.js';
 import { attemptReporter } from './attempt-report.js';
@@ -17,23 +16,22 @@ import { SlidingWindowLimiter } from './rate-limit.js';
 import type { DeliveryDetail } from './records.js';
 import { Registrations } from './registrations.js';
 import { HttpSender } from './sender.js';
-import type { DeliveryJob, DispatchStore, Lease, NewDelivery, RecordedAttempt } from './store.js';
+import type { DeliveryJob, DispatchStore, Lease, NewDelivery, RecordedAttempt } from '../ports/dispatch-store.js';
 import { resolveWithSystem, UrlGuard } from './url-guard.js';
 import { Worker } from './worker.js';
 
 /**
- * The platform's sending side: registrations, signing, a 30 s timeout, the 7-attempt schedule
- * kept in a database, and the delivery log.
- *
- * @example
- * const dispatcher = new Dispatcher({ database: './dispatch.db' }); // or { store: postgresDispatchStore(url) }
- * const { id, secret } = await dispatcher.webhooks.create({ url: 'https://example.com/webhooks', events: ['invoice.*'] });
- * await dispatcher.start();
- * await dispatcher.emit('invoice.paid', invoice, { business_id: 'biz_…', previous_attributes: { status: 'sent' } });
- * // …
- * await dispatcher.close();
+ * Opens the store of a dispatcher given none, on its `database` file. The entry points choose it
+ * (src/defaults/stores.ts): the dispatcher itself knows no backend.
  */
-export class Dispatcher {
+export type OpenDefaultDispatchStore = (database: string) => DispatchStore;
+
+/**
+ * The dispatcher, with the store it is given or the one `openDefaultStore` opens: every
+ * `Dispatcher` is one. The class acct-webhook/dispatcher exports (src/defaults/dispatcher.ts)
+ * extends it with the default store, a SQLite file.
+ */
+export class DispatcherCore {
   /** Registrations: create, list, get, update, delete, rotateSecret. */
   readonly webhooks: Registrations;
   /** The delivery log: list, get, retry, export. */
@@ -61,7 +59,7 @@ export class Dispatcher {
    * @throws ConfigurationError for any unusable option, a SQLite file that cannot be opened or a
    *   missing better-sqlite3 (for `database`) — here, never later
    */
-  constructor(options: DispatcherOptions = {}) {
+  constructor(options: DispatcherOptions, openDefaultStore: OpenDefaultDispatchStore) {
     const valid = parseDispatcherOptions(options);
     this.settings = Object.freeze(settingsOf(valid));
     this.clock = valid.clock ?? Date.now;
@@ -74,7 +72,7 @@ export class Dispatcher {
     });
     // Opened last, so that a bad option leaves no file behind.
     this.ownsStore = valid.store === undefined;
-    this.store = valid.store ?? sqliteDispatchStore(this.settings.database ?? DEFAULT_DATABASE_FILE);
+    this.store = valid.store ?? openDefaultStore(this.settings.database ?? DEFAULT_DATABASE_FILE);
     this.storeReady = onceSucceeded(() => this.store.ready());
     this.sender = new HttpSender({ timeoutMs: this.settings.timeoutMs, bodyLimitBytes: RESPONSE_BODY_LIMIT_BYTES, guard, ca: valid.ca });
     this.metrics = valid.metrics === undefined ? null : new DispatcherMetrics(valid.metrics.meter, valid.metrics.perWebhook ?? false, () => this.snapshot());

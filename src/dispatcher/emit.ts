@@ -1,13 +1,13 @@
 import { isDeepStrictEqual } from 'node:util';
 import { buildEvent } from '../events/build.js';
-import { EVENT_CATALOG, expandEventPattern, type EventType } from '../events/catalog.js';
+import { expandEventPattern, type EventType } from '../events/catalog.js';
 import { parseEvent } from '../events/parse.js';
-import { SAMPLE_BUSINESS_ID } from '../events/samples.js';
+import { sampleEvent } from '../events/sample-event.js';
 import type { EventObject, PreviousAttributes, WebhookEvent } from '../events/schemas.js';
 import { newId } from '../ids.js';
 import { WebhookValidationError } from '../errors.js';
 import { DispatcherError } from './errors.js';
-import type { StoredEvent, StoredWebhook } from './store.js';
+import type { StoredEvent, StoredWebhook } from '../ports/dispatch-store.js';
 
 /** The envelope fields `dispatcher.emit(type, object, options)` adds to the object. */
 export interface EmitOptions<T extends EventType> {
@@ -69,15 +69,7 @@ export function prepareFromParts<T extends EventType>(type: T, object: EventObje
  */
 export function prepareTestEvent(webhook: StoredWebhook, now: number): PreparedEvent {
   const type = webhook.events.flatMap(expandEventPattern)[0] ?? 'invoice.paid';
-  const entry = EVENT_CATALOG[type];
-  return prepareEnvelope(
-    buildEvent(type, structuredClone(entry.sample) as never, {
-      id: newId('evt_test'),
-      business_id: SAMPLE_BUSINESS_ID,
-      now,
-      ...('previousAttributes' in entry ? { previous_attributes: structuredClone(entry.previousAttributes) } : {}),
-    }),
-  );
+  return prepareEnvelope(sampleEvent(type, { id: newId('evt_test'), now }));
 }
 
 /** The webhooks, active or disabled, whose events (types or patterns) include `type`. */

@@ -1,5 +1,5 @@
 /** acct-webhook/dispatcher: the platform's sending side. This file only re-exports. */
-export { Dispatcher } from './dispatcher.js';
+export { Dispatcher } from '../defaults/dispatcher.js';
 export { RETRY_SCHEDULE } from './schedule.js';
 export { DELIVERY_TIMEOUT_MS } from './defaults.js';
 export { DispatcherError, InvalidUrlError, NotFoundError, RateLimitError, type DispatcherErrorCode, type UrlRefusalReason } from './errors.js';
@@ -52,4 +52,4 @@ export type {
   WebhookActivity,
   WebhookChanges,
   WebhookHealth,
-} from './store.js';
+} from '../ports/dispatch-store.js';

@@ -20,8 +20,9 @@ import type { RateLimit } from './rate-limit.js';
 import { RETRY_SCHEDULE } from './schedule.js';
 import type { TrustedCa } from './sender.js';
 import type { AttemptReport } from './attempt-report.js';
-import type { DispatchStore } from './store.js';
+import type { DispatchStore } from '../ports/dispatch-store.js';
 import type { ResolveHost } from './url-guard.js';
+import { MAX_TIMER_MS } from '../timers.js';
 
 /** The options of `new Dispatcher()`; every one is checked when the constructor runs. */
 export interface DispatcherOptions {
@@ -172,8 +173,6 @@ export interface DispatcherSettings {
   leaseMs: number;
 }
 
-/** Node's timers overflow above this. */
-const MAX_TIMER_MS = 2_147_483_647;
 const STORE_METHODS: readonly (keyof DispatchStore)[] = ['ready', 'close', 'insertEvent', 'claimDue', 'nextDueAt', 'recordAttempt', 'exportAttempts'];
 
 const waitInSeconds = z

@@ -1,38 +1,19 @@
-import type { EventPattern } from '../events/catalog.js';
-import type { ATTEMPT_FIELDS, DELIVERY_FIELDS } from './delivery-fields.js';
-import type { RecordOf } from './fields.js';
-import type { DeliveryStatus, DisabledReason, WebhookStatus } from './statuses.js';
+import type { ATTEMPT_FIELDS, DELIVERY_FIELDS } from '../ports/delivery-fields.js';
+import type { RecordOf } from '../ports/fields.js';
+import type { DeliveryStatus } from '../ports/dispatch-statuses.js';
+import type { WEBHOOK_FIELDS } from '../ports/webhook-fields.js';
 
-export type { AttemptErrorKind, DeliveryStatus, DisabledReason, WebhookStatus } from './statuses.js';
+export type { AttemptErrorKind, DeliveryStatus, DisabledReason, WebhookStatus } from '../ports/dispatch-statuses.js';
 
-/** A webhook registration as `webhooks.list()` and `webhooks.get()` return it (without the secret). */
-export interface WebhookRegistration {
-  /** `wh_…` */
-  id: string;
-  url: string;
-  /** Event types and patterns (`invoice.*`, `*`), as registered. */
-  events: EventPattern[];
-  /** Custom headers sent with every delivery (names in lower case). */
-  headers: Record<string, string>;
-  /** `active`, or `disabled` (nothing is sent; new events are recorded as skipped, see `skipped_events`). */
-  status: WebhookStatus;
-  /** Why it is disabled: `manual` (by `update`), `failing` (by the dispatcher after a stretch of failure); `null` while active. */
-  disabled_reason: DisabledReason | null;
-  disabled_at: string | null;
-  /** Failed attempts in a row since the last delivered one; 0 when the last attempt was delivered. */
-  failure_streak: number;
-  /** The first failed attempt of the current streak; `null` while the streak is 0. */
-  failing_since: string | null;
-  /** The latest failed attempt; `null` while the streak is 0. */
-  last_failure_at: string | null;
-  /** Attempts started per second at most (bursts up to one second's worth); `null`: no limit. */
-  rate_limit: number | null;
+/**
+ * A webhook registration as `webhooks.list()` and `webhooks.get()` return it: every field of
+ * `WEBHOOK_FIELDS` but the secret (times in ISO 8601), and what it is doing now.
+ */
+export interface WebhookRegistration extends RecordOf<typeof WEBHOOK_FIELDS> {
   /** Attempts in flight now, over every worker on the store. */
   in_flight: number;
   /** Events recorded as not sent while disabled, which `webhooks.enable(id, { replay: true })` sends. */
   skipped_events: number;
-  created_at: string;
-  updated_at: string;
 }
 
 /** What `webhooks.enable()` returns: the registration, active again, and how many skipped events it replayed. */

@@ -4,7 +4,7 @@ import { DispatcherError, NotFoundError } from './errors.js';
 import type { EnabledWebhook, WebhookRegistration, WebhookStatus, WebhookWithSecret } from './records.js';
 import { validateEvents, validateHeaders, validateRateLimit, validateStatus } from './registration-rules.js';
 import { newSecret } from './secret.js';
-import type { DispatchStore, StoreAccess, StoredWebhook, WebhookChanges } from './store.js';
+import type { DispatchStore, StoreAccess, StoredWebhook, WebhookChanges } from '../ports/dispatch-store.js';
 import { HEALTHY, healthOfStatus } from './webhook-health.js';
 import type { UrlGuard } from './url-guard.js';
 import { toRegistration } from './views.js';

@@ -1,4 +1,4 @@
-import type { StoredDelivery } from './delivery-fields.js';
+import type { StoredDelivery } from '../ports/delivery-fields.js';
 
 /** The part of a delivery's state the schedule decides after an attempt. */
 export type ScheduleState = Pick<StoredDelivery, 'status' | 'automatic_attempt_count' | 'next_attempt_at' | 'lease_owner' | 'lease_until'>;

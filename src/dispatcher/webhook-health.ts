@@ -1,6 +1,5 @@
-import type { HealthAlert, WebhookHealth } from './store.js';
-import type { WebhookStatus } from './statuses.js';
-import { HEALTH_FIELDS } from './webhook-fields.js';
+import type { HealthAlert, WebhookHealth } from '../ports/dispatch-store.js';
+import type { WebhookStatus } from '../ports/dispatch-statuses.js';
 
 /** When a failing registration is warned about and disabled. */
 export interface FailurePolicy {
@@ -53,11 +52,6 @@ export function healthOfStatus(status: WebhookStatus, now: number): Partial<Webh
 
 function disabledHealth(reason: 'manual' | 'failing', now: number): Pick<WebhookHealth, 'status' | 'disabled_at' | 'disabled_reason'> {
   return { status: 'disabled', disabled_at: now, disabled_reason: reason };
-}
-
-/** Whether two healths are the same (nothing to write). */
-export function sameHealth(a: WebhookHealth, b: WebhookHealth): boolean {
-  return HEALTH_FIELDS.every((key) => a[key] === b[key]);
 }
 
 /** A new or re-enabled registration's health. */

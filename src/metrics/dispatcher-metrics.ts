@@ -1,7 +1,14 @@
-import type { AttemptReport } from '../dispatcher/attempt-report.js';
-import type { QueueStats, StoredWebhook, WebhookActivity } from '../dispatcher/store.js';
+import type { ATTEMPT_FIELDS, DELIVERY_FIELDS } from '../ports/delivery-fields.js';
+import type { QueueStats, StoredWebhook, WebhookActivity } from '../ports/dispatch-store.js';
+import type { RecordOf } from '../ports/fields.js';
 import type { BatchObservation, MetricAttributes, MetricCounter, MetricHistogram, MetricObservable, MetricsMeter } from './meter.js';
 import { ATTEMPT_SECONDS_BUCKETS, LATENCY_SECONDS_BUCKETS, METRIC_PREFIX } from './names.js';
+
+/** What the instruments read of one recorded attempt: the dispatcher's `AttemptReport` has it. */
+export interface MeasuredAttempt {
+  attempt: Pick<RecordOf<typeof ATTEMPT_FIELDS>, 'error_kind' | 'response_status' | 'webhook_id' | 'response_time_ms' | 'test' | 'attempted_at'>;
+  delivery: Pick<RecordOf<typeof DELIVERY_FIELDS>, 'created_at'>;
+}
 
 /** What the gauges read at each collection, from the store. */
 export interface DispatcherSnapshot {
@@ -73,7 +80,7 @@ export class DispatcherMetrics {
   }
 
   /** Counts one recorded attempt, its duration, and the delivery's latency when it was delivered. */
-  attempt({ attempt, delivery }: AttemptReport): void {
+  attempt({ attempt, delivery }: MeasuredAttempt): void {
     const delivered = attempt.error_kind === null;
     const attributes: MetricAttributes = { outcome: delivered ? 'delivered' : 'failed', status_class: statusClass(attempt.response_status) };
     if (this.perWebhook) attributes.webhook_id = attempt.webhook_id;

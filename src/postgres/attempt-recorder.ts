@@ -1,80 +1,49 @@
-import type { AttemptRecording, RecordedAttempt, StoredDelivery, WebhookHealth } from '../dispatcher/store.js';
-import { HEALTH_FIELDS } from '../dispatcher/webhook-fields.js';
-import { sameHealth } from '../dispatcher/webhook-health.js';
+import type { AttemptRecording, RecordedAttempt, StoredDelivery, WebhookHealth } from '../ports/dispatch-store.js';
+import { HEALTH_FIELDS, sameHealth } from '../ports/webhook-fields.js';
 import { nullableInt8, readNullableInt8 } from './int8.js';
 import { attemptRows, deliveryRows } from './dispatch-rows.js';
 import { STATE_COLUMNS } from './dispatch-statements.js';
 import type { PostgresPool, PostgresQueryable } from './pool.js';
 import { run, type Statement } from './statement.js';
 import { withTransaction } from './transaction.js';
+import { TurnBatch } from './turn-batch.js';
 
-interface Pending {
+/** One record submitted: which delivery, and the dispatcher's decision for it. */
+interface Submitted {
   deliveryId: string;
   recording: AttemptRecording;
-  resolve: (recorded: RecordedAttempt) => void;
-  reject: (error: Error) => void;
 }
 
+/** A record's own result in its batch: stored, or refused alone (its delivery vanished). */
 type Outcome = { ok: true; recorded: RecordedAttempt } | { ok: false; error: Error };
 
-/** SQLSTATEs after which the whole transaction may simply run again. */
-const RETRYABLE = new Set(['40P01', '40001']); // deadlock_detected, serialization_failure
-const MAX_TRIES = 3;
-
 /**
- * Group commit for attempt records: the records submitted during one turn of the event loop
- * (attempts that finished together) share one transaction — one row lock statement, one insert,
- * one update and one commit instead of four round trips and a commit each. Each record still
- * sees its delivery's row as it is, locked, and a promise resolves only after the commit.
+ * Group commit for attempt records, on {@link TurnBatch}: the records submitted during one turn
+ * of the event loop (attempts that finished together) share one transaction — one row lock
+ * statement, one insert, one update and one commit instead of four round trips and a commit each.
+ * Each record still sees its delivery's row as it is, locked, and a promise resolves only after
+ * the commit.
  *
  * Each record is the dispatcher's decision (`AttemptRecording`) applied to the delivery as the
  * records before it in the batch left it. A record whose delivery vanished is refused alone. If the
  * transaction fails, every record of the batch is refused and none is stored; a deadlock with a
- * concurrent bulk update (a webhook deleted or disabled) is retried first.
+ * concurrent bulk update (a webhook deleted or disabled) is retried first (TurnBatch runs the
+ * whole transaction again).
  */
 export class AttemptRecorder {
-  private queue: Pending[] = [];
-  private scheduled = false;
+  private readonly batch: TurnBatch<Submitted, Outcome>;
 
   constructor(
-    private readonly pool: PostgresPool,
+    pool: PostgresPool,
     private readonly sql: { lockHealth: Statement; lockDeliveries: Statement; recordAttempts: Statement; setHealth: Statement; syncWebhooksActive: Statement },
-  ) {}
-
-  record(deliveryId: string, recording: AttemptRecording): Promise<RecordedAttempt> {
-    return new Promise((resolve, reject) => {
-      this.queue.push({ deliveryId, recording, resolve, reject });
-      if (!this.scheduled) {
-        this.scheduled = true;
-        setImmediate(() => void this.flush());
-      }
-    });
+  ) {
+    this.batch = new TurnBatch((batch) => withTransaction(pool, (client) => this.apply(client, batch)));
   }
 
-  private async flush(): Promise<void> {
-    this.scheduled = false;
-    const batch = this.queue;
-    this.queue = [];
-    try {
-      const outcomes = await this.commit(batch);
-      batch.forEach((pending, i) => {
-        const outcome = outcomes[i]!;
-        if (outcome.ok) pending.resolve(outcome.recorded);
-        else pending.reject(outcome.error);
-      });
-    } catch (error) {
-      for (const pending of batch) pending.reject(error instanceof Error ? error : new Error(String(error)));
-    }
-  }
-
-  private async commit(batch: Pending[]): Promise<Outcome[]> {
-    for (let tries = 1; ; tries++) {
-      try {
-        return await withTransaction(this.pool, (client) => this.apply(client, batch));
-      } catch (error) {
-        if (tries >= MAX_TRIES || !RETRYABLE.has((error as { code?: string }).code ?? '')) throw error;
-      }
-    }
+  async record(deliveryId: string, recording: AttemptRecording): Promise<RecordedAttempt> {
+    const outcome = await this.batch.submit({ deliveryId, recording });
+    if (!outcome.ok) throw outcome.error;
+    return outcome.recorded;
   }
 
   /**
@@ -82,7 +51,7 @@ export class AttemptRecorder {
    * (as a webhook's update locks it before its deliveries), so that batches never deadlock each
    * other or an update.
    */
-  private async apply(client: PostgresQueryable, batch: Pending[]): Promise<Outcome[]> {
+  private async apply(client: PostgresQueryable, batch: readonly Submitted[]): Promise<Outcome[]> {
     const state = { deliveries: await this.lockedDeliveries(client, batch), health: new Map<string, WebhookHealth>() };
     const webhookIds = [...new Set([...state.deliveries.values()].map((delivery) => delivery.webhook_id))].sort();
     state.health = await this.lockedHealth(client, webhookIds);
@@ -113,7 +82,7 @@ export class AttemptRecorder {
     return new Map(rows.map((row) => [row.id, toHealth(row)]));
   }
 
-  private async lockedDeliveries(client: PostgresQueryable, batch: Pending[]): Promise<Map<string, StoredDelivery>> {
+  private async lockedDeliveries(client: PostgresQueryable, batch: readonly Submitted[]): Promise<Map<string, StoredDelivery>> {
     const ids = [...new Set(batch.map((pending) => pending.deliveryId))].sort();
     const rows = (await run(client, this.sql.lockDeliveries, [ids])).rows as Record<string, unknown>[];
     return new Map(
@@ -126,7 +95,7 @@ export class AttemptRecorder {
 }
 
 /** One record applied to its delivery's state and its webhook's health as the batch has left them so far. */
-function next(state: { deliveries: Map<string, StoredDelivery>; health: Map<string, WebhookHealth> }, { deliveryId, recording }: Pending): RecordedAttempt {
+function next(state: { deliveries: Map<string, StoredDelivery>; health: Map<string, WebhookHealth> }, { deliveryId, recording }: Submitted): RecordedAttempt {
   const delivery = state.deliveries.get(deliveryId);
   if (!delivery) throw new Error(`Delivery ${deliveryId} vanished while an attempt was made`);
   const health = state.health.get(delivery.webhook_id);

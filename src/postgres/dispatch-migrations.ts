@@ -109,5 +109,11 @@ export const DISPATCH_MIGRATIONS: MigrationSet = {
       PRIMARY KEY (webhook_id, event_id)
     );
     `,
+    // 3 and 4 keep the numbering in step with SQLite, so that from version 4 on a version is the
+    // same schema on both backends: SQLite's version 2 (the webhook's status on its deliveries)
+    // was part of version 1 here and its version 3 is version 2 here; its version 4 (the
+    // attempts' uniqueness) is in version 1 here. Nothing to do.
+    `-- In step with SQLite's version 3: nothing to do here.`,
+    `-- In step with SQLite's version 4 (UNIQUE (delivery_id, attempt_number)): in version 1 here.`,
   ],
 };

@@ -1,26 +1,19 @@
 import type { EventType } from '../events/catalog.js';
-import { ATTEMPT_FIELDS, DELIVERY_FIELDS } from '../dispatcher/delivery-fields.js';
-import { AS_IS, rowMapping, type BackendCodecs } from '../dispatcher/fields.js';
-import { WEBHOOK_FIELDS, WEBHOOK_TIME_FIELDS } from '../dispatcher/webhook-fields.js';
-import type { DeliveryJob, StoredEvent, StoredWebhook } from '../dispatcher/store.js';
-import { int8, nullableInt8, readInt8, readNullableInt8 } from './int8.js';
-import { decodeText, encodeText } from './text-codec.js';
+import { ATTEMPT_FIELDS, DELIVERY_FIELDS } from '../ports/delivery-fields.js';
+import { rowMapping } from '../ports/fields.js';
+import { WEBHOOK_FIELDS } from '../ports/webhook-fields.js';
+import { POSTGRES_CODECS } from './codecs.js';
+import type { DeliveryJob, StoredEvent, StoredWebhook } from '../ports/dispatch-store.js';
+import { readInt8 } from './int8.js';
 
 /* Rows as pg returns them (bigint as text, json parsed, boolean as boolean) → the store's records. */
 
-const POSTGRES_CODECS: BackendCodecs = {
-  value: AS_IS,
-  integer: AS_IS,
-  flag: AS_IS,
-  time: { read: (stored, column) => readInt8(stored, column), write: (ms, column) => int8(ms as number, column) },
-  // A receiver's answer may hold what PostgreSQL text cannot (U+0000): stored escaped.
-  text: { read: (stored) => decodeText(stored as string), write: (text) => encodeText(text as string) },
-};
-
 export const deliveryRows = rowMapping(DELIVERY_FIELDS, POSTGRES_CODECS);
 export const attemptRows = rowMapping(ATTEMPT_FIELDS, POSTGRES_CODECS);
+export const webhookRows = rowMapping(WEBHOOK_FIELDS, POSTGRES_CODECS);
 
-export type WebhookRow = Record<(typeof WEBHOOK_FIELDS)[number], unknown>;
+/** A registration's columns as pg returns them. */
+export type WebhookRow = Record<string, unknown>;
 
 export interface EventRow {
   id: string;
@@ -45,19 +38,10 @@ export type JobRow = Record<string, unknown> & {
   headers: unknown;
 };
 
-export function toWebhook(row: WebhookRow): StoredWebhook {
-  const webhook: Record<string, unknown> = { ...row, events: json(row.events), headers: json(row.headers) };
-  for (const field of WEBHOOK_TIME_FIELDS) webhook[field] = readNullableInt8(row[field], field);
-  return webhook as unknown as StoredWebhook;
-}
-
-/** A registration's values in the order of WEBHOOK_FIELDS, as the statements take them. */
+/** A registration's values in the order of `webhookRows.columns`, as the statements take them. */
 export function webhookValues(webhook: StoredWebhook): unknown[] {
-  return WEBHOOK_FIELDS.map((field) => {
-    const value = webhook[field];
-    if (field === 'events' || field === 'headers') return JSON.stringify(value);
-    return (WEBHOOK_TIME_FIELDS as readonly string[]).includes(field) ? nullableInt8(value as number | null, field) : value;
-  });
+  const row = webhookRows.write(webhook);
+  return webhookRows.columns.map((column) => row[column]);
 }
 
 export function toEvent(row: EventRow): StoredEvent {
@@ -75,11 +59,7 @@ export function toJob(row: JobRow): DeliveryJob {
       test: row.event_test,
       created_at: readInt8(row.event_created_at, 'event_created_at'),
     },
-    webhook: { id: row.webhook_id, url: row.url, secret: row.secret, headers: json(row.headers) as Record<string, string> },
+    webhook: { id: row.webhook_id, url: row.url, secret: row.secret, headers: POSTGRES_CODECS.json.read(row.headers, 'headers') as Record<string, string> },
   };
 }
 
-/** pg parses json columns; a pool with its own type parsers may hand over the text instead. */
-function json(value: unknown): unknown {
-  return typeof value === 'string' ? JSON.parse(value) : value;
-}

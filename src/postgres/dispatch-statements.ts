@@ -1,13 +1,13 @@
-import { ATTEMPT_FIELDS, DELIVERY_FIELDS, DELIVERY_STATE_FIELDS } from '../dispatcher/delivery-fields.js';
-import type { FieldKind, Fields } from '../dispatcher/fields.js';
-import type { AttemptQuery, DeliveryQuery } from '../dispatcher/store.js';
-import { HEALTH_FIELDS, WEBHOOK_FIELDS } from '../dispatcher/webhook-fields.js';
-import { attemptRows, deliveryRows } from './dispatch-rows.js';
+import { ATTEMPT_FIELDS, DELIVERY_FIELDS, DELIVERY_STATE_FIELDS } from '../ports/delivery-fields.js';
+import type { FieldKind, Fields } from '../ports/fields.js';
+import type { AttemptQuery, DeliveryQuery } from '../ports/dispatch-store.js';
+import { HEALTH_FIELDS } from '../ports/webhook-fields.js';
+import { attemptRows, deliveryRows, webhookRows } from './dispatch-rows.js';
 import { int8 } from './int8.js';
 import type { Prepare } from './statement.js';
 
 /* Columns by name, never `*`: prepared statements must keep their result shape across migrations. */
-const WEBHOOK_COLUMNS = WEBHOOK_FIELDS;
+const WEBHOOK_COLUMNS = webhookRows.columns;
 const EVENT_COLUMNS = ['id', 'type', 'payload', 'correlation_id', 'test', 'created_at'];
 /** The delivery's columns, and its position for ordering. */
 const DELIVERY_COLUMNS = ['seq', ...deliveryRows.columns];
@@ -15,7 +15,7 @@ const DELIVERY_COLUMNS = ['seq', ...deliveryRows.columns];
 export const STATE_COLUMNS = ['id', ...DELIVERY_STATE_FIELDS] as const;
 
 /** The SQL type of each kind of field, for the arrays a batch is sent in. */
-const SQL_TYPES: Readonly<Record<FieldKind, string>> = { value: 'text', integer: 'integer', time: 'bigint', flag: 'boolean', text: 'text' };
+const SQL_TYPES: Readonly<Record<FieldKind, string>> = { value: 'text', integer: 'integer', number: 'double precision', time: 'bigint', flag: 'boolean', text: 'text', json: 'json', bytes: 'bytea' };
 
 const columns = (names: readonly string[], alias?: string): string => names.map((name) => (alias ? `${alias}.${name}` : name)).join(', ');
 

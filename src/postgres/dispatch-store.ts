@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { parseOptions } from '../configuration.js';
-import type { DeliveryStatus } from '../dispatcher/statuses.js';
+import type { DeliveryStatus } from '../ports/dispatch-statuses.js';
 import type {
   AttemptQuery,
   AttemptRecording,
@@ -20,13 +20,13 @@ import type {
   QueueStats,
   WebhookActivity,
   WebhookChanges,
-} from '../dispatcher/store.js';
-import { claimRooms, rateTatAfter, type ClaimSubject } from '../dispatcher/claim-plan.js';
+} from '../ports/dispatch-store.js';
+import { claimRooms, rateTatAfter, type ClaimSubject } from '../ports/claim-plan.js';
 import { onceSucceeded } from '../once.js';
 import { parseArgument } from '../parse-argument.js';
 import { AttemptRecorder } from './attempt-recorder.js';
 import { DISPATCH_MIGRATIONS } from './dispatch-migrations.js';
-import { attemptRows, deliveryRows, toEvent, toJob, toWebhook, webhookValues, type EventRow, type JobRow, type WebhookRow } from './dispatch-rows.js';
+import { attemptRows, deliveryRows, toEvent, toJob, webhookRows, webhookValues, type EventRow, type JobRow, type WebhookRow } from './dispatch-rows.js';
 import { attemptWhere, dispatchStatements, Parameters, whereOf } from './dispatch-statements.js';
 import { int8, nullableInt8, readInt8, readNullableInt8 } from './int8.js';
 import { migrate } from './migrations.js';
@@ -109,11 +109,11 @@ class PostgresDispatchStore implements DispatchStore {
 
   async getWebhook(id: string): Promise<StoredWebhook | undefined> {
     const [row] = await this.rows<WebhookRow>(this.sql.getWebhook, [id]);
-    return row && toWebhook(row);
+    return row && webhookRows.read(row);
   }
 
   async listWebhooks(): Promise<StoredWebhook[]> {
-    return (await this.rows<WebhookRow>(this.sql.listWebhooks, [])).map(toWebhook);
+    return (await this.rows<WebhookRow>(this.sql.listWebhooks, [])).map((row) => webhookRows.read(row));
   }
 
   async updateWebhook(id: string, changes: WebhookChanges, now: number): Promise<StoredWebhook | undefined> {
@@ -121,7 +121,7 @@ class PostgresDispatchStore implements DispatchStore {
     return withTransaction(this.pool, async (client) => {
       const [row] = (await run(client, this.sql.lockWebhook, [id])).rows as WebhookRow[];
       if (!row) return undefined;
-      const current = toWebhook(row);
+      const current = webhookRows.read(row);
       const next = { ...current, ...changes, updated_at: now };
       await run(client, this.sql.writeWebhook, webhookValues(next));
       // A statement of its own, so that it sees the deliveries of an insertEvent it waited for (see insertEvent's lock).

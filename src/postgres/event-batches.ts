@@ -1,4 +1,4 @@
-import type { ClaimResult } from '../store/types.js';
+import type { ClaimResult } from '../ports/idempotency-store.js';
 import { readInt8, readNullableInt8 } from './int8.js';
 import type { PostgresPool } from './pool.js';
 import { run, type Prepare } from './statement.js';

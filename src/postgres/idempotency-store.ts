@@ -1,11 +1,11 @@
-import { offerEventRecords } from '../store/event-records.js';
+import { offerEventRecords } from '../ports/event-records.js';
 import { postgresEventRecords } from './event-records.js';
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { parseOptions } from '../configuration.js';
 import { onceSucceeded } from '../once.js';
 import { parseArgument } from '../parse-argument.js';
-import { retentionShape } from '../store/options.js';
+import { retentionShape } from '../ports/store-options.js';
 import {
   DEFAULT_RETENTION_MS,
   PRUNE_INTERVAL_MS,
@@ -13,7 +13,7 @@ import {
   type ClaimResult,
   type IdempotencyStore,
   type StoreOptions,
-} from '../store/types.js';
+} from '../ports/idempotency-store.js';
 import { eventBatches } from './event-batches.js';
 import { int8 } from './int8.js';
 import { migrate } from './migrations.js';

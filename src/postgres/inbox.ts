@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import type { EnqueueResult, InboxFilter, InboxInput, InboxStats, InboxStore } from '../store/inbox.js';
-import { DEFAULT_INBOX_LIST_LIMIT, headersColumn, inboxStats, INBOX_COLUMNS, toClaimed, toInboxEvent, type InboxRow } from '../store/inbox-rows.js';
-import { int8, readInt8, readNullableInt8 } from './int8.js';
+import type { EnqueueResult, InboxFilter, InboxInput, InboxStats, InboxStore } from '../ports/inbox.js';
+import { rowMapping } from '../ports/fields.js';
+import { DEFAULT_INBOX_LIST_LIMIT, headersColumn, inboxStats, INBOX_COLUMNS, INBOX_FIELDS, toClaimed, toInboxEvent, type InboxRow } from '../ports/inbox-rows.js';
+import { POSTGRES_CODECS } from './codecs.js';
+import { int8, readNullableInt8 } from './int8.js';
 import type { PostgresQueryable } from './pool.js';
 import { run, type Prepare, type Statement } from './statement.js';
-import { decodeNullableText, decodeText, encodeNullableText, encodeText } from './text-codec.js';
+import { encodeNullableText, encodeText } from './text-codec.js';
 import { recordVersionSql, versionValues } from './versions.js';
 
 // As on SQLite, two reads that each walk the (status, next_attempt_at) index and stop at the limit.
@@ -140,25 +142,13 @@ export function postgresInbox(pool: PostgresQueryable, schema: string, { ready, 
   };
 }
 
-type RawRow = Omit<InboxRow, 'received_at' | 'event_created' | 'next_attempt_at' | 'completed_at'> & {
-  received_at: unknown;
-  event_created: unknown;
-  next_attempt_at: unknown;
-  completed_at: unknown;
-};
+const inboxRows = rowMapping(INBOX_FIELDS, POSTGRES_CODECS);
+
+/** A row as pg returns it. */
+type RawRow = Record<string, unknown>;
 
 function fromRaw(row: RawRow): InboxRow {
-  return {
-    ...row,
-    event_id: decodeText(row.event_id),
-    ordering_key: decodeNullableText(row.ordering_key),
-    // A handler's own error message: any text, U+0000 included.
-    last_error_message: decodeNullableText(row.last_error_message),
-    received_at: readInt8(row.received_at, 'received_at'),
-    event_created: readInt8(row.event_created, 'event_created'),
-    next_attempt_at: readInt8(row.next_attempt_at, 'next_attempt_at'),
-    completed_at: readNullableInt8(row.completed_at, 'completed_at'),
-  };
+  return inboxRows.read(row);
 }
 
 function prefixed(alias: string): string {

@@ -2,13 +2,12 @@ import { z } from 'zod';
 import { numberIn } from '../configuration.js';
 import { DEFAULT_POSTGRES_SCHEMA, POSTGRES_PROTOCOLS } from './defaults.js';
 import type { CheckedConnectionOptions, PostgresPool } from './pool.js';
+import { MAX_TIMER_MS } from '../timers.js';
 
 const URL_EXAMPLE = 'postgres://user:password@host:5432/database';
 /** A plain identifier: no quoting surprises, within PostgreSQL's 63-byte limit. */
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 const IDENTIFIER_RULE = 'must be a PostgreSQL identifier: a letter or _, then letters, digits or _, at most 63';
-/** Node's timers overflow above this. */
-const MAX_TIMER_MS = 2_147_483_647;
 
 /**
  * The first argument of a PostgreSQL factory: a `postgres://` URL or a pool. The reasons never

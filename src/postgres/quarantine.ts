@@ -1,25 +1,19 @@
 import { newId } from '../ids.js';
-import { quarantineKey } from '../store/quarantine-key.js';
-import type { QuarantinedEvent, QuarantineInput, QuarantineStore } from '../store/types.js';
-import { int8, readInt8 } from './int8.js';
+import { quarantineKey } from '../ports/quarantine-key.js';
+import { rowMapping, toPublicRecord } from '../ports/fields.js';
+import type { QuarantineInput, QuarantineStore } from '../ports/idempotency-store.js';
+import { QUARANTINE_FIELDS, type QuarantinedEvent } from '../ports/quarantine-fields.js';
+import { POSTGRES_CODECS } from './codecs.js';
+import { int8 } from './int8.js';
 import type { PostgresQueryable } from './pool.js';
 import { run, type Prepare, type Statement } from './statement.js';
-import { decodeNullableText, decodeText, encodeNullableText, encodeText } from './text-codec.js';
+import { encodeNullableText, encodeText } from './text-codec.js';
 
-interface QuarantineRow {
-  id: string;
-  reason: QuarantinedEvent['reason'];
-  event_id: string | null;
-  event_type: string | null;
-  error_code: string;
-  error_message: string;
-  raw_body: Buffer;
-  first_received_at: unknown;
-  last_received_at: unknown;
-  deliveries: number;
-}
+const quarantineRows = rowMapping(QUARANTINE_FIELDS, POSTGRES_CODECS);
+const COLUMNS = quarantineRows.columns.join(', ');
 
-const COLUMNS = `id, reason, event_id, event_type, error_code, error_message, raw_body, first_received_at, last_received_at, deliveries`;
+/** A row as pg returns it. */
+type QuarantineRow = Record<string, unknown>;
 
 /**
  * Quarantined payloads in PostgreSQL, keyed like every store's (event id, or the body's hash): a
@@ -73,16 +67,5 @@ export function postgresQuarantine(pool: PostgresQueryable, table: string, { rea
 }
 
 function toEntry(row: QuarantineRow): QuarantinedEvent {
-  return {
-    id: row.id,
-    reason: row.reason,
-    event_id: decodeNullableText(row.event_id),
-    event_type: decodeNullableText(row.event_type),
-    error_code: decodeText(row.error_code),
-    error_message: decodeText(row.error_message),
-    raw_body: row.raw_body,
-    first_received_at: new Date(readInt8(row.first_received_at, 'first_received_at')).toISOString(),
-    last_received_at: new Date(readInt8(row.last_received_at, 'last_received_at')).toISOString(),
-    deliveries: row.deliveries,
-  };
+  return toPublicRecord(QUARANTINE_FIELDS, quarantineRows.read(row));
 }

@@ -68,5 +68,8 @@ export const STORE_MIGRATIONS: MigrationSet = {
     );
     CREATE INDEX acct_webhook_object_versions_updated ON acct_webhook_object_versions (updated_at);
     `,
+    // 3: in step with SQLite's version 3, which made its tables STRICT: PostgreSQL's columns are
+    // typed already. Nothing to do.
+    `-- In step with SQLite's version 3 (STRICT tables): PostgreSQL's columns are typed already.`,
   ],
 };

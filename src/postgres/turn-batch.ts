@@ -6,16 +6,16 @@ interface Pending<I, O> {
   reject: (error: Error) => void;
 }
 
-/** SQLSTATEs after which a statement that was rolled back may simply run again. */
+/** SQLSTATEs after which a statement or transaction that was rolled back may simply run again. */
 const RETRYABLE = new Set(['40P01', '40001']); // deadlock_detected, serialization_failure
 const MAX_TRIES = 3;
 
 /**
  * Collects the items submitted during one turn of the event loop and runs them with one call of
- * `run` (one statement for all of them instead of a round trip each). `run` answers one outcome
- * per item, in order. If it fails, every item of the batch is rejected with that error: a batch
- * is one statement, so nothing of it was stored. A deadlock or serialization failure is tried
- * again first (the statement was rolled back as a whole).
+ * `run` (one statement, or one transaction, for all of them instead of a round trip each). `run`
+ * answers one outcome per item, in order. If it fails, every item of the batch is rejected with
+ * that error: a batch is one statement or one transaction, so nothing of it was stored. A
+ * deadlock or serialization failure is tried again first (it was rolled back as a whole).
  */
 export class TurnBatch<I, O> {
   private readonly queue = new TurnQueue<Pending<I, O>>((batch) => this.flush(batch));

@@ -1,4 +1,4 @@
-import type { ObjectVersion, ObjectVersions } from '../store/versions.js';
+import type { ObjectVersion, ObjectVersions } from '../ports/versions.js';
 import { int8, readInt8 } from './int8.js';
 import type { PostgresQueryable } from './pool.js';
 import { run, type Prepare } from './statement.js';

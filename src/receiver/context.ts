@@ -2,10 +2,10 @@ import type { WebhookEvent } from '../events/schemas.js';
 import type { Logger } from '../logger.js';
 import { redactingLogger } from '../redacting-logger.js';
 import type { RawPayload } from '../signature.js';
-import type { AtomicEffect } from '../store/types.js';
+import type { AtomicEffect } from '../ports/sqlite-database.js';
 import { ConfigurationError } from '../errors.js';
-import type { IdempotencyStore } from '../store/types.js';
-import type { ObjectVersion } from '../store/versions.js';
+import type { IdempotencyStore } from '../ports/idempotency-store.js';
+import type { ObjectVersion } from '../ports/versions.js';
 import type { Inbound } from './inbound.js';
 
 /** What a handler gets besides the event. */

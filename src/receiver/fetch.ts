@@ -1,5 +1,6 @@
 import type { WebhookSecret } from '../signature.js';
 import { ReceiverError } from './errors.js';
+import { openDefaultReceiverStore } from '../defaults/stores.js';
 import { resolveHandlerOptions, type WebhookHandlerOptions } from './options.js';
 import { buildReceiver, type Receiver } from './receive.js';
 import type { WebhookResponse } from './answers.js';
@@ -21,7 +22,7 @@ export type FetchWebhookHandler = ((request: Request) => Promise<Response>) & {
  * export const POST = handler;
  */
 export function fetchHandler(options: WebhookSecret | WebhookHandlerOptions): FetchWebhookHandler {
-  const { receiver: resolved, body } = resolveHandlerOptions(options, 'fetchHandler');
+  const { receiver: resolved, body } = resolveHandlerOptions(options, 'fetchHandler', openDefaultReceiverStore);
   const receiver = buildReceiver(resolved);
   const handler = async (request: Request): Promise<Response> => {
     const rawBody = request.method === 'POST' ? readLimited(request, body.maxBodyBytes) : '';

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { numberIn } from '../configuration.js';
 import { ConfigurationError } from '../errors.js';
+import { MAX_TIMER_MS } from '../timers.js';
 
 /** Inbox mode's options (`inbox: true` takes the defaults). */
 export interface InboxOptions {
@@ -42,16 +43,14 @@ export const DEFAULT_INBOX_CLOSE_TIMEOUT_MS = 10_000;
 /** Inbox settings after defaults; internal. */
 export type InboxSettings = Required<{ [K in keyof InboxOptions]: NonNullable<InboxOptions[K]> }>;
 
-const MAX_TIMER_MS = 2_147_483_647;
-
 export const inboxShape = z.union(
   [
     z.boolean(),
     z.strictObject({
       concurrency: numberIn(1, 10_000, { integer: true }).optional(),
-      handlerTimeoutMs: numberIn(1, MAX_TIMER_MS).optional(),
+      handlerTimeoutMs: numberIn(1, MAX_TIMER_MS, { integer: true }).optional(),
       leaseMs: numberIn(1, Number.MAX_SAFE_INTEGER).optional(),
-      retryDelaysMs: z.array(numberIn(0, MAX_TIMER_MS), { error: 'must be an array of waits in milliseconds' }).readonly().optional(),
+      retryDelaysMs: z.array(numberIn(0, MAX_TIMER_MS, { integer: true }), { error: 'must be an array of waits in milliseconds' }).readonly().optional(),
       pollIntervalMs: numberIn(1, MAX_TIMER_MS).optional(),
       closeTimeoutMs: numberIn(0, MAX_TIMER_MS).optional(),
     }),

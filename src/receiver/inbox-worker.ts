@@ -2,7 +2,7 @@ import { contained } from '../contained.js';
 import { isAcctWebhookError } from '../errors.js';
 import { parseEvent } from '../events/parse.js';
 import type { WebhookEvent } from '../events/schemas.js';
-import type { ClaimedInboxEvent, InboxStore } from '../store/inbox.js';
+import type { ClaimedInboxEvent, InboxStore } from '../ports/inbox.js';
 import { handlerContext, type HandlerRun } from './context.js';
 import { ReceiverError, WebhookHandlerError } from './errors.js';
 import { reportFailure, withinBudget } from './handlers-run.js';

@@ -1,10 +1,11 @@
 import { z } from 'zod';
 import { numberIn, parseOptions } from '../configuration.js';
 import { ConfigurationError } from '../errors.js';
-import { INBOX_STATUSES, type InboxEvent, type InboxFilter, type InboxPurge, type InboxStats, type InboxStore } from '../store/inbox.js';
-import type { IdempotencyStore } from '../store/types.js';
+import { INBOX_STATUSES, type InboxEvent, type InboxFilter, type InboxPurge, type InboxStats, type InboxStore } from '../ports/inbox.js';
+import type { IdempotencyStore } from '../ports/idempotency-store.js';
 import { ReceiverError } from './errors.js';
 import type { InboxWorker } from './inbox-worker.js';
+import { MAX_TIMER_MS } from '../timers.js';
 
 /** `drain()` gives up after this long by default, so a test never hangs on an event that keeps failing. */
 export const DEFAULT_DRAIN_TIMEOUT_MS = 30_000;
@@ -51,7 +52,7 @@ const purgeSchema = z.strictObject({
   status: z.enum(['done', 'dead'], { error: "must be 'done' or 'dead': pending and running events cannot be purged" }),
   before: z.union([z.date(), z.number()], { error: 'must be a Date or ms since the epoch' }).optional(),
 });
-const drainSchema = z.strictObject({ timeoutMs: numberIn(1, 2_147_483_647).optional() });
+const drainSchema = z.strictObject({ timeoutMs: numberIn(1, MAX_TIMER_MS).optional() });
 
 /** The inbox API over a store's inbox; `worker` is there in inbox mode. */
 export function inboxApi(store: IdempotencyStore, clock: () => number, worker: InboxWorker | undefined): Inbox {

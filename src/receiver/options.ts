@@ -3,14 +3,14 @@ import { callable, instanceOf, numberIn, parseOptions } from '../configuration.j
 import { ConfigurationError } from '../errors.js';
 import { isLogger, resolveLogger, type Logger, type LoggerOption } from '../logger.js';
 import { DEFAULT_TOLERANCE_SECONDS, type WebhookSecret } from '../signature.js';
-import { DEFAULT_STORE_FILE, sqliteStore } from '../sqlite/idempotency-store.js';
-import type { IdempotencyStore } from '../store/types.js';
+import type { IdempotencyStore } from '../ports/idempotency-store.js';
 import { inboxSettings, inboxShape, type InboxOptions, type InboxSettings } from './inbox-options.js';
 import { orderingGuard, orderingShape, type OrderingGuard, type OrderingOptions } from './ordering.js';
 import { isMeter, type MetricsOptions } from '../metrics/meter.js';
 import { withReceiverMetrics } from '../metrics/receiver-metrics.js';
 import type { ReceiveOutcome } from './outcome.js';
 import { Webhooks } from './webhooks.js';
+import { MAX_TIMER_MS } from '../timers.js';
 
 /** The path `webhookHandler` and `nodeHandler` answer on when mounted with `app.use`. */
 export const DEFAULT_PATH = '/webhooks';
@@ -25,8 +25,6 @@ export const DEFAULT_HANDLER_TIMEOUT_MS = 25_000;
 export const DEFAULT_BODY_TIMEOUT_MS = 10_000;
 /** A claim outlives the handler budget by this much before another delivery may take it over. */
 export const LEASE_MARGIN_MS = 5_000;
-/** Node's timers overflow above this. */
-const MAX_TIMER_MS = 2_147_483_647;
 
 /** The options of the framework-free receiver, {@link createReceiver}. */
 export interface ReceiverOptions {
@@ -153,7 +151,7 @@ const receiverShape = {
   store: z.custom<IdempotencyStore>(isStore, { error: 'must be a store from sqliteStore(), memoryStore() or postgresStore()' }).optional(),
   database: z.string({ error: 'must be a SQLite file path' }).trim().min(1, { error: 'must be a SQLite file path' }).optional(),
   toleranceSeconds: numberIn(0, Number.MAX_SAFE_INTEGER).optional(),
-  handlerTimeoutMs: numberIn(1, MAX_TIMER_MS).optional(),
+  handlerTimeoutMs: numberIn(1, MAX_TIMER_MS, { integer: true }).optional(),
   logger: z.union([z.literal(false), z.custom<Logger>(isLogger)], { error: 'must be a logger (pino, or debug/info/warn/error/child) or false' }).optional(),
   onOutcome: callable<(outcome: ReceiveOutcome) => void>('(outcome) => void').optional(),
   legacySignature: z.boolean({ error: 'must be true or false' }).optional(),
@@ -178,15 +176,22 @@ const handlerSchema = z.strictObject({ ...receiverShape, ...bodyShape }).refine(
 
 type ParsedReceiverOptions = z.output<typeof receiverSchema>;
 
+/**
+ * Opens the store of a receiver given none (`database` is its option, when given). The entry
+ * points choose it (src/defaults/stores.ts): the receiver itself knows no backend.
+ */
+export type OpenDefaultStore = (database: string | undefined) => IdempotencyStore;
+
 /** Accepts `secret`, `[secret, previous]` or the options; checks them all when the factory runs. */
-export function resolveReceiverOptions(input: WebhookSecret | ReceiverOptions, subject: string): ResolvedReceiverOptions {
-  return withDefaults(parseOptions(receiverSchema, asOptions(input), subject));
+export function resolveReceiverOptions(input: WebhookSecret | ReceiverOptions, subject: string, openDefaultStore: OpenDefaultStore): ResolvedReceiverOptions {
+  return withDefaults(parseOptions(receiverSchema, asOptions(input), subject), openDefaultStore);
 }
 
 /** The adapters' options: the receiver's, and how to read the body. */
 export function resolveHandlerOptions(
   input: WebhookSecret | WebhookHandlerOptions,
   subject: string,
+  openDefaultStore: OpenDefaultStore,
 ): { receiver: ResolvedReceiverOptions; body: BodyOptions } {
   const { path, maxBodyBytes, bodyTimeoutMs, ...receiver } = parseOptions(handlerSchema, asOptions(input), subject);
   const body = {
@@ -194,14 +199,14 @@ export function resolveHandlerOptions(
     maxBodyBytes: maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
     bodyTimeoutMs: bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS,
   };
-  return { receiver: withDefaults(receiver), body };
+  return { receiver: withDefaults(receiver, openDefaultStore), body };
 }
 
 function asOptions(input: unknown): unknown {
   return typeof input === 'string' || Array.isArray(input) ? { secret: input } : input;
 }
 
-function withDefaults(options: ParsedReceiverOptions): ResolvedReceiverOptions {
+function withDefaults(options: ParsedReceiverOptions, openDefaultStore: OpenDefaultStore): ResolvedReceiverOptions {
   // Inbox mode has a budget of its own, 5 minutes by default, since no sender waits for it; a
   // top-level budget beside it would be ignored (or, taken over, cut the 5 minutes to the 25 s
   // a direct-mode setting was chosen for), so it is refused with the name to use.
@@ -231,7 +236,7 @@ function withDefaults(options: ParsedReceiverOptions): ResolvedReceiverOptions {
     clock: options.clock ?? Date.now,
     // Opened last, so that a bad option does not leave a file behind.
     ownsStore: options.store === undefined,
-    store: options.store ?? sqliteStore(options.database ?? DEFAULT_STORE_FILE),
+    store: options.store ?? openDefaultStore(options.database),
   };
 }
 

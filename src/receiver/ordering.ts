@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { callable } from '../configuration.js';
 import { EVENT_CATALOG, EVENT_GROUPS } from '../events/catalog.js';
 import type { WebhookEvent } from '../events/schemas.js';
-import { compareVersions, type ObjectVersion } from '../store/versions.js';
+import { compareVersions, type ObjectVersion } from '../ports/versions.js';
 
 /**
  * The ordering guard's options (`ordering: true` takes the defaults).

@@ -1,6 +1,6 @@
 import { WebhookValidationError } from '../errors.js';
 import type { RawPayload } from '../signature.js';
-import type { QuarantineInput } from '../store/types.js';
+import type { QuarantineInput } from '../ports/idempotency-store.js';
 import { acknowledged, failed, type WebhookResponse } from './answers.js';
 import { ReceiverError } from './errors.js';
 import { toBuffer } from './context.js';

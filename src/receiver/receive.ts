@@ -2,21 +2,21 @@ import { contained } from '../contained.js';
 import { isAcctWebhookError, WebhookValidationError, WebhookVerificationError } from '../errors.js';
 import { parseEvent } from '../events/parse.js';
 import type { WebhookEvent } from '../events/schemas.js';
-import type { RawPayload, WebhookSecret } from '../signature.js';
-import type { IdempotencyStore } from '../store/types.js';
+import type { RawPayload } from '../signature.js';
+import type { IdempotencyStore } from '../ports/idempotency-store.js';
 import { acknowledged, failed, type WebhookResponse } from './answers.js';
 import { handlerContext, lazyBuffer } from './context.js';
 import { ReceiverError } from './errors.js';
 import type { HeadersInput } from './headers.js';
 import { runHandlers } from './handlers-run.js';
-import { LEASE_MARGIN_MS, resolveReceiverOptions, type ReceiverOptions, type ResolvedReceiverOptions } from './options.js';
+import { LEASE_MARGIN_MS, type ResolvedReceiverOptions } from './options.js';
 import { logOutcome, type OutcomeFields, type ReceiveOutcome } from './outcome.js';
 import { quarantine } from './quarantine.js';
 import type { Inbound } from './inbound.js';
 import { inboxApi, type Inbox } from './inbox.js';
 import { InboxWorker } from './inbox-worker.js';
 import { queueing } from './queueing.js';
-import type { ObjectVersion } from '../store/versions.js';
+import type { ObjectVersion } from '../ports/versions.js';
 import type { OrderingGuard } from './ordering.js';
 import type { ReceiverRuntime } from './runtime.js';
 import { verifyRequest, type VerifiedRequest } from './verify-request.js';
@@ -60,19 +60,6 @@ export interface Receiver {
    * store you passed is yours to close.
    */
   close(): Promise<void>;
-}
-
-/**
- * The framework-free receiver: verify → parse → claim the event id → run the handlers →
- * complete or release → answer. Adapters (Express, node:http, Fetch) only read the body and
- * write the answer; build one receiver when your app starts, never per request.
- *
- * @example
- * const receiver = createReceiver({ secret: process.env.WEBHOOK_SECRET!, handlers, store: memoryStore() });
- * const { status, headers, body } = await receiver.receive({ rawBody, headers: request.headers, method: 'POST' });
- */
-export function createReceiver(options: WebhookSecret | ReceiverOptions): Receiver {
-  return buildReceiver(resolveReceiverOptions(options, 'createReceiver'));
 }
 
 /** Builds a receiver from resolved options (the adapters resolve their own, then call this). */

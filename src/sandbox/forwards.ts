@@ -1,6 +1,6 @@
 import type { DeliveryAttempt } from '../dispatcher/records.js';
 import type { SendResult } from '../dispatcher/sender.js';
-import type { AttemptErrorKind } from '../dispatcher/statuses.js';
+import type { AttemptErrorKind } from '../ports/dispatch-statuses.js';
 import type { SqliteConnection } from '../sqlite/driver.js';
 
 /** What the fault proxy saw of one attempt at the receiver. */

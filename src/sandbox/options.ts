@@ -7,6 +7,7 @@ import { isLogger, type LoggerOption } from '../logger.js';
 import { faultsInput, type FaultsInput } from './faults.js';
 import { PLAN_LIMITS_PER_MINUTE, type SandboxPlan } from './http/rate-limit.js';
 import type { SandboxWebhookStatusChange } from './webhook-status.js';
+import { MAX_TIMER_MS } from '../timers.js';
 
 /** The options of `createSandbox()`; every one is checked when it runs. */
 export interface SandboxOptions {
@@ -69,7 +70,7 @@ const sandboxOptions = z.strictObject({
   apiKey: z.string().regex(/^sk_test_[A-Za-z0-9_]{8,}$/, { error: 'must be a test key: sk_test_ and at least 8 letters or digits' }).optional(),
   plan: z.enum(Object.keys(PLAN_LIMITS_PER_MINUTE) as [SandboxPlan, ...SandboxPlan[]], { error: `must be one of ${Object.keys(PLAN_LIMITS_PER_MINUTE).join(', ')}` }).default('pro'),
   faults: faultsInput.default(faultsInput.parse({})),
-  deliveryTimeoutMs: numberIn(1, 2_147_483_647).default(DELIVERY_TIMEOUT_MS),
+  deliveryTimeoutMs: numberIn(1, MAX_TIMER_MS).default(DELIVERY_TIMEOUT_MS),
   startAt: time.optional(),
   logger: z.union([z.literal(false), z.custom<Exclude<LoggerOption, false>>(isLogger)], { error: 'must be a logger (debug, info, warn, error, child) or false' }).default(false),
   resolveHost: callable<ResolveHost>('(hostname) => Promise<string[]>').optional(),

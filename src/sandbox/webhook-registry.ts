@@ -1,5 +1,5 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import type { Dispatcher } from '../dispatcher/dispatcher.js';
+import type { Dispatcher } from '../defaults/dispatcher.js';
 import { DispatcherError, InvalidUrlError } from '../dispatcher/errors.js';
 import type { WebhookRegistration, WebhookStatus } from '../dispatcher/records.js';
 import type { EventPattern } from '../events/catalog.js';

@@ -1,5 +1,5 @@
 import type { WebhookRegistration } from '../dispatcher/records.js';
-import type { DisabledReason } from '../dispatcher/statuses.js';
+import type { DisabledReason } from '../ports/dispatch-statuses.js';
 
 /**
  * A webhook of the sandbox was disabled or made active again: by the disable rule (every attempt

@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import { numberIn } from '../configuration.js';
 import { ConfigurationError } from '../errors.js';
-import type { SqliteDatabase } from './database.js';
+import type { SqliteDatabase } from '../ports/sqlite-database.js';
 import { loadSqliteDriver, type SqliteConnection } from './driver.js';
+import { MAX_TIMER_MS } from '../timers.js';
 
 /** How long a write waits for another process's lock before failing; one value for every SQLite store. */
 export const SQLITE_BUSY_TIMEOUT_MS = 5_000;
@@ -25,7 +26,7 @@ export interface SqliteConnectionOptions {
 /** The zod shape of {@link SqliteConnectionOptions}, for the factories' option schemas. */
 export const sqliteConnectionShape = {
   synchronous: z.enum(['NORMAL', 'FULL'], { error: "must be 'NORMAL' or 'FULL'" }).optional(),
-  busyTimeoutMs: numberIn(0, 2_147_483_647, { integer: true }).optional(),
+  busyTimeoutMs: numberIn(0, MAX_TIMER_MS, { integer: true }).optional(),
 };
 
 /** The first argument of a SQLite factory: a file name, or a better-sqlite3 Database the application opened. */

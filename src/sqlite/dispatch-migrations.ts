@@ -121,5 +121,11 @@ export const DISPATCH_MIGRATIONS: MigrationSet = {
       PRIMARY KEY (webhook_id, event_id)
     ) STRICT, WITHOUT ROWID;
     `,
+    // 4: an attempt's number is unique per delivery, as on PostgreSQL (its version 1): the
+    // dispatcher numbers attempts under the delivery's lock, and a number used twice would be a
+    // bug, refused here. From this version on, version n is the same schema on both backends.
+    `
+    CREATE UNIQUE INDEX dispatch_attempts_number ON dispatch_attempts (delivery_id, attempt_number);
+    `,
   ],
 };

@@ -1,23 +1,15 @@
 import type { EventType } from '../events/catalog.js';
-import { ATTEMPT_FIELDS, DELIVERY_FIELDS } from '../dispatcher/delivery-fields.js';
-import { AS_IS, rowMapping, type BackendCodecs } from '../dispatcher/fields.js';
-import type { DeliveryJob, StoredEvent, StoredWebhook } from '../dispatcher/store.js';
-import { WEBHOOK_FIELDS } from '../dispatcher/webhook-fields.js';
+import { ATTEMPT_FIELDS, DELIVERY_FIELDS } from '../ports/delivery-fields.js';
+import { rowMapping } from '../ports/fields.js';
+import type { DeliveryJob, StoredEvent } from '../ports/dispatch-store.js';
+import { WEBHOOK_FIELDS } from '../ports/webhook-fields.js';
+import { SQLITE_CODECS } from './codecs.js';
 
 /* Rows as better-sqlite3 returns them (flags as 0 or 1, lists as JSON text) → the store's records. */
 
-const SQLITE_CODECS: BackendCodecs = {
-  value: AS_IS,
-  integer: AS_IS,
-  time: AS_IS,
-  text: AS_IS,
-  flag: { read: (stored) => stored === 1, write: (flag) => (flag ? 1 : 0) },
-};
-
 export const deliveryRows = rowMapping(DELIVERY_FIELDS, SQLITE_CODECS);
 export const attemptRows = rowMapping(ATTEMPT_FIELDS, SQLITE_CODECS);
-
-export type WebhookRow = Omit<StoredWebhook, 'events' | 'headers'> & { events: string; headers: string };
+export const webhookRows = rowMapping(WEBHOOK_FIELDS, SQLITE_CODECS);
 
 export interface EventRow {
   id: string;
@@ -42,21 +34,12 @@ export type JobRow = Record<string, unknown> & {
   headers: string;
 };
 
-export const WEBHOOK_COLUMNS = WEBHOOK_FIELDS.join(', ');
+export const WEBHOOK_COLUMNS = webhookRows.columns.join(', ');
 export const EVENT_COLUMNS = 'id, type, payload, correlation_id, test, created_at';
 /** What a job reads besides the delivery's own columns. */
 export const JOB_COLUMNS = 'e.payload, e.test AS event_test, e.created_at AS event_created_at, w.url, w.secret, w.headers';
 
 export const bit = (flag: boolean): number => (flag ? 1 : 0);
-
-/** A registration's columns as the statements take them (lists as JSON). */
-export function webhookRow(webhook: StoredWebhook): WebhookRow {
-  return { ...webhook, events: JSON.stringify(webhook.events), headers: JSON.stringify(webhook.headers) };
-}
-
-export function toWebhook(row: WebhookRow): StoredWebhook {
-  return { ...row, events: JSON.parse(row.events) as string[], headers: JSON.parse(row.headers) as Record<string, string> };
-}
 
 export function toEvent(row: EventRow): StoredEvent {
   return { ...row, test: row.test === 1 };

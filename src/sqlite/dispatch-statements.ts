@@ -1,9 +1,12 @@
-import { DELIVERY_STATE_FIELDS } from '../dispatcher/delivery-fields.js';
-import type { AttemptQuery, DeliveryQuery } from '../dispatcher/store.js';
-import type { ClaimSubject } from '../dispatcher/claim-plan.js';
-import type { WebhookHealth } from '../dispatcher/store.js';
-import { HEALTH_FIELDS, WEBHOOK_FIELDS } from '../dispatcher/webhook-fields.js';
-import { attemptRows, deliveryRows, EVENT_COLUMNS, JOB_COLUMNS, WEBHOOK_COLUMNS, type EventRow, type JobRow, type WebhookRow } from './dispatch-rows.js';
+import { DELIVERY_STATE_FIELDS } from '../ports/delivery-fields.js';
+import type { AttemptQuery, DeliveryQuery } from '../ports/dispatch-store.js';
+import type { ClaimSubject } from '../ports/claim-plan.js';
+import type { WebhookHealth } from '../ports/dispatch-store.js';
+import { HEALTH_FIELDS } from '../ports/webhook-fields.js';
+import { attemptRows, deliveryRows, EVENT_COLUMNS, JOB_COLUMNS, WEBHOOK_COLUMNS, webhookRows, type EventRow, type JobRow } from './dispatch-rows.js';
+
+/** A registration's columns as better-sqlite3 returns them. */
+type WebhookRow = Record<string, unknown>;
 import type { Statement } from 'better-sqlite3';
 import type { SqliteConnection } from './driver.js';
 
@@ -83,10 +86,10 @@ export interface DispatchStatements {
 /** The dispatch store's fixed statements, prepared once per connection. */
 export function prepareStatements(db: SqliteConnection): DispatchStatements {
   return {
-    insertWebhook: db.prepare(`INSERT INTO dispatch_webhooks (${WEBHOOK_COLUMNS}) VALUES (${named(WEBHOOK_FIELDS)})`),
+    insertWebhook: db.prepare(`INSERT INTO dispatch_webhooks (${WEBHOOK_COLUMNS}) VALUES (${named(webhookRows.columns)})`),
     getWebhook: db.prepare<[string], WebhookRow>(`SELECT ${WEBHOOK_COLUMNS} FROM dispatch_webhooks WHERE id = ? AND deleted_at IS NULL`),
     listWebhooks: db.prepare<[], WebhookRow>(`SELECT ${WEBHOOK_COLUMNS} FROM dispatch_webhooks WHERE deleted_at IS NULL ORDER BY created_at, rowid`),
-    updateWebhook: db.prepare(`UPDATE dispatch_webhooks SET ${assignments(WEBHOOK_FIELDS.filter((field) => field !== 'id'))} WHERE id = @id`),
+    updateWebhook: db.prepare(`UPDATE dispatch_webhooks SET ${assignments(webhookRows.columns.filter((field) => field !== 'id'))} WHERE id = @id`),
     syncWebhookActive: db.prepare<[number, string]>(`UPDATE dispatch_deliveries SET webhook_active = ? WHERE webhook_id = ? AND status = 'retrying'`),
     deleteWebhook: db.prepare<[number, string]>('UPDATE dispatch_webhooks SET deleted_at = ? WHERE id = ? AND deleted_at IS NULL'),
     endDeliveriesOfWebhook: db.prepare<[number, string]>(`UPDATE dispatch_deliveries

@@ -2,7 +2,7 @@ import type { Statement } from 'better-sqlite3';
 import { z } from 'zod';
 import { parseOptions } from '../configuration.js';
 import { parseArgument } from '../parse-argument.js';
-import type { DeliveryStatus } from '../dispatcher/statuses.js';
+import type { DeliveryStatus } from '../ports/dispatch-statuses.js';
 import type {
   AttemptQuery,
   AttemptRecording,
@@ -23,14 +23,14 @@ import type {
   WebhookActivity,
   WebhookChanges,
   WebhookHealth,
-} from '../dispatcher/store.js';
-import { sameHealth } from '../dispatcher/webhook-health.js';
-import { claimRooms, fairOrder, rateTatAfter, type ClaimCandidate, type ClaimSubject } from '../dispatcher/claim-plan.js';
+} from '../ports/dispatch-store.js';
+import { sameHealth } from '../ports/webhook-fields.js';
+import { claimRooms, fairOrder, rateTatAfter, type ClaimCandidate, type ClaimSubject } from '../ports/claim-plan.js';
 import { asPromise } from './as-promise.js';
 import { openConnection, sqliteConnectionShape, sqliteTarget, type SqliteConnectionOptions } from './connection.js';
-import type { SqliteDatabase } from './database.js';
+import type { SqliteDatabase } from '../ports/sqlite-database.js';
 import { DISPATCH_MIGRATIONS } from './dispatch-migrations.js';
-import { attemptRows, bit, deliveryRows, toEvent, toJob, toWebhook, webhookRow, type JobRow } from './dispatch-rows.js';
+import { attemptRows, bit, deliveryRows, toEvent, toJob, webhookRows, type JobRow } from './dispatch-rows.js';
 import { countDeliveriesSql, exportAttemptsSql, filter, listDeliveriesSql, prepareStatements, type DispatchStatements } from './dispatch-statements.js';
 import type { SqliteConnection } from './driver.js';
 import { GroupCommit } from './group-commit.js';
@@ -88,18 +88,18 @@ class SqliteDispatchStore implements DispatchStore {
   }
 
   insertWebhook(webhook: StoredWebhook): Promise<void> {
-    return asPromise(() => void this.statements.insertWebhook.run(webhookRow(webhook)));
+    return asPromise(() => void this.statements.insertWebhook.run(webhookRows.write(webhook)));
   }
 
   getWebhook(id: string): Promise<StoredWebhook | undefined> {
     return asPromise(() => {
       const row = this.statements.getWebhook.get(id);
-      return row && toWebhook(row);
+      return row && webhookRows.read(row);
     });
   }
 
   listWebhooks(): Promise<StoredWebhook[]> {
-    return asPromise(() => this.statements.listWebhooks.all().map(toWebhook));
+    return asPromise(() => this.statements.listWebhooks.all().map((row) => webhookRows.read(row)));
   }
 
   updateWebhook(id: string, changes: WebhookChanges, now: number): Promise<StoredWebhook | undefined> {
@@ -108,8 +108,8 @@ class SqliteDispatchStore implements DispatchStore {
         .transaction(() => {
           const row = this.statements.getWebhook.get(id);
           if (!row) return undefined;
-          const next = { ...toWebhook(row), ...changes, updated_at: now };
-          this.statements.updateWebhook.run(webhookRow(next));
+          const next = { ...webhookRows.read(row), ...changes, updated_at: now };
+          this.statements.updateWebhook.run(webhookRows.write(next));
           if (changes.status !== undefined) this.statements.syncWebhookActive.run(bit(next.status === 'active'), id);
           return next;
         })

@@ -1,18 +1,15 @@
-import type { EventRecord, EventRecordQuery, EventRecords, EventRecordState } from '../store/event-records.js';
+import { EVENT_RECORD_FIELDS, toEventRecord, type EventRecord, type EventRecordQuery, type EventRecords } from '../ports/event-records.js';
+import { rowMapping } from '../ports/fields.js';
+import { SQLITE_CODECS } from './codecs.js';
 import { asPromise } from './as-promise.js';
 import type { SqliteConnection } from './driver.js';
 
-interface Row {
-  event_id: string;
-  event_type: string | null;
-  state: EventRecordState;
-  first_seen_at: number;
-  completed_at: number | null;
-  lease_until: number;
-  claims: number;
-}
+const eventRecordRows = rowMapping(EVENT_RECORD_FIELDS, SQLITE_CODECS);
+const COLUMNS = eventRecordRows.columns.join(', ');
 
-const COLUMNS = 'event_id, event_type, state, first_seen_at, completed_at, lease_until, claims';
+/** A row as the driver returns it. */
+type Row = Record<string, unknown>;
+
 
 /** The idempotency records of a SQLite store, newest first (rows are appended in arrival order). */
 export function sqliteEventRecords(db: SqliteConnection): EventRecords {
@@ -28,13 +25,5 @@ export function sqliteEventRecords(db: SqliteConnection): EventRecords {
 }
 
 function toRecord(row: Row): EventRecord {
-  return {
-    event_id: row.event_id,
-    event_type: row.event_type,
-    state: row.state,
-    first_seen_at: new Date(row.first_seen_at).toISOString(),
-    completed_at: row.completed_at === null ? null : new Date(row.completed_at).toISOString(),
-    lease_until: row.state === 'processing' ? new Date(row.lease_until).toISOString() : null,
-    claims: row.claims,
-  };
+  return toEventRecord(eventRecordRows.read(row));
 }

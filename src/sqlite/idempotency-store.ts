@@ -1,10 +1,10 @@
-import { offerEventRecords } from '../store/event-records.js';
+import { offerEventRecords } from '../ports/event-records.js';
 import { sqliteEventRecords } from './event-records.js';
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { parseOptions } from '../configuration.js';
 import { parseArgument } from '../parse-argument.js';
-import { retentionShape } from '../store/options.js';
+import { retentionShape } from '../ports/store-options.js';
 import {
   DEFAULT_RETENTION_MS,
   PRUNE_INTERVAL_MS,
@@ -12,18 +12,18 @@ import {
   type ClaimResult,
   type IdempotencyStore,
   type StoreOptions,
-} from '../store/types.js';
+} from '../ports/idempotency-store.js';
 import { asPromise } from './as-promise.js';
 import { backgroundCheckpoints } from './checkpoint.js';
 import { openConnection, sqliteConnectionShape, sqliteTarget, type SqliteConnectionOptions } from './connection.js';
-import type { SqliteDatabase } from './database.js';
+import type { SqliteDatabase } from '../ports/sqlite-database.js';
 import { GroupCommit } from './group-commit.js';
 import { migrate } from './migrations.js';
 import { sqliteInbox } from './inbox.js';
 import { sqliteQuarantine } from './quarantine.js';
 import { STORE_MIGRATIONS } from './store-migrations.js';
 import { sqliteVersions } from './versions.js';
-import type { CompleteOptions } from '../store/versions.js';
+import type { CompleteOptions } from '../ports/versions.js';
 
 export { DEFAULT_STORE_FILE } from './defaults.js';
 

@@ -1,10 +1,17 @@
 import { randomUUID } from 'node:crypto';
-import type { ClaimedInboxEvent, EnqueueResult, InboxCompletion, InboxFailure, InboxFilter, InboxInput, InboxStats, InboxStore } from '../store/inbox.js';
-import { DEFAULT_INBOX_LIST_LIMIT, insertedColumns, inboxStats, INBOX_COLUMNS, toClaimed, toInboxEvent, type InboxRow } from '../store/inbox-rows.js';
+import type { ClaimedInboxEvent, EnqueueResult, InboxCompletion, InboxFailure, InboxFilter, InboxInput, InboxStats, InboxStore } from '../ports/inbox.js';
+import { rowMapping } from '../ports/fields.js';
+import { DEFAULT_INBOX_LIST_LIMIT, insertedColumns, inboxStats, INBOX_COLUMNS, INBOX_FIELDS, toClaimed, toInboxEvent } from '../ports/inbox-rows.js';
+import { SQLITE_CODECS } from './codecs.js';
 import { asPromise } from './as-promise.js';
 import type { SqliteConnection } from './driver.js';
 import type { GroupCommit } from './group-commit.js';
 import type { SqliteVersions } from './versions.js';
+
+const inboxRows = rowMapping(INBOX_FIELDS, SQLITE_CODECS);
+/** A row as better-sqlite3 returns it. */
+type Row = Record<string, unknown>;
+const fromRow = (row: Row) => inboxRows.read(row);
 
 // Two separate reads, so that each walks the (status, next_attempt_at) index and stops at the
 // limit: with an OR, or an ORDER BY beyond the index, SQLite sorts every due row on every claim,
@@ -29,9 +36,9 @@ export function sqliteInbox(db: SqliteConnection, writes: GroupCommit, versions:
       WHERE NOT EXISTS (SELECT 1 FROM acct_webhook_events WHERE event_id = @event_id)`),
     requeueDead: db.prepare<[number, string]>(`UPDATE acct_webhook_inbox SET status = 'pending', attempts = 0, next_attempt_at = ?
       WHERE event_id = ? AND status = 'dead'`),
-    expired: db.prepare<{ now: number; limit: number }, InboxRow>(`SELECT ${INBOX_COLUMNS} FROM acct_webhook_inbox AS i
+    expired: db.prepare<{ now: number; limit: number }, Row>(`SELECT ${INBOX_COLUMNS} FROM acct_webhook_inbox AS i
       WHERE ${EXPIRED} AND ${HEAD_OF_OBJECT} LIMIT @limit`),
-    due: db.prepare<{ now: number; limit: number }, InboxRow>(`SELECT ${INBOX_COLUMNS} FROM acct_webhook_inbox AS i
+    due: db.prepare<{ now: number; limit: number }, Row>(`SELECT ${INBOX_COLUMNS} FROM acct_webhook_inbox AS i
       WHERE ${DUE} AND ${HEAD_OF_OBJECT} ORDER BY i.next_attempt_at LIMIT @limit`),
     take: db.prepare<[string, number, string]>(`UPDATE acct_webhook_inbox SET status = 'processing', token = ?, lease_until = ?, attempts = attempts + 1
       WHERE event_id = ?`),
@@ -46,8 +53,8 @@ export function sqliteInbox(db: SqliteConnection, writes: GroupCommit, versions:
     // Each reads one end of the index (few rows are processing at a time).
     nextPending: db.prepare<[], { at: number | null }>(`SELECT MIN(next_attempt_at) AS at FROM acct_webhook_inbox WHERE status = 'pending'`),
     nextExpiry: db.prepare<[], { at: number | null }>(`SELECT MIN(lease_until) AS at FROM acct_webhook_inbox WHERE status = 'processing'`),
-    get: db.prepare<[string], InboxRow>(`SELECT ${INBOX_COLUMNS} FROM acct_webhook_inbox WHERE event_id = ?`),
-    list: db.prepare<{ status: string | null; type: string | null; limit: number }, InboxRow>(`SELECT ${INBOX_COLUMNS} FROM acct_webhook_inbox
+    get: db.prepare<[string], Row>(`SELECT ${INBOX_COLUMNS} FROM acct_webhook_inbox WHERE event_id = ?`),
+    list: db.prepare<{ status: string | null; type: string | null; limit: number }, Row>(`SELECT ${INBOX_COLUMNS} FROM acct_webhook_inbox
       WHERE (@status IS NULL OR status = @status) AND (@type IS NULL OR event_type = @type)
       ORDER BY received_at DESC, event_id LIMIT @limit`),
     retry: db.prepare<[number, string]>(`UPDATE acct_webhook_inbox SET status = 'pending', attempts = 0, next_attempt_at = ?, token = NULL
@@ -65,8 +72,8 @@ export function sqliteInbox(db: SqliteConnection, writes: GroupCommit, versions:
 
   function claim(now: number, leaseMs: number, limit: number): ClaimedInboxEvent[] {
     const token = randomUUID();
-    const expired = sql.expired.all({ now, limit });
-    const due = expired.length < limit ? sql.due.all({ now, limit: limit - expired.length }) : [];
+    const expired = sql.expired.all({ now, limit }).map(fromRow);
+    const due = expired.length < limit ? sql.due.all({ now, limit: limit - expired.length }).map(fromRow) : [];
     return [...expired, ...due].map((row) => {
       sql.take.run(token, now + leaseMs, row.event_id);
       return toClaimed({ ...row, attempts: row.attempts + 1 }, token);
@@ -92,7 +99,7 @@ export function sqliteInbox(db: SqliteConnection, writes: GroupCommit, versions:
 
   const read = (eventId: string) => {
     const row = sql.get.get(eventId);
-    return row ? toInboxEvent(row) : undefined;
+    return row ? toInboxEvent(fromRow(row)) : undefined;
   };
 
   return {
@@ -114,7 +121,7 @@ export function sqliteInbox(db: SqliteConnection, writes: GroupCommit, versions:
     release: (eventId, token) => writes.write(() => sql.release.run(eventId, token).changes === 1),
     nextDueAt: () => asPromise(() => earliest(sql.nextPending.get()?.at ?? null, sql.nextExpiry.get()?.at ?? null)),
     list: (filter: InboxFilter = {}) =>
-      asPromise(() => sql.list.all({ status: filter.status ?? null, type: filter.type ?? null, limit: filter.limit ?? DEFAULT_INBOX_LIST_LIMIT }).map(toInboxEvent)),
+      asPromise(() => sql.list.all({ status: filter.status ?? null, type: filter.type ?? null, limit: filter.limit ?? DEFAULT_INBOX_LIST_LIMIT }).map((row) => toInboxEvent(fromRow(row)))),
     get: (eventId) => asPromise(() => read(eventId)),
     retry: (eventId, now) => writes.write(() => (sql.retry.run(now, eventId).changes === 1 ? read(eventId) : undefined)),
     purge: (status, before) => writes.write(() => sql.purge.run(status, before).changes),

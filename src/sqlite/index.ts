@@ -2,4 +2,4 @@
 export { sqliteStore, type SqliteStoreOptions } from './idempotency-store.js';
 export { sqliteDispatchStore, type SqliteDispatchStoreOptions } from './dispatch-store.js';
 export type { SqliteConnectionOptions } from './connection.js';
-export type { SqliteDatabase, SqliteStatement } from './database.js';
+export type { SqliteDatabase, SqliteStatement } from '../ports/sqlite-database.js';

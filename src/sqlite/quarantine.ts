@@ -1,24 +1,17 @@
 import { newId } from '../ids.js';
-import { quarantineKey } from '../store/quarantine-key.js';
-import type { QuarantinedEvent, QuarantineInput, QuarantineStore } from '../store/types.js';
+import { quarantineKey } from '../ports/quarantine-key.js';
+import { rowMapping, toPublicRecord } from '../ports/fields.js';
+import type { QuarantineInput, QuarantineStore } from '../ports/idempotency-store.js';
+import { QUARANTINE_FIELDS, type QuarantinedEvent } from '../ports/quarantine-fields.js';
 import { asPromise } from './as-promise.js';
+import { SQLITE_CODECS } from './codecs.js';
 import type { SqliteConnection } from './driver.js';
 
-/** The columns of a record, without the key: `RETURNING *` would hand the key out too. */
-const COLUMNS = 'id, reason, event_id, event_type, error_code, error_message, raw_body, first_received_at, last_received_at, deliveries';
+const quarantineRows = rowMapping(QUARANTINE_FIELDS, SQLITE_CODECS);
+const COLUMNS = quarantineRows.columns.join(', ');
 
-interface QuarantineRow {
-  id: string;
-  reason: QuarantinedEvent['reason'];
-  event_id: string | null;
-  event_type: string | null;
-  error_code: string;
-  error_message: string;
-  raw_body: Buffer;
-  first_received_at: number;
-  last_received_at: number;
-  deliveries: number;
-}
+/** A row as better-sqlite3 returns it. */
+type QuarantineRow = Record<string, unknown>;
 
 /**
  * Quarantined payloads in the store's SQLite file, keyed like every store's (event id, or the
@@ -50,9 +43,5 @@ export function sqliteQuarantine(db: SqliteConnection): QuarantineStore {
 }
 
 function toEntry(row: QuarantineRow): QuarantinedEvent {
-  return {
-    ...row,
-    first_received_at: new Date(row.first_received_at).toISOString(),
-    last_received_at: new Date(row.last_received_at).toISOString(),
-  };
+  return toPublicRecord(QUARANTINE_FIELDS, quarantineRows.read(row));
 }

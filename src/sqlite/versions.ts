@@ -1,4 +1,4 @@
-import type { ObjectVersion, ObjectVersions } from '../store/versions.js';
+import type { ObjectVersion, ObjectVersions } from '../ports/versions.js';
 import { asPromise } from './as-promise.js';
 import type { SqliteConnection } from './driver.js';
 

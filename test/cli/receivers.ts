@@ -3,7 +3,7 @@ import type { WebhookEvent } from '../../src/events/schemas.js';
 import { nodeHandler } from '../../src/receiver/node.js';
 import type { ReceiveOutcome } from '../../src/receiver/outcome.js';
 import { Webhooks } from '../../src/receiver/webhooks.js';
-import { memoryStore } from '../../src/store/memory.js';
+import { memoryStore } from '../../src/memory/idempotency-store.js';
 import { closeServer, listenOnLoopback } from './servers.js';
 
 /**

@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { Dispatcher } from '../../src/dispatcher/dispatcher.js';
+import { Dispatcher } from '../../src/dispatcher/index.js';
 import type { ExportedAttempt } from '../../src/dispatcher/records.js';
 import type { EventType } from '../../src/events/catalog.js';
 import { verifySignature } from '../../src/signature.js';

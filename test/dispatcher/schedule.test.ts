@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { RETRY_SCHEDULE } from '../../src/dispatcher/index.js';
 import { afterAttempt, waitBeforeAttempt } from '../../src/dispatcher/schedule.js';
-import type { StoredDelivery } from '../../src/dispatcher/store.js';
+import type { StoredDelivery } from '../../src/ports/dispatch-store.js';
 import { createTestEvent } from '../../src/testing/index.js';
 import { withServer } from '../helpers/server.js';
 import { clockedDispatcher, MINUTE, Receiver } from './fixtures.js';

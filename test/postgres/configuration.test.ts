@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigurationError } from '../../src/index.js';
-import { MIN_RETENTION_MS } from '../../src/store/types.js';
+import { MIN_RETENTION_MS } from '../../src/ports/idempotency-store.js';
 import { Dispatcher } from '../../src/dispatcher/index.js';
 import { postgresDispatchStore, postgresStore, type PostgresPool } from '../../src/postgres/index.js';
 import { redactUrl } from '../../src/postgres/pool.js';

@@ -3,7 +3,7 @@ import { dashboardFetchHandler } from '../../src/dashboard/index.js';
 import { createReceiver, Webhooks } from '../../src/index.js';
 import { postgresDispatchStore, postgresStore } from '../../src/postgres/index.js';
 import { createTestEvent, signedRequest } from '../../src/testing/index.js';
-import { closeWhenFinished } from '../dispatcher/store-contract.js';
+import { closeWhenFinished } from '../helpers/contracts.js';
 import { Receiver, testDispatcher } from '../dispatcher/fixtures.js';
 import { useTestDatabase } from '../helpers/postgres.js';
 import { withServer } from '../helpers/server.js';

@@ -1,7 +1,6 @@
 import { describe } from 'vitest';
 import { postgresDispatchStore } from '../../src/postgres/index.js';
-import { describeFairClaims } from '../dispatcher/claim-contract.js';
-import { closeWhenFinished, describeDispatchStore, type DispatchStoreFixture } from '../dispatcher/store-contract.js';
+import { closeWhenFinished, describeDispatchStore, describeFairClaims, type DispatchStoreFixture } from '../helpers/contracts.js';
 import { useTestDatabase } from '../helpers/postgres.js';
 
 describe('PostgreSQL', () => {

@@ -25,8 +25,11 @@ describe('the first start of several processes on a fresh schema', () => {
     expect(applied.rows).toEqual([
       { component: 'dispatch', version: 1 },
       { component: 'dispatch', version: 2 },
+      { component: 'dispatch', version: 3 },
+      { component: 'dispatch', version: 4 },
       { component: 'idempotency', version: 1 },
       { component: 'idempotency', version: 2 },
+      { component: 'idempotency', version: 3 },
     ]);
     const tables = await database.pool.query('SELECT tablename FROM pg_tables WHERE schemaname = $1 ORDER BY tablename', [schema]);
     expect(tables.rows.map((row: { tablename: string }) => row.tablename)).toEqual([

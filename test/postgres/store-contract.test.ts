@@ -1,8 +1,7 @@
 import { describe } from 'vitest';
 import { postgresStore } from '../../src/postgres/index.js';
 import { useTestDatabase } from '../helpers/postgres.js';
-import { describeIdempotencyStore } from '../store/contract.js';
-import { describeInboxStore } from '../store/inbox-contract.js';
+import { describeIdempotencyStore, describeInboxStore } from '../helpers/contracts.js';
 
 // The contract every idempotency store keeps (memoryStore and sqliteStore: test/store/stores.test.ts).
 describe('PostgreSQL', () => {

@@ -1,8 +1,8 @@
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { ConfigurationError, createReceiver, Webhooks } from '../../src/index.js';
-import { MIN_RETENTION_MS } from '../../src/store/types.js';
-import { PRUNE_INTERVAL_MS } from '../../src/store/types.js';
+import { MIN_RETENTION_MS } from '../../src/ports/idempotency-store.js';
+import { PRUNE_INTERVAL_MS } from '../../src/ports/idempotency-store.js';
 import { createTestEvent, signedRequest } from '../../src/testing/index.js';
 import { postgresStore, type PostgresPool } from '../../src/postgres/index.js';
 import { PostgresValueError } from '../../src/postgres/errors.js';
@@ -181,6 +181,7 @@ describe('postgresStore on PostgreSQL', () => {
       expect(rows.rows).toEqual([
         { component: 'idempotency', version: 1 },
         { component: 'idempotency', version: 2 },
+        { component: 'idempotency', version: 3 },
       ]);
       expect(await first.claim('evt_1', { now: T0, leaseMs: LEASE })).toMatchObject({ status: 'claimed' });
     });

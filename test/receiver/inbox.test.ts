@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ConfigurationError, createReceiver, memoryStore, sqliteStore, Webhooks, type Receiver, type ReceiverOptions } from '../../src/index.js';
 import { createTestEvent, signedRequest } from '../../src/testing/index.js';
 import { FakeClock } from '../helpers/clock.js';
+import { HeldCalls } from '../helpers/gates.js';
 
 const SECRET = 'whsec_inboxModeSecret0000000000000000';
 
@@ -173,17 +174,21 @@ describe('inbox mode: acknowledge once durable, run the handlers in the backgrou
   });
 
   it('runs no more handlers at once than the concurrency', async () => {
-    let running = 0;
-    let most = 0;
-    const hooks = new Webhooks().onAny(async () => {
-      most = Math.max(most, ++running);
-      await new Promise((resolve) => setTimeout(resolve, 5));
-      running--;
-    });
+    const calls = new HeldCalls<string>();
+    const hooks = new Webhooks().onAny((event) => calls.hold(event.id));
     const receiver = inboxReceiver(hooks, { inbox: { pollIntervalMs: 5, concurrency: 3 } });
     await Promise.all(Array.from({ length: 20 }, () => deliver(receiver, createTestEvent('customer.updated'))));
+    // Three handlers held: the worker has filled its slots and takes nothing more.
+    await calls.arrived(3);
+    expect(await receiver.inbox.stats()).toMatchObject({ processing: 3, pending: 17 });
+    expect(calls.running).toBe(3);
+    // One finishes: exactly one more starts.
+    calls.release(0);
+    await calls.arrived(4);
+    expect(await receiver.inbox.stats()).toMatchObject({ processing: 3, pending: 16, done: 1 });
+    calls.releaseAll();
     await receiver.inbox.drain();
-    expect(most).toBe(3);
+    expect(calls.most).toBe(3);
     expect(await receiver.inbox.stats()).toMatchObject({ done: 20 });
   });
 

@@ -46,6 +46,8 @@ describe.each(factories)('%s options', (_factory, create) => {
     ['an empty database path', { store: undefined, database: ' ' }, 'database'],
     ['a negative tolerance', { toleranceSeconds: -1 }, 'toleranceSeconds'],
     ['a handler budget past what timers can hold', { handlerTimeoutMs: 2 ** 31 }, 'handlerTimeoutMs'],
+    ['a handler budget in fractions of a millisecond (leases are kept in whole ms)', { handlerTimeoutMs: 1500.5 }, 'handlerTimeoutMs'],
+    ['an inbox retry wait in fractions of a millisecond', { inbox: { retryDelaysMs: [1000, 0.5] } }, 'inbox'],
     ['a fractional body limit', { maxBodyBytes: 10.5 }, 'maxBodyBytes'],
     ['a path without a slash', { path: 'hooks' }, 'path'],
     ['a logger that cannot log', { logger: console.log }, 'logger'],

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createReceiver, memoryStore, Webhooks, type EventType, type IdempotencyStore, type Receiver, type ReceiveOutcome, type ReceiverOptions } from '../../src/index.js';
 import { createTestEvent, signedRequest } from '../../src/testing/index.js';
+import { HeldCalls } from '../helpers/gates.js';
 
 const SECRET = 'whsec_orderingGuardSecret00000000000';
 const T0 = Date.UTC(2026, 10, 2, 9, 0, 0);
@@ -123,26 +124,26 @@ describe('the ordering guard', () => {
     ] as const) {
       expect(await deliver(invoiceEvent(type, offset))).toMatchObject({ status: 200, body: { queued: true } });
     }
-    let running = 0;
-    let most = 0;
-    const order: string[] = [];
+    const calls = new HeldCalls<string>();
     const receiver = createReceiver({
       secret: SECRET,
       store,
       logger: false,
       ordering: true,
       inbox: { pollIntervalMs: 5, concurrency: 5 },
-      handlers: new Webhooks().onAny(async (event) => {
-        most = Math.max(most, ++running);
-        order.push(event.type);
-        await new Promise((resolve) => setTimeout(resolve, 5));
-        running--;
-      }),
+      handlers: new Webhooks().onAny((event) => calls.hold(event.type)),
     });
     receivers.push(receiver);
+    // Free slots, and still one event of the object at a time: each is held until the test lets
+    // it go, and the next starts only then.
+    for (let index = 0; index < 3; index++) {
+      await calls.arrived(index + 1);
+      expect(await receiver.inbox.stats()).toMatchObject({ processing: 1, pending: 2 - index, done: index });
+      calls.release(index);
+    }
     await receiver.inbox.drain();
-    expect(order).toEqual(['invoice.created', 'invoice.sent', 'invoice.paid']);
-    expect(most).toBe(1);
+    expect(calls.values).toEqual(['invoice.created', 'invoice.sent', 'invoice.paid']);
+    expect(calls.most).toBe(1);
   });
 
   it('in inbox mode marks a late update done and stale without running it', async () => {

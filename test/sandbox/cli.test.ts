@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CommandRun, expectOneLineError, runCommand } from '../cli/helpers.js';
 import { banner } from '../../src/cli/sandbox-run.js';
-import { DEFAULT_SANDBOX_URL } from '../../src/cli/sandbox.js';
+import { DEFAULT_SANDBOX_URL } from '../../src/cli/sandbox-options.js';
 import { apiClient } from './helpers.js';
 
 /* `acct-webhook sandbox`, `sandbox clock` and `sandbox faults`, in this process through runCli. */

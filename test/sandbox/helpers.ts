@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { memoryStore } from '../../src/store/memory.js';
+import { memoryStore } from '../../src/memory/idempotency-store.js';
 import { nodeHandler } from '../../src/receiver/node.js';
 import { Webhooks } from '../../src/receiver/webhooks.js';
 import type { WebhookEvent } from '../../src/events/schemas.js';

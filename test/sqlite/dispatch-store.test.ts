@@ -7,8 +7,7 @@ import { Dispatcher } from '../../src/dispatcher/index.js';
 import { sqliteDispatchStore } from '../../src/sqlite/index.js';
 import { DUE_OF_WEBHOOK_SQL, NEXT_DUE_SQL } from '../../src/sqlite/dispatch-statements.js';
 import { tempDir } from '../dispatcher/fixtures.js';
-import { describeFairClaims } from '../dispatcher/claim-contract.js';
-import { closeWhenFinished, describeDispatchStore, type DispatchStoreFixture } from '../dispatcher/store-contract.js';
+import { closeWhenFinished, describeDispatchStore, describeFairClaims, type DispatchStoreFixture } from '../helpers/contracts.js';
 
 // The contract every store keeps, on a SQLite file of its own per test.
 function sqliteFixture(): DispatchStoreFixture {
@@ -45,6 +44,7 @@ describe('sqliteDispatchStore: the file', () => {
       { component: 'dispatch', version: 1 },
       { component: 'dispatch', version: 2 },
       { component: 'dispatch', version: 3 },
+      { component: 'dispatch', version: 4 },
     ]);
     const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all();
     expect(tables).toEqual(

@@ -3,6 +3,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { Dispatcher } from '../../src/dispatcher/index.js';
 import { sqliteDispatchStore, sqliteStore } from '../../src/sqlite/index.js';
+import { STORE_MIGRATIONS } from '../../src/sqlite/store-migrations.js';
 import { createTestEvent } from '../../src/testing/index.js';
 import { tempDir } from '../dispatcher/fixtures.js';
 import { DISPATCH_SCHEMA_0X, STORE_SCHEMA_0X } from '../fixtures/sqlite-0x-schemas.js';
@@ -50,6 +51,7 @@ describe('SQLite migrations', () => {
     const versions = [
       { component: 'idempotency', version: 1 },
       { component: 'idempotency', version: 2 },
+      { component: 'idempotency', version: 3 },
     ];
     expect(read(file, 'SELECT component, version FROM acct_webhook_migrations ORDER BY version')).toEqual(versions);
 
@@ -110,6 +112,7 @@ describe('SQLite migrations', () => {
         { component: 'dispatch', version: 1 },
         { component: 'dispatch', version: 2 },
         { component: 'dispatch', version: 3 },
+        { component: 'dispatch', version: 4 },
       ]);
       // What a 0.x build reads: version 2, which it refuses as too new instead of misreading the file.
       expect(read(file, 'SELECT MAX(version) AS version FROM dispatch_schema_migrations')).toEqual([{ version: 2 }]);
@@ -125,9 +128,38 @@ describe('SQLite migrations', () => {
       { component: 'dispatch', version: 1 },
       { component: 'dispatch', version: 2 },
       { component: 'dispatch', version: 3 },
+      { component: 'dispatch', version: 4 },
       { component: 'idempotency', version: 1 },
       { component: 'idempotency', version: 2 },
+      { component: 'idempotency', version: 3 },
     ]);
+  });
+
+  it("make a 1.0 receiver's file STRICT (version 3) with its inbox, its records and its objects' versions as they were", async () => {
+    // A file as 1.0 left it: versions 1 and 2, rows in every table.
+    const file = join(tempDir(), 'written-by-1.0.db');
+    const db = new BetterSqlite3(file);
+    db.exec(`CREATE TABLE acct_webhook_migrations (component TEXT NOT NULL, version INTEGER NOT NULL, applied_at TEXT NOT NULL DEFAULT 'then', PRIMARY KEY (component, version)) STRICT`);
+    for (const [index, sql] of STORE_MIGRATIONS.migrations.slice(0, 2).entries()) {
+      db.exec(sql);
+      db.prepare("INSERT INTO acct_webhook_migrations (component, version) VALUES ('idempotency', ?)").run(index + 1);
+    }
+    db.prepare("INSERT INTO acct_webhook_events VALUES ('evt_done', 'completed', 'tok', 0, 'invoice.paid', ?, ?, 2)").run(T0, T0 + 5);
+    db.prepare("INSERT INTO acct_webhook_events VALUES ('evt_busy', 'processing', 'tok2', ?, NULL, ?, NULL, 1)").run(T0 + 60_000, T0 + 1);
+    db.prepare(
+      "INSERT INTO acct_webhook_inbox (event_id, event_type, status, raw_body, headers, received_at, event_created, ordering_key, ordering_rank, attempts, next_attempt_at, last_error_code, last_error_message) VALUES ('evt_dead', 'invoice.paid', 'dead', ?, '{\"headers\":{},\"secret_index\":0,\"signature_scheme\":\"v1\"}', ?, ?, 'invoice:inv_1', 3, 8, ?, 'HANDLER_FAILED', 'bank down')",
+    ).run(Buffer.from('{"id":"evt_dead"}'), T0, T0 - 1, T0);
+    db.prepare("INSERT INTO acct_webhook_object_versions VALUES ('invoice:inv_1', ?, 3, 'evt_done', ?)").run(T0 - 2, T0);
+    db.close();
+
+    const store = sqliteStore(file);
+    expect(await store.claim('evt_done', { now: T0 + 10, leaseMs: 1_000 })).toEqual({ status: 'completed', completedAt: T0 + 5 });
+    expect(await store.claim('evt_busy', { now: T0 + 10, leaseMs: 1_000 })).toEqual({ status: 'in_progress', leaseExpiresAt: T0 + 60_000 });
+    expect(await store.inbox!.get('evt_dead')).toMatchObject({ status: 'dead', attempts: 8, last_error: { code: 'HANDLER_FAILED', message: 'bank down' }, raw_body: Buffer.from('{"id":"evt_dead"}') });
+    expect(await store.versions!.newest('invoice:inv_1')).toEqual({ key: 'invoice:inv_1', created: T0 - 2, rank: 3, eventId: 'evt_done' });
+    await store.close();
+    expect(read(file, "SELECT name FROM pragma_table_list WHERE name LIKE 'acct_webhook_%' AND strict = 0")).toEqual([]);
+    expect(read(file, "SELECT MAX(version) AS version FROM acct_webhook_migrations WHERE component = 'idempotency'")).toEqual([{ version: 3 }]);
   });
 
   it('refuse a file a newer version migrated, when the store is created', () => {

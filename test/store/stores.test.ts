@@ -5,9 +5,8 @@ import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigurationError, memoryStore } from '../../src/index.js';
 import { sqliteStore } from '../../src/sqlite/index.js';
-import { MIN_RETENTION_MS } from '../../src/store/types.js';
-import { describeIdempotencyStore } from './contract.js';
-import { describeInboxStore } from './inbox-contract.js';
+import { MIN_RETENTION_MS } from '../../src/ports/idempotency-store.js';
+import { describeIdempotencyStore, describeInboxStore } from '../helpers/contracts.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'acct-webhook-stores-'));
 let files = 0;
@@ -17,7 +16,7 @@ describeIdempotencyStore('memoryStore', (options) => memoryStore(options));
 describeIdempotencyStore('sqliteStore', (options) => sqliteStore(join(dir, `store-${files++}.db`), options));
 describeInboxStore('memoryStore', (options) => memoryStore(options));
 describeInboxStore('sqliteStore', (options) => sqliteStore(join(dir, `store-${files++}.db`), options));
-// postgresStore keeps the same contracts: test/postgres/store-contract.test.ts.
+// postgresStore keeps the same contracts (published from acct-webhook/testing): test/postgres/store-contract.test.ts.
 
 describe('the stores\' options', () => {
   it('keep records 30 days by default and refuse less than 35 hours', () => {

@@ -2,19 +2,26 @@ import { existsSync } from 'node:fs';
 import { buildDashboard } from '../../dashboard/dashboard.js';
 import { nodeListenerOf, readForm } from '../../dashboard/node.js';
 import { storeSideOf } from '../../dashboard/receiver-side.js';
-import type { Dispatcher } from '../../dispatcher/dispatcher.js';
+import type { Dispatcher } from '../../defaults/dispatcher.js';
 import type { LogFn, Logger } from '../../logger.js';
 import { sqliteStore } from '../../sqlite/idempotency-store.js';
 import { sqliteFileHasTable } from '../../sqlite/inspect.js';
-import type { IdempotencyStore } from '../../store/types.js';
+import type { IdempotencyStore } from '../../ports/idempotency-store.js';
 import type { CommandContext } from '../context.js';
 import type { Output } from '../output.js';
-import type { DashboardCommandOptions } from '../dashboard.js';
 import { isSqliteFile, openDispatcher } from '../dispatch-database.js';
 import { CliError } from '../errors.js';
 import { listenOn, serverUrl } from '../local-receiver/server.js';
 import { hostWarning } from './host-warning.js';
 import { TokenGate } from './token-gate.js';
+
+export interface DashboardCommandOptions {
+  db?: string;
+  eventsDb?: string;
+  port: number;
+  host: string;
+  allowInsecureUrls?: boolean;
+}
 
 /** The receiver's table: an events file without it is some other database. */
 const EVENTS_TABLE = 'acct_webhook_events';

@@ -1,9 +1,10 @@
 import { Writable } from 'node:stream';
 import { DELIVERY_TIMEOUT_MS, DISPATCH_LEASE_MARGIN_MS } from '../../dispatcher/defaults.js';
-import { Dispatcher } from '../../dispatcher/dispatcher.js';
+import { Dispatcher } from '../../defaults/dispatcher.js';
 import type { ExportedAttempt } from '../../dispatcher/records.js';
 import { RETRY_SCHEDULE } from '../../dispatcher/schedule.js';
-import { EVENT_CATALOG, EVENT_TYPES, type EventType } from '../../events/catalog.js';
+import { EVENT_TYPES, type EventType } from '../../events/catalog.js';
+import { catalogSample } from '../../events/sample-event.js';
 import { SAMPLE_BUSINESS_ID } from '../../events/samples.js';
 import { DEFAULT_HANDLER_TIMEOUT_MS } from '../../receiver/options.js';
 import { sqliteStore } from '../../sqlite/idempotency-store.js';
@@ -142,11 +143,8 @@ function showDelivery(context: CommandContext, delivery: DeliveryView): void {
 
 /** The catalog's sample of `type`, emitted the way an application emits: type, object, options. */
 function emitSample(dispatcher: Dispatcher, type: EventType): Promise<unknown> {
-  // Indexed by a union of types, the catalog entry loses its link to `type`: the casts restore
-  // it, as the test kit's createTestEvent does; emit validates the event either way.
-  const entry = EVENT_CATALOG[type];
-  const previous = 'previousAttributes' in entry ? { previous_attributes: structuredClone(entry.previousAttributes) as never } : {};
-  return dispatcher.emit(type, structuredClone(entry.sample) as never, { business_id: SAMPLE_BUSINESS_ID, ...previous });
+  const { object, previous_attributes } = catalogSample(type);
+  return dispatcher.emit(type, object, { business_id: SAMPLE_BUSINESS_ID, ...(previous_attributes === undefined ? {} : { previous_attributes }) });
 }
 
 /** Waits (real time, polling) until no delivery is still retrying. */

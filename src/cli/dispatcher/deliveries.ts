@@ -5,7 +5,7 @@ import type { Delivery, DeliveryAttempt, DeliveryStatus } from '../../dispatcher
 import type { EventPattern } from '../../events/catalog.js';
 import type { CommandContext } from '../context.js';
 import { jsonOption } from '../common-options.js';
-import { DELIVERY_STATUSES } from '../../dispatcher/statuses.js';
+import { DELIVERY_STATUSES } from '../../ports/dispatch-statuses.js';
 import { EXIT_CODES } from '../exit-codes.js';
 import { examples } from '../help.js';
 import { openOutputFile } from '../output-file.js';

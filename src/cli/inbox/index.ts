@@ -1,6 +1,6 @@
 import { Command } from 'commander';
-import type { InboxEvent, InboxStats, InboxStatus } from '../../store/inbox.js';
-import { INBOX_STATUSES } from '../../store/inbox.js';
+import type { InboxEvent, InboxStats, InboxStatus } from '../../ports/inbox.js';
+import { INBOX_STATUSES } from '../../ports/inbox.js';
 import type { CommandContext } from '../context.js';
 import { jsonOption } from '../common-options.js';
 import { examples } from '../help.js';

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { inboxApi, type Inbox } from '../../receiver/inbox.js';
-import type { IdempotencyStore } from '../../store/types.js';
+import type { IdempotencyStore } from '../../ports/idempotency-store.js';
 import { CliError } from '../errors.js';
 import { checkSqliteFile } from '../dispatch-database.js';
 

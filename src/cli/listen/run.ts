@@ -1,11 +1,21 @@
-import { memoryStore } from '../../store/memory.js';
+import { memoryStore } from '../../memory/idempotency-store.js';
 import { sqliteStore } from '../../sqlite/idempotency-store.js';
 import type { CommandContext } from '../context.js';
-import type { ListenOptions } from '../listen.js';
 import { createLocalReceiver } from '../local-receiver/receiver.js';
 import { renderDelivery, type DeliveryView } from '../local-receiver/render.js';
 import { listenOn, serverUrl } from '../local-receiver/server.js';
 import { forwardEvent } from './forward.js';
+
+export interface ListenOptions {
+  port: number;
+  host: string;
+  path?: string;
+  /** Every --secret given, in order. */
+  secret?: string[];
+  db?: string;
+  forwardTo?: string;
+  json?: boolean;
+}
 
 /** Runs the receiver until Ctrl-C (or SIGTERM), then closes the server and the store. */
 export async function runListen(context: CommandContext, options: ListenOptions, secrets: readonly string[]): Promise<void> {

@@ -5,7 +5,7 @@ import type { Logger, LogFn } from '../../logger.js';
 import { nodeHandler } from '../../receiver/node.js';
 import { DELIVERY_LOG_MESSAGE, type ReceiveOutcome } from '../../receiver/outcome.js';
 import { Webhooks } from '../../receiver/webhooks.js';
-import type { IdempotencyStore } from '../../store/types.js';
+import type { IdempotencyStore } from '../../ports/idempotency-store.js';
 import { keyFields } from './event-fields.js';
 import type { DeliveryView } from './render.js';
 

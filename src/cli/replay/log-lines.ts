@@ -1,6 +1,6 @@
 import { createInterface } from 'node:readline';
 import type { DeliveryStatus } from '../../dispatcher/records.js';
-import { isDeliveryStatus } from '../../dispatcher/statuses.js';
+import { isDeliveryStatus } from '../../ports/dispatch-statuses.js';
 
 /** What replay needs from one line of the dispatcher's JSON Lines export (one attempt). */
 export interface LoggedAttempt {

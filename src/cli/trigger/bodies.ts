@@ -1,7 +1,8 @@
 import { parseEventPattern } from '../event-types.js';
 import { readInputFile } from '../input.js';
 import { applySetValues } from '../set-values.js';
-import { createTestEvent } from '../../testing/index.js';
+import { sampleEvent } from '../../events/sample-event.js';
+import { newId } from '../../ids.js';
 import type { EventType } from '../../events/catalog.js';
 
 /** What one request carries: the exact bytes, and what to call it in the output. */
@@ -35,12 +36,12 @@ export async function bodySources(spec: BodySpec): Promise<(() => TriggerBody)[]
   const types = parseEventPattern(spec.pattern ?? '');
   const sets = spec.id === undefined ? spec.sets : [...spec.sets, `id=${JSON.stringify(spec.id)}`];
   // Checked once before anything is sent, so a bad --set stops the command at once.
-  for (const type of types) applySetValues(createTestEvent(type), sets);
+  for (const type of types) applySetValues(sampleEvent(type, { id: newId('evt_test') }), sets);
   return types.map((type) => () => sample(type, sets));
 }
 
 function sample(type: EventType, sets: readonly string[]): TriggerBody {
-  const event = applySetValues(createTestEvent(type), sets) as { id?: unknown; type?: unknown };
+  const event = applySetValues(sampleEvent(type, { id: newId('evt_test') }), sets) as { id?: unknown; type?: unknown };
   return { bytes: Buffer.from(JSON.stringify(event), 'utf8'), eventId: String(event.id), type: String(event.type) };
 }
 

@@ -1,8 +1,17 @@
 import { EXIT_CODES, type ExitCode } from '../exit-codes.js';
 import type { CommandContext } from '../context.js';
 import { isDelivered, sendSigned, type SendResult } from '../send.js';
-import type { TriggerOptions } from '../trigger.js';
 import { bodySources, type TriggerBody } from './bodies.js';
+
+export interface TriggerOptions {
+  url: string;
+  secret?: string;
+  set?: string[];
+  file?: string;
+  id?: string;
+  count: number;
+  json?: boolean;
+}
 
 interface Sent {
   eventId: string;

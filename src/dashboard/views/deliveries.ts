@@ -1,5 +1,5 @@
 import type { DeliveryFilter } from '../../dispatcher/delivery-filters.js';
-import type { Dispatcher } from '../../dispatcher/dispatcher.js';
+import type { DispatcherCore as Dispatcher } from '../../dispatcher/dispatcher.js';
 import { DispatcherError, RateLimitError } from '../../dispatcher/errors.js';
 import type { DeliveryDetail } from '../../dispatcher/records.js';
 import { retryMatching } from '../bulk-retry.js';

@@ -4,7 +4,7 @@ import { htmlResponse, redirect, type DashboardResponse } from '../http.js';
 import { actionForm, codeBlock, notice, page, statusBadge, timeOf } from '../layout.js';
 import { noticeText } from '../notices.js';
 import type { Inbox } from '../../receiver/inbox.js';
-import { INBOX_STATUSES } from '../../store/inbox.js';
+import { INBOX_STATUSES } from '../../ports/inbox.js';
 import { receiverOf, type Route, type RouteContext } from '../routes.js';
 
 const LIST_LIMIT = 100;

@@ -1,4 +1,4 @@
-import { DELIVERY_STATUSES } from '../../dispatcher/statuses.js';
+import { DELIVERY_STATUSES } from '../../ports/dispatch-statuses.js';
 import { html, type Content } from '../html.js';
 import { htmlResponse, type DashboardResponse } from '../http.js';
 import { page } from '../layout.js';

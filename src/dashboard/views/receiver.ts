@@ -1,5 +1,5 @@
 import { WebhookValidationError } from '../../errors.js';
-import type { EventRecordState } from '../../store/event-records.js';
+import type { EventRecordState } from '../../ports/event-records.js';
 import { DashboardError } from '../errors.js';
 import { html, type Html } from '../html.js';
 import { htmlResponse, redirect, type DashboardResponse } from '../http.js';

@@ -1,6 +1,7 @@
 import { DispatcherError } from '../../dispatcher/errors.js';
 import type { WebhookRegistration } from '../../dispatcher/records.js';
 import { EVENT_CATALOG, EVENT_GROUPS, EVENT_TYPES, type EventGroup } from '../../events/catalog.js';
+import { WEBHOOK_LABELS } from '../../ports/webhook-fields.js';
 import { DashboardError } from '../errors.js';
 import { html, type Content, type Html } from '../html.js';
 import { htmlResponse, redirect, type DashboardResponse } from '../http.js';
@@ -8,11 +9,17 @@ import { actionForm, csrfField, notice, page, statusBadge, timeOf, type PageCont
 import { noticeText } from '../notices.js';
 import { dispatcherOf, type Route, type RouteContext } from '../routes.js';
 
-/** Fields of a registration this page lays out itself; any other field (added by a later version) is listed as it is. */
-const KNOWN_FIELDS = new Set([
+/**
+ * Fields of a registration this page lays out itself (checked against the record's type); any
+ * other field of WEBHOOK_FIELDS is listed as it is, under its label from the field list.
+ */
+const KNOWN_FIELDS: ReadonlySet<string> = new Set([
   'id', 'url', 'events', 'headers', 'status', 'created_at', 'updated_at',
   'disabled_reason', 'disabled_at', 'failure_streak', 'failing_since', 'last_failure_at', 'rate_limit', 'in_flight', 'skipped_events',
-]);
+] as const satisfies readonly (keyof WebhookRegistration)[]);
+
+/** A field's label: the field list's, or its name in words for one this version does not know. */
+const labelOf = (key: string): string => (Object.hasOwn(WEBHOOK_LABELS, key) ? WEBHOOK_LABELS[key as keyof typeof WEBHOOK_LABELS] : key.replaceAll('_', ' '));
 
 /** The registration's health in a few words: disabled (and why), failing (how long), or fine. */
 function healthOf(webhook: WebhookRegistration): Html {
@@ -82,16 +89,16 @@ function detailPage(context: PageContext, webhook: WebhookRegistration, messages
       : html`${actionForm(context, `/webhooks/${id}/status`, 'Enable', { fields: { status: 'active' }, style: replay ? 'secondary' : '' })}${replay}`;
   const content = html`${notice(messages.notice)}${notice(messages.problem, 'problem')}${secret}
 <dl class="facts">
-<dt>Id</dt><dd class="mono">${webhook.id}</dd>
-<dt>URL</dt><dd>${webhook.url}</dd>
-<dt>Events</dt><dd>${webhook.events.join(', ')}</dd>
-<dt>Status</dt><dd>${statusBadge(webhook.status)}${webhook.disabled_at ? html` since ${timeOf(webhook.disabled_at)}` : ''}</dd>
+<dt>${WEBHOOK_LABELS.id}</dt><dd class="mono">${webhook.id}</dd>
+<dt>${WEBHOOK_LABELS.url}</dt><dd>${webhook.url}</dd>
+<dt>${WEBHOOK_LABELS.events}</dt><dd>${webhook.events.join(', ')}</dd>
+<dt>${WEBHOOK_LABELS.status}</dt><dd>${statusBadge(webhook.status)}${webhook.disabled_at ? html` since ${timeOf(webhook.disabled_at)}` : ''}</dd>
 <dt>Health</dt><dd>${healthOf(webhook)}${webhook.last_failure_at ? html`; last failure ${timeOf(webhook.last_failure_at)}` : ''}</dd>
 <dt>In flight</dt><dd>${webhook.in_flight} attempts${webhook.rate_limit === null ? '' : html`; at most ${webhook.rate_limit} attempts a second`}</dd>
-<dt>Custom headers</dt><dd>${headerNames(webhook)}</dd>
-${extra.map(([key, value]) => html`<dt>${key.replaceAll('_', ' ')}</dt><dd>${typeof value === 'string' && /^\d{4}-\d\d-\d\dT/.test(value) ? timeOf(value) : JSON.stringify(value)}</dd>`)}
-<dt>Created</dt><dd>${timeOf(webhook.created_at)}</dd>
-<dt>Updated</dt><dd>${timeOf(webhook.updated_at)}</dd>
+<dt>${WEBHOOK_LABELS.headers}</dt><dd>${headerNames(webhook)}</dd>
+${extra.map(([key, value]) => html`<dt>${labelOf(key)}</dt><dd>${typeof value === 'string' && /^\d{4}-\d\d-\d\dT/.test(value) ? timeOf(value) : JSON.stringify(value)}</dd>`)}
+<dt>${WEBHOOK_LABELS.created_at}</dt><dd>${timeOf(webhook.created_at)}</dd>
+<dt>${WEBHOOK_LABELS.updated_at}</dt><dd>${timeOf(webhook.updated_at)}</dd>
 </dl>
 <div class="actions">
 ${actionForm(context, `/webhooks/${id}/test`, 'Send a test delivery')}

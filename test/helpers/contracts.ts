@@ -1,0 +1,40 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { IdempotencyStore } from '../../src/ports/idempotency-store.js';
+import { describeDispatcherOnStore, type ProjectDispatchFixture } from '../dispatcher/dispatcher-on-store.js';
+import { describeReceiverOnInbox } from '../store/receiver-on-inbox.js';
+import {
+  describeDispatchStore as describePublishedDispatchStore,
+  describeFairClaims as describePublishedFairClaims,
+  describeIdempotencyStore as describePublishedIdempotencyStore,
+  describeInboxStore as describePublishedInboxStore,
+} from '../../src/testing/index.js';
+
+/*
+ * The contract suites that acct-webhook/testing publishes, bound to vitest, as this repository
+ * runs them on every backend (test/store/stores.test.ts, test/sqlite/dispatch-store.test.ts and
+ * test/postgres/): the same calls a store author makes.
+ */
+
+const VITEST = { describe, it, expect, beforeEach, afterEach };
+
+export { closeWhenFinished, type ProjectDispatchFixture as DispatchStoreFixture } from '../dispatcher/dispatcher-on-store.js';
+
+export function describeIdempotencyStore(name: string, create: (options: { retentionMs: number }) => Promise<IdempotencyStore> | IdempotencyStore): void {
+  describePublishedIdempotencyStore(VITEST, name, create);
+}
+
+/** The published inbox contract, and a receiver in inbox mode on the same store. */
+export function describeInboxStore(name: string, create: (options: { retentionMs: number }) => Promise<IdempotencyStore> | IdempotencyStore): void {
+  describePublishedInboxStore(VITEST, name, create);
+  describeReceiverOnInbox(name, create);
+}
+
+/** The published DispatchStore contract, and the Dispatcher end to end on the same store. */
+export function describeDispatchStore(name: string, create: () => Promise<ProjectDispatchFixture> | ProjectDispatchFixture): void {
+  describePublishedDispatchStore(VITEST, name, create);
+  describeDispatcherOnStore(name, create);
+}
+
+export function describeFairClaims(name: string, create: () => Promise<ProjectDispatchFixture> | ProjectDispatchFixture): void {
+  describePublishedFairClaims(VITEST, name, create);
+}
