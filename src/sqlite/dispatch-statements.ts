@@ -4,8 +4,7 @@ import type { ClaimSubject } from '../dispatcher/claim-plan.js';
 import type { WebhookHealth } from '../dispatcher/store.js';
 import { HEALTH_FIELDS, WEBHOOK_FIELDS } from '../dispatcher/webhook-fields.js';
 import { attemptRows, deliveryRows, EVENT_COLUMNS, JOB_COLUMNS, WEBHOOK_COLUMNS, type EventRow, type JobRow, type WebhookRow } from './dispatch-rows.js';
-import type { Statement } from 'better-sqlite3';
-import type { SqliteConnection } from './driver.js';
+import type { PreparedStatement as Statement, SqliteConnection } from './driver.js';
 
 const assignments = (columns: readonly string[]): string => columns.map((column) => `${column} = @${column}`).join(', ');
 

@@ -1,37 +1,153 @@
 import { createRequire } from 'node:module';
 import type BetterSqlite3 from 'better-sqlite3';
 import { ConfigurationError } from '../errors.js';
+import type { SqliteDatabase } from './database.js';
+import { NODE_SQLITE_VERSIONS, nodeSqliteConnection, nodeSqliteSupport, type NodeSqliteSupport } from './node-sqlite.js';
 
-/** better-sqlite3's `Database` as this package uses it inside; never named by a public type. */
-export type SqliteConnection = BetterSqlite3.Database;
-type Driver = typeof BetterSqlite3;
+/*
+ * The seam between the SQLite backend and the two drivers it runs on. The backend is written
+ * against the part of better-sqlite3's `Database` below; a better-sqlite3 Database is that as it
+ * is, and node:sqlite's `DatabaseSync` is given it by one adapter (./node-sqlite.ts).
+ */
+
+/** The drivers a SQLite store can run on: the native addon, or the module built into Node.js 22.16+ and 24+. */
+export type SqliteDriver = 'better-sqlite3' | 'node:sqlite';
+
+/** Every driver, in the order an automatic choice tries them. */
+export const SQLITE_DRIVERS: readonly SqliteDriver[] = ['better-sqlite3', 'node:sqlite'];
 
 /** The npm package that holds the native SQLite driver. */
 export const SQLITE_DRIVER_PACKAGE = 'better-sqlite3';
 
-let driver: Driver | undefined;
+export interface RunResult {
+  changes: number;
+  lastInsertRowid: number | bigint;
+}
+
+/** A prepared statement as the backend uses it: better-sqlite3's, by position or with one object of named values. */
+export interface PreparedStatement<P extends unknown[] = unknown[], R = unknown> {
+  run(...parameters: P): RunResult;
+  get(...parameters: P): R | undefined;
+  all(...parameters: P): R[];
+}
+
+// better-sqlite3's own constraint on a transaction function, so that its Database fits.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type TransactionFunction = (...args: any[]) => unknown;
+type ArgumentsOf<F> = F extends (...args: infer A) => unknown ? A : never;
+
+/** A function that runs in a transaction (a savepoint when one is open), as better-sqlite3's `Database#transaction` makes it. */
+export interface SqliteTransaction<F extends TransactionFunction> {
+  (...args: ArgumentsOf<F>): ReturnType<F>;
+  deferred(...args: ArgumentsOf<F>): ReturnType<F>;
+  immediate(...args: ArgumentsOf<F>): ReturnType<F>;
+  exclusive(...args: ArgumentsOf<F>): ReturnType<F>;
+}
+
+/** better-sqlite3's `Database` as this package uses it inside; never named by a public type. */
+export interface SqliteConnection {
+  /** The file name it was opened with. */
+  readonly name: string;
+  readonly memory: boolean;
+  readonly open: boolean;
+  // The same generic shape as better-sqlite3's, so that its Database is a SqliteConnection as it is.
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type
+  prepare<P extends unknown[] | {} = unknown[], R = unknown>(source: string): P extends unknown[] ? PreparedStatement<P, R> : PreparedStatement<[P], R>;
+  exec(source: string): this;
+  /** `PRAGMA <source>`: its rows, or with `simple` the first column of the first row. */
+  pragma(source: string, options?: { simple?: boolean }): unknown;
+  transaction<F extends TransactionFunction>(fn: F): SqliteTransaction<F>;
+  close(): this;
+}
+
+type BetterSqlite3Driver = typeof BetterSqlite3;
+
+/** A file opened by the driver that was asked for, or chosen. */
+export interface OpenedFile {
+  db: SqliteConnection;
+  driver: SqliteDriver;
+}
+
+/**
+ * Opens `file` (created when missing, unless `readonly`) with `driver`, or without one with the
+ * first of {@link SQLITE_DRIVERS} that works here ({@link chooseSqliteDriver}).
+ * @throws ConfigurationError when the driver asked for, or every driver, is unavailable
+ * @throws the driver's own error when the file cannot be opened
+ */
+export function openSqliteFile(file: string, driver: SqliteDriver | undefined, option: string, { readonly = false } = {}): OpenedFile {
+  const chosen = chooseSqliteDriver(driver, driverAvailability(), option);
+  if (chosen === 'node:sqlite') return { db: nodeSqliteConnection(nodeSqliteSupport() as Required<NodeSqliteSupport>, file, { readonly }), driver: chosen };
+  const Driver = (loadBetterSqlite3() as { driver: BetterSqlite3Driver }).driver;
+  return { db: new Driver(file, readonly ? { readonly: true, fileMustExist: true } : {}), driver: chosen };
+}
+
+/** A better-sqlite3 Database the application opened (the factories' argument check made sure it is one), as the backend takes it. */
+export function givenConnection(database: SqliteDatabase): OpenedFile {
+  return { db: database as unknown as SqliteConnection, driver: 'better-sqlite3' };
+}
+
+/** What this process can run a SQLite store on. */
+export interface SqliteDriverAvailability {
+  /** Whether better-sqlite3 and its native module load; if not, whether the package is missing or its native module failed, and the error. */
+  betterSqlite3: { loads: true } | { loads: false; missing: boolean; error: unknown };
+  /** Whether Node.js has a node:sqlite the adapter can use (22.16+, 24+). */
+  nodeSqlite: boolean;
+}
+
+/**
+ * The driver a store runs on: the one asked for when it is available, or without one
+ * better-sqlite3 when it loads, else node:sqlite. better-sqlite3 comes first where both work: it
+ * is what the stores were first built and measured on (docs/performance.md has both drivers).
+ * @throws ConfigurationError naming what to install or which Node.js to run, with `option` as the option at fault
+ */
+export function chooseSqliteDriver(requested: SqliteDriver | undefined, available: SqliteDriverAvailability, option: string): SqliteDriver {
+  const native = available.betterSqlite3;
+  if (requested === 'node:sqlite' || (requested === undefined && !native.loads && available.nodeSqlite)) {
+    if (available.nodeSqlite) return 'node:sqlite';
+    refuse(option, `needs node:sqlite, which Node.js ${process.version} does not have (${NODE_SQLITE_VERSIONS} have it)`);
+  }
+  if (native.loads) return 'better-sqlite3';
+  const install = native.missing
+    ? `the ${SQLITE_DRIVER_PACKAGE} package, which is not installed (npm install ${SQLITE_DRIVER_PACKAGE})`
+    : `${SQLITE_DRIVER_PACKAGE}, whose native module does not load on Node.js ${process.version} (${firstLine(native.error)}): rebuild it (npm rebuild ${SQLITE_DRIVER_PACKAGE})`;
+  if (requested === 'better-sqlite3') refuse(option, `needs ${install}`, native.error);
+  refuse(option, `needs ${install}, or a Node.js with node:sqlite (${NODE_SQLITE_VERSIONS}); or use memoryStore() or postgresStore()`, native.error);
+}
+
+function refuse(option: string, reason: string, cause?: unknown): never {
+  throw new ConfigurationError({ option, reason }, `SQLite storage ${reason}`, cause === undefined ? undefined : { cause });
+}
+
+const firstLine = (error: unknown): string => String(error instanceof Error ? error.message : error).split('\n')[0]!;
+
+/** Found once, when the first SQLite store of the process is created. */
+function driverAvailability(): SqliteDriverAvailability {
+  const native = loadBetterSqlite3();
+  return {
+    betterSqlite3: 'driver' in native ? { loads: true } : { loads: false, ...native },
+    nodeSqlite: nodeSqliteSupport().module !== undefined,
+  };
+}
+
+let loaded: { driver: BetterSqlite3Driver } | { error: unknown; missing: boolean } | undefined;
 
 /**
  * better-sqlite3, loaded the first time a SQLite store is created — never when an entry point is
  * imported — so that a receiver on `memoryStore` or `postgresStore` runs where the native module
- * is not installed (or not built). `createRequire` works in both builds: tsup's shims give the
- * CommonJS output an `import.meta.url`.
- * @throws ConfigurationError when the package cannot be found
+ * is not installed (or not built). Its native module is loaded too (better-sqlite3 does that on
+ * the first `new Database`): an addon built for another Node.js is found here, and the automatic
+ * choice can take node:sqlite instead. `createRequire` works in both builds: tsup's shims give
+ * the CommonJS output an `import.meta.url`.
  */
-export function loadSqliteDriver(option: string): Driver {
-  driver ??= requireDriver(option);
-  return driver;
-}
-
-function requireDriver(option: string): Driver {
+function loadBetterSqlite3(): NonNullable<typeof loaded> {
+  if (loaded) return loaded;
   try {
-    return createRequire(import.meta.url)(SQLITE_DRIVER_PACKAGE) as Driver;
+    const Driver = createRequire(import.meta.url)(SQLITE_DRIVER_PACKAGE) as BetterSqlite3Driver;
+    new Driver(':memory:').close();
+    loaded = { driver: Driver };
   } catch (error) {
-    if ((error as { code?: unknown }).code !== 'MODULE_NOT_FOUND') throw error;
-    throw new ConfigurationError(
-      { option, reason: `needs the ${SQLITE_DRIVER_PACKAGE} package: install it (npm install ${SQLITE_DRIVER_PACKAGE}), or use memoryStore() or postgresStore()` },
-      `SQLite storage needs the ${SQLITE_DRIVER_PACKAGE} package, which is not installed: npm install ${SQLITE_DRIVER_PACKAGE}, or use memoryStore() or postgresStore() from acct-webhook/postgres`,
-      { cause: error },
-    );
+    const missing = (error as { code?: unknown }).code === 'MODULE_NOT_FOUND' && firstLine(error).includes(`'${SQLITE_DRIVER_PACKAGE}'`);
+    loaded = { error, missing };
   }
+  return loaded;
 }
