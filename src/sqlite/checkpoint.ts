@@ -14,14 +14,16 @@ export const WAL_LIMIT_BYTES = 32 * 1024 * 1024;
 
 /*
  * The background thread: a connection of its own to the same file that copies the WAL into the
- * database (PASSIVE: it never waits for, nor blocks, a writer or a reader), when asked. CommonJS
- * source, evaluated as the worker's script, with the store's driver: better-sqlite3 by its
- * resolved path, or node:sqlite (its ExperimentalWarning on Node.js 22 held back in this thread
- * too, as withoutSqliteWarning does in the main one).
+ * database (PASSIVE: it never waits for, nor blocks, a writer or a reader), when asked. Source
+ * evaluated as the worker's script, with the store's driver: better-sqlite3 by its resolved path,
+ * or node:sqlite (its ExperimentalWarning on Node.js 22 held back in this thread too, as
+ * withoutSqliteWarning does in the main one). Modules come from process.getBuiltinModule, not
+ * `require`: a worker evaluates its source as an ES module when the process was started with
+ * --input-type=module, and there is no `require` there.
  */
 const OPEN_IN_THREAD: Record<SqliteDriver, string> = {
   'better-sqlite3': `
-    const Driver = require(workerData.driver);
+    const Driver = load('node:module').createRequire(workerData.driver)(workerData.driver);
     const db = new Driver(workerData.file, { fileMustExist: true, timeout: 0 });
     const checkpoint = () => db.pragma('wal_checkpoint(PASSIVE)');`,
   'node:sqlite': `
@@ -30,14 +32,15 @@ const OPEN_IN_THREAD: Record<SqliteDriver, string> = {
       if (type === 'ExperimentalWarning' && String(warning).startsWith('SQLite ')) return;
       return emitWarning.call(this, warning, type, ...rest);
     };
-    const { DatabaseSync } = require('node:sqlite');
+    const { DatabaseSync } = load('node:sqlite');
     process.emitWarning = emitWarning;
     const db = new DatabaseSync(workerData.file);
     const checkpoint = () => db.exec('PRAGMA wal_checkpoint(PASSIVE)');`,
 };
 
 const checkpointerSource = (driver: SqliteDriver) => `
-const { parentPort, workerData } = require('node:worker_threads');
+const load = (id) => process.getBuiltinModule(id);
+const { parentPort, workerData } = load('node:worker_threads');
 ${OPEN_IN_THREAD[driver]}
 parentPort.on('message', () => {
   try {

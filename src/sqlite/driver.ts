@@ -13,8 +13,17 @@ import { NODE_SQLITE_VERSIONS, nodeSqliteConnection, nodeSqliteSupport, type Nod
 /** The drivers a SQLite store can run on: the native addon, or the module built into Node.js 22.16+ and 24+. */
 export type SqliteDriver = 'better-sqlite3' | 'node:sqlite';
 
-/** Every driver, in the order an automatic choice tries them. */
+/** Every driver. */
 export const SQLITE_DRIVERS: readonly SqliteDriver[] = ['better-sqlite3', 'node:sqlite'];
+
+/**
+ * From this Node.js major version on, a store without a driver asked for runs on node:sqlite
+ * even where better-sqlite3 is installed: there node:sqlite is no longer experimental (no
+ * ExperimentalWarning), as fast as better-sqlite3 for the stores (docs/performance.md), and
+ * needs no native module — better-sqlite3 12 compiled against Node.js 24.19+'s headers can abort
+ * the process when the garbage collector frees one of its objects (nodejs/node#65446).
+ */
+export const NODE_SQLITE_FIRST_FROM = 24;
 
 /** The npm package that holds the native SQLite driver. */
 export const SQLITE_DRIVER_PACKAGE = 'better-sqlite3';
@@ -70,7 +79,7 @@ export interface OpenedFile {
 
 /**
  * Opens `file` (created when missing, unless `readonly`) with `driver`, or without one with the
- * first of {@link SQLITE_DRIVERS} that works here ({@link chooseSqliteDriver}).
+ * driver {@link chooseSqliteDriver} takes.
  * @throws ConfigurationError when the driver asked for, or every driver, is unavailable
  * @throws the driver's own error when the file cannot be opened
  */
@@ -92,20 +101,25 @@ export interface SqliteDriverAvailability {
   betterSqlite3: { loads: true } | { loads: false; missing: boolean; error: unknown };
   /** Whether Node.js has a node:sqlite the adapter can use (22.16+, 24+). */
   nodeSqlite: boolean;
+  /** Whether this Node.js is of {@link NODE_SQLITE_FIRST_FROM} or later. */
+  nodeSqliteFirst: boolean;
 }
 
 /**
- * The driver a store runs on: the one asked for when it is available, or without one
- * better-sqlite3 when it loads, else node:sqlite. better-sqlite3 comes first where both work: it
- * is what the stores were first built and measured on (docs/performance.md has both drivers).
+ * The driver a store runs on: the one asked for when it is available; without one, node:sqlite
+ * on Node.js {@link NODE_SQLITE_FIRST_FROM}+, else better-sqlite3 when it loads, else node:sqlite
+ * (Node.js 22.16+ without better-sqlite3). On Node.js 22, where node:sqlite is still experimental,
+ * an installed better-sqlite3 comes first.
  * @throws ConfigurationError naming what to install or which Node.js to run, with `option` as the option at fault
  */
 export function chooseSqliteDriver(requested: SqliteDriver | undefined, available: SqliteDriverAvailability, option: string): SqliteDriver {
-  const native = available.betterSqlite3;
-  if (requested === 'node:sqlite' || (requested === undefined && !native.loads && available.nodeSqlite)) {
+  // better-sqlite3 is looked at (and so loaded) only when it may be taken.
+  const automatic = requested === undefined && available.nodeSqlite && (available.nodeSqliteFirst || !available.betterSqlite3.loads);
+  if (requested === 'node:sqlite' || automatic) {
     if (available.nodeSqlite) return 'node:sqlite';
     refuse(option, `needs node:sqlite, which Node.js ${process.version} does not have (${NODE_SQLITE_VERSIONS} have it)`);
   }
+  const native = available.betterSqlite3;
   if (native.loads) return 'better-sqlite3';
   const install = native.missing
     ? `the ${SQLITE_DRIVER_PACKAGE} package, which is not installed (npm install ${SQLITE_DRIVER_PACKAGE})`
@@ -120,12 +134,15 @@ function refuse(option: string, reason: string, cause?: unknown): never {
 
 const firstLine = (error: unknown): string => String(error instanceof Error ? error.message : error).split('\n')[0]!;
 
-/** Found once, when the first SQLite store of the process is created. */
+/** What this process has, each part found once, when a store first needs it. */
 function driverAvailability(): SqliteDriverAvailability {
-  const native = loadBetterSqlite3();
   return {
-    betterSqlite3: 'driver' in native ? { loads: true } : { loads: false, ...native },
+    get betterSqlite3() {
+      const native = loadBetterSqlite3();
+      return 'driver' in native ? { loads: true as const } : { loads: false as const, ...native };
+    },
     nodeSqlite: nodeSqliteSupport().module !== undefined,
+    nodeSqliteFirst: Number(process.versions.node.split('.')[0]) >= NODE_SQLITE_FIRST_FROM,
   };
 }
 
