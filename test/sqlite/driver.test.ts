@@ -28,33 +28,31 @@ const refusal = (choose: () => unknown) => {
 // contract suites: better-sqlite3 in test/store/stores.test.ts and test/sqlite/dispatch-store.test.ts,
 // node:sqlite in test/sqlite/contracts.node-sqlite.test.ts.
 describe('the SQLite driver a store runs on', () => {
-  /** Node.js 20 (no node:sqlite), 22.16+ (node:sqlite, still experimental) and 24+. */
-  const node20 = { nodeSqlite: false, nodeSqliteFirst: false };
-  const node22 = { nodeSqlite: true, nodeSqliteFirst: false };
-  const node24 = { nodeSqlite: true, nodeSqliteFirst: true };
+  /** Node.js 20 (no node:sqlite), and 22.16+ or 24+. */
+  const node20 = { nodeSqlite: false };
+  const node24 = { nodeSqlite: true };
 
   it.each<[string, SqliteDriverAvailability, string]>([
-    ['Node.js 24+, better-sqlite3 installed too → node:sqlite', { ...node24, betterSqlite3: loads }, 'node:sqlite'],
-    ['Node.js 22, both work → better-sqlite3', { ...node22, betterSqlite3: loads }, 'better-sqlite3'],
-    ['Node.js 22, better-sqlite3 not installed → node:sqlite', { ...node22, betterSqlite3: missing }, 'node:sqlite'],
-    ['Node.js 22, better-sqlite3 built for another Node.js → node:sqlite', { ...node22, betterSqlite3: broken }, 'node:sqlite'],
-    ['Node.js 20 → better-sqlite3', { ...node20, betterSqlite3: loads }, 'better-sqlite3'],
+    ['both work → better-sqlite3', { ...node24, betterSqlite3: loads }, 'better-sqlite3'],
+    ['better-sqlite3 not installed → node:sqlite', { ...node24, betterSqlite3: missing }, 'node:sqlite'],
+    ['better-sqlite3 built for another Node.js → node:sqlite', { ...node24, betterSqlite3: broken }, 'node:sqlite'],
+    ['no node:sqlite (Node.js 20) → better-sqlite3', { ...node20, betterSqlite3: loads }, 'better-sqlite3'],
   ])('without a driver asked for: %s', (_case, available, expected) => {
     expect(chooseSqliteDriver(undefined, available, 'database')).toBe(expected);
   });
 
-  it('does not load better-sqlite3 where node:sqlite comes first', () => {
+  it('does not load better-sqlite3 when node:sqlite is asked for', () => {
     const available = {
       ...node24,
       get betterSqlite3(): never {
         throw new Error('better-sqlite3 was looked at');
       },
     };
-    expect(chooseSqliteDriver(undefined, available, 'database')).toBe('node:sqlite');
+    expect(chooseSqliteDriver('node:sqlite', available, 'driver')).toBe('node:sqlite');
   });
 
   it('takes the driver asked for when it works, whatever the other', () => {
-    expect(chooseSqliteDriver('node:sqlite', { ...node22, betterSqlite3: loads }, 'driver')).toBe('node:sqlite');
+    expect(chooseSqliteDriver('node:sqlite', { ...node24, betterSqlite3: loads }, 'driver')).toBe('node:sqlite');
     expect(chooseSqliteDriver('better-sqlite3', { ...node24, betterSqlite3: loads }, 'driver')).toBe('better-sqlite3');
   });
 
