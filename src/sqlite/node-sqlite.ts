@@ -87,7 +87,13 @@ const NUL_TEXT = 'a\u0000b';
 
 /** A node:sqlite connection to `file`, as the backend uses a better-sqlite3 Database. */
 export function nodeSqliteConnection(sqlite: Required<NodeSqliteSupport>, file: string, { readonly = false } = {}): SqliteConnection {
-  return new NodeSqliteConnection(new sqlite.module.DatabaseSync(file, { readOnly: readonly }), file, sqlite.cutsTextAtNul);
+  const db = new sqlite.module.DatabaseSync(file, { readOnly: readonly });
+  try {
+    return new NodeSqliteConnection(db, file, sqlite.cutsTextAtNul);
+  } catch (error) {
+    db.close();
+    throw error;
+  }
 }
 
 class NodeSqliteConnection implements SqliteConnection {

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -61,6 +61,24 @@ describe('one file, either driver', () => {
     expect(await reader.getWebhook('wh_1')).toEqual(registration);
     expect((await reader.claimDue({ now: NOW, limit: 10, lease: { owner: 'w', until: NOW + 1 } })).map((job) => job.delivery.id)).toEqual(['dlv_1']);
     await reader.close();
+  });
+});
+
+describe('a file node:sqlite cannot use', () => {
+  it.each([
+    ['in a directory that does not exist', () => join(dir, 'missing', 'nested', 'events.db')],
+    [
+      'that is not a SQLite database',
+      () => {
+        const file = newFile();
+        writeFileSync(file, 'not a database, but long enough to have a header of its own\n'.repeat(100));
+        return file;
+      },
+    ],
+  ])('%s is refused when the store is created, with a clear configuration error', (_case, file) => {
+    expect(() => sqliteStore(file(), { driver: 'node:sqlite' })).toThrow(
+      expect.objectContaining({ code: 'INVALID_CONFIGURATION', details: { option: 'database', reason: expect.stringContaining('cannot be opened') } }),
+    );
   });
 });
 
