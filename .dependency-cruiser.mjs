@@ -118,6 +118,9 @@ export default {
     },
   ],
   options: {
+    // Built into the Node.js lines the package supports (22.16+, 24+), though not into the one
+    // that may run this check (20): src/sqlite/node-sqlite.ts imports its types.
+    builtInModules: { add: ['node:sqlite', 'sqlite'] },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
     doNotFollow: { path: 'node_modules' },

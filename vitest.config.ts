@@ -1,4 +1,5 @@
 import { configDefaults, defineConfig } from 'vitest/config';
+import { nodeSqliteSupport } from './src/sqlite/node-sqlite.js';
 
 /*
  * Five projects, chosen by where a test file is and how it is named (docs/development.md):
@@ -18,6 +19,13 @@ const SLOW = 'test/slow/**/*.test.ts';
 const BROWSER = 'test/dashboard/browser/**/*.test.ts';
 /** Chooses the browser: Debian's Chromium where installed, else the npm package's (test/dashboard/browser/chromium-binary.ts). */
 const CHROMIUM = 'test/dashboard/browser/global-setup.ts';
+/**
+ * The SQLite stores on node:sqlite: in the unit and integration projects only where this Node.js
+ * has it (22.16+, 24+), so that elsewhere (Node.js 20) they are neither run nor counted as
+ * skipped. The Node.js matrix (test/node-lines/run.mjs) checks that they ran on every line that has it.
+ */
+const NODE_SQLITE = ['test/**/*.node-sqlite.test.ts', 'test/**/*.node-sqlite.integration.test.ts'];
+const WITHOUT_NODE_SQLITE = nodeSqliteSupport().module ? [] : NODE_SQLITE;
 /** Builds dist/ (and packs, for the projects that install the tarballs) when the sources changed. */
 const BUILD = 'test/global-setup.ts';
 /**
@@ -49,14 +57,20 @@ export default defineConfig({
           // comes first, and the other projects' processes do not compete with it.
           sequence: { groupOrder: 0 },
           include: ['test/**/*.test.ts'],
-          exclude: [...configDefaults.exclude, INTEGRATION, POSTGRES, SLOW, BROWSER],
+          exclude: [...configDefaults.exclude, INTEGRATION, POSTGRES, SLOW, BROWSER, ...WITHOUT_NODE_SQLITE],
           // Type tests (*.test-d.ts) are compiled by tsc and counted by vitest, case by case.
           typecheck: { enabled: true, include: ['test/**/*.test-d.ts'], tsconfig: './tsconfig.json' },
         },
       },
       {
         extends: true,
-        test: { name: 'integration', sequence: { groupOrder: 1 }, include: [INTEGRATION], exclude: [...configDefaults.exclude, SLOW], globalSetup: [BUILD] },
+        test: {
+          name: 'integration',
+          sequence: { groupOrder: 1 },
+          include: [INTEGRATION],
+          exclude: [...configDefaults.exclude, SLOW, ...WITHOUT_NODE_SQLITE],
+          globalSetup: [BUILD],
+        },
       },
       {
         extends: true,

@@ -1,5 +1,6 @@
 // In-process micro benchmarks, configurations interleaved round by round.
-// Usage: node bench/micro.mjs <verifier|parser|store> <rounds> <ms per measurement>
+// Usage: node bench/micro.mjs <verifier|parser|store> <rounds> <ms per measurement> [<driver>,<driver>…]
+// The store's configurations run once per SQLite driver listed (interleaved), or on the automatic choice.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,6 +11,7 @@ import { webhookEventSchema } from '../dist/internal.js';
 import { SECRET, eventBody } from './lib/events.mjs';
 
 const [group, rounds, ms] = [process.argv[2], Number(process.argv[3]), Number(process.argv[4])];
+const drivers = process.argv[5] ? process.argv[5].split(',') : [undefined];
 
 /** Calls `op` in batches for about `ms` milliseconds; returns operations per second. */
 async function opsPerSecond(op, { async = false } = {}) {
@@ -65,13 +67,18 @@ function parserConfigs() {
   };
 }
 
-function storeConfigs(dir) {
-  const file = join(dir, 'store.db');
-  const store = sqliteStore(file);
-  const durable = sqliteStore(join(dir, 'durable.db'), { synchronous: 'FULL' });
-  const db = new Database(file);
-  db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = NORMAL');
+/**
+ * The store's configurations on `driver` (the automatic choice when undefined; named after the
+ * driver when given), and the baseline: the same driver's autocommitted INSERT, without the store.
+ */
+function storeConfigs(dir, driver) {
+  const on = driver ? ` on ${driver}` : '';
+  const file = join(dir, `store${driver ? `-${driver.replace(':', '-')}` : ''}.db`);
+  const store = sqliteStore(file, driver ? { driver } : {});
+  const durable = sqliteStore(join(dir, `durable${driver ? `-${driver.replace(':', '-')}` : ''}.db`), { synchronous: 'FULL', ...(driver ? { driver } : {}) });
+  const db = driver === 'node:sqlite' ? new (process.getBuiltinModule('node:sqlite').DatabaseSync)(file) : new Database(file);
+  db.exec('PRAGMA journal_mode = WAL');
+  db.exec('PRAGMA synchronous = NORMAL');
   db.exec('CREATE TABLE IF NOT EXISTS plain_insert (id TEXT PRIMARY KEY) WITHOUT ROWID');
   const insert = db.prepare('INSERT OR IGNORE INTO plain_insert (id) VALUES (?)');
   let seq = 0;
@@ -81,18 +88,18 @@ function storeConfigs(dir) {
     await target.complete(id, claim.token, Date.now());
   };
   return {
-    'sqliteStore claim + complete (one event at a time)': { async: true, op: claimAndComplete },
-    'sqliteStore claim + complete (50 events in flight)': {
+    [`sqliteStore claim + complete (one event at a time)${on}`]: { async: true, op: claimAndComplete },
+    [`sqliteStore claim + complete (50 events in flight)${on}`]: {
       async: true,
       op: () => Promise.all(Array.from({ length: 50 }, () => claimAndComplete(0))),
       perOp: 50,
     },
-    'sqliteStore claim + complete (50 events in flight, synchronous=FULL)': {
+    [`sqliteStore claim + complete (50 events in flight, synchronous=FULL)${on}`]: {
       async: true,
       op: () => Promise.all(Array.from({ length: 50 }, () => claimAndComplete(0, durable))),
       perOp: 50,
     },
-    'INSERT OR IGNORE, autocommit': { op: () => insert.run(`ins_${seq++}`) },
+    [`INSERT OR IGNORE, autocommit${on}`]: { op: () => insert.run(`ins_${seq++}`) },
   };
 }
 
@@ -101,7 +108,7 @@ try {
   let configs;
   if (group === 'verifier') configs = { ...verifierConfigs(1024), ...verifierConfigs(10 * 1024), ...verifierConfigs(100 * 1024) };
   else if (group === 'parser') configs = parserConfigs();
-  else if (group === 'store') configs = storeConfigs(dir);
+  else if (group === 'store') configs = Object.assign({}, ...drivers.map((driver) => storeConfigs(dir, driver)));
   else throw new Error(`unknown group ${group}`);
   const samples = await interleave(configs);
   for (const [name, config] of Object.entries(configs)) {

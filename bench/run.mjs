@@ -1,7 +1,9 @@
 // npm run bench: the receiver, the verifier, the parser, the store (and the dispatcher and the
 // CLI) against their baselines and a peer, interleaved round by round, loopback only.
 // Options: --smoke (tiny durations, one round; what `npm test` runs), --out <file>,
-// --only <http|verifier|parser|store|dispatcher|inbox|dashboard|cli>[,...]
+// --only <http|verifier|parser|store|dispatcher|inbox|dashboard|cli>[,...],
+// --drivers better-sqlite3,node:sqlite: the store and HTTP measurements on SQLite once per driver,
+// side by side (named after it), each driver against the first (the store's other checks use it).
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
@@ -13,8 +15,14 @@ import { ratio, summarize } from './lib/stats.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const { values } = parseArgs({
-  options: { smoke: { type: 'boolean', default: false }, out: { type: 'string' }, only: { type: 'string' } },
+  options: { smoke: { type: 'boolean', default: false }, out: { type: 'string' }, only: { type: 'string' }, drivers: { type: 'string' } },
 });
+/** The SQLite drivers to measure side by side; without --drivers, the package's automatic choice, unnamed. */
+const drivers = values.drivers ? values.drivers.split(',') : undefined;
+/** A SQLite measurement's name on `driver` (the first one listed, when not given). */
+const onDriver = (name, driver = drivers?.[0]) => (driver ? `${name} on ${driver}` : name);
+/** The minimum of a driver against the first: the one the package's default may change on (docs/performance.md). */
+const DRIVER_PARITY = 0.85;
 const smoke = values.smoke;
 const settings = smoke
   ? { rounds: 1, httpSeconds: 1, pool: 5_000, microMs: 60, connections: 20, deliveries: 500, pending: [100, 1_000], cliRuns: 2, dashboardAttempts: 2_000 }
@@ -45,11 +53,18 @@ async function http() {
     // PostgreSQL on the same machine (and cores) as the server and the load generator.
     'node:http nodeHandler + postgresStore': { server: 'node-webhook-postgres.mjs', scheme: 'platform' },
   };
+  // The configurations on SQLite, once per driver when --drivers names them.
+  const sqliteConfigs = ['express webhookHandler + sqliteStore', 'node:http nodeHandler + sqliteStore', 'express webhookHandler, inbox mode', 'node:http nodeHandler, inbox mode'];
+  for (const name of drivers ? sqliteConfigs : []) {
+    for (const driver of drivers) configs[onDriver(name, driver)] = { ...configs[name], driver };
+    delete configs[name];
+  }
   const samples = Object.fromEntries(Object.keys(configs).map((name) => [name, []]));
   const p99 = Object.fromEntries(Object.keys(configs).map((name) => [name, []]));
   for (let round = 0; round < settings.rounds; round++) {
     for (const [name, config] of Object.entries(configs)) {
-      const { child, message } = await startChild(join(here, 'servers', config.server));
+      const env = config.driver ? { ACCT_WEBHOOK_BENCH_SQLITE_DRIVER: config.driver } : {};
+      const { child, message } = await startChild(join(here, 'servers', config.server), [], { env });
       try {
         const load = await runChild(join(here, 'load.mjs'), [
           String(message.port),
@@ -71,27 +86,23 @@ async function http() {
     }
   }
   for (const [name, list] of Object.entries(samples)) record('http', name, 'req/s', list);
-  for (const name of ['express webhookHandler, inbox mode', 'node:http nodeHandler, inbox mode']) record('http', `${name}: p99 acknowledge latency`, 'ms', p99[name]);
-  compare('express: webhookHandler inbox mode / @octokit/webhooks', samples['express webhookHandler, inbox mode'], samples['express @octokit/webhooks middleware'], 1.0);
-  compare('node:http: nodeHandler inbox mode / bare node:http', samples['node:http nodeHandler, inbox mode'], samples['node:http bare'], 0.5);
-  compare('express: webhookHandler / bare Express', samples['express webhookHandler + sqliteStore'], samples['express bare'], 0.7);
-  compare(
-    'express: webhookHandler / @octokit/webhooks',
-    samples['express webhookHandler + sqliteStore'],
-    samples['express @octokit/webhooks middleware'],
-    1.0,
-  );
-  compare('node:http: nodeHandler / bare node:http', samples['node:http nodeHandler + sqliteStore'], samples['node:http bare'], 0.45);
-  compare(
-    'node:http: nodeHandler, postgresStore / sqliteStore',
-    samples['node:http nodeHandler + postgresStore'],
-    samples['node:http nodeHandler + sqliteStore'],
-    0.5,
-  );
+  for (const inbox of ['express webhookHandler, inbox mode', 'node:http nodeHandler, inbox mode']) {
+    for (const driver of drivers ?? [undefined]) record('http', `${onDriver(inbox, driver)}: p99 acknowledge latency`, 'ms', p99[onDriver(inbox, driver)]);
+  }
+  const sqlite = (name) => samples[onDriver(name)];
+  compare('express: webhookHandler inbox mode / @octokit/webhooks', sqlite('express webhookHandler, inbox mode'), samples['express @octokit/webhooks middleware'], 1.0);
+  compare('node:http: nodeHandler inbox mode / bare node:http', sqlite('node:http nodeHandler, inbox mode'), samples['node:http bare'], 0.5);
+  compare('express: webhookHandler / bare Express', sqlite('express webhookHandler + sqliteStore'), samples['express bare'], 0.7);
+  compare('express: webhookHandler / @octokit/webhooks', sqlite('express webhookHandler + sqliteStore'), samples['express @octokit/webhooks middleware'], 1.0);
+  compare('node:http: nodeHandler / bare node:http', sqlite('node:http nodeHandler + sqliteStore'), samples['node:http bare'], 0.45);
+  compare('node:http: nodeHandler, postgresStore / sqliteStore', samples['node:http nodeHandler + postgresStore'], sqlite('node:http nodeHandler + sqliteStore'), 0.5);
+  for (const driver of drivers?.slice(1) ?? []) {
+    for (const name of sqliteConfigs) compare(`${name}: ${driver} / ${drivers[0]}`, samples[onDriver(name, driver)], samples[onDriver(name)], DRIVER_PARITY);
+  }
 }
 
-async function micro(group, unit, pairs) {
-  const samples = await runChild(join(here, 'micro.mjs'), [group, String(settings.rounds), String(settings.microMs)]);
+async function micro(group, unit, pairs, extra = []) {
+  const samples = await runChild(join(here, 'micro.mjs'), [group, String(settings.rounds), String(settings.microMs), ...extra]);
   for (const [name, list] of Object.entries(samples)) record(group, name, unit, list);
   for (const [name, numerator, denominator, target] of pairs) compare(name, samples[numerator], samples[denominator], target);
   progress(`${group}: done`);
@@ -220,10 +231,24 @@ if (wanted('parser')) await micro('parser', 'ops/s', [['parser: parseEvent / JSO
 if (wanted('store')) {
   // A receiver under load has many deliveries in flight, and their writes share commits; one
   // event at a time is the worst case for group commit (each write waits for its own turn).
-  await micro('store', 'events/s', [
-    ['store: claim + complete / INSERT OR IGNORE (50 events in flight)', 'sqliteStore claim + complete (50 events in flight)', 'INSERT OR IGNORE, autocommit', 0.5],
-    ['store: claim + complete / INSERT OR IGNORE (one event at a time)', 'sqliteStore claim + complete (one event at a time)', 'INSERT OR IGNORE, autocommit', 0.5],
-  ]);
+  const inFlight = 'sqliteStore claim + complete (50 events in flight)';
+  const oneAtATime = 'sqliteStore claim + complete (one event at a time)';
+  const durable = 'sqliteStore claim + complete (50 events in flight, synchronous=FULL)';
+  const insert = 'INSERT OR IGNORE, autocommit';
+  await micro(
+    'store',
+    'events/s',
+    [
+      ...(drivers ?? [undefined]).flatMap((driver) => [
+        [onDriver('store: claim + complete / INSERT OR IGNORE (50 events in flight)', driver), onDriver(inFlight, driver), onDriver(insert, driver), 0.5],
+        [onDriver('store: claim + complete / INSERT OR IGNORE (one event at a time)', driver), onDriver(oneAtATime, driver), onDriver(insert, driver), 0.5],
+      ]),
+      ...(drivers?.slice(1) ?? []).flatMap((driver) =>
+        [inFlight, oneAtATime, durable, insert].map((name) => [`store: ${name}: ${driver} / ${drivers[0]}`, onDriver(name, driver), onDriver(name), DRIVER_PARITY]),
+      ),
+    ],
+    drivers ? [drivers.join(',')] : [],
+  );
 }
 
 if (wanted('dispatcher')) await dispatcher();

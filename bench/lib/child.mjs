@@ -6,7 +6,7 @@ import { createInterface } from 'node:readline';
  * child. Used for the servers under test (they print {"port"}) and the load generator.
  */
 export async function startChild(script, args = [], options = {}) {
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), script, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), script, ...args], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...options.env } });
   const line = await new Promise((resolve, reject) => {
     createInterface({ input: child.stdout }).once('line', resolve);
     child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));

@@ -1,8 +1,7 @@
 import { statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
-import type { SqliteConnection } from './driver.js';
-import { SQLITE_DRIVER_PACKAGE } from './driver.js';
+import { SQLITE_DRIVER_PACKAGE, type SqliteConnection, type SqliteDriver } from './driver.js';
 
 /** How often at most the background thread is asked to checkpoint while writes come in. */
 export const CHECKPOINT_INTERVAL_MS = 100;
@@ -15,16 +14,37 @@ export const WAL_LIMIT_BYTES = 32 * 1024 * 1024;
 
 /*
  * The background thread: a connection of its own to the same file that copies the WAL into the
- * database (PASSIVE: it never waits for, nor blocks, a writer or a reader), when asked. CommonJS
- * source, evaluated as the worker's script; the driver is loaded by its resolved path.
+ * database (PASSIVE: it never waits for, nor blocks, a writer or a reader), when asked. Source
+ * evaluated as the worker's script, with the store's driver: better-sqlite3 by its resolved path,
+ * or node:sqlite (its ExperimentalWarning on Node.js 22 held back in this thread too, as
+ * withoutSqliteWarning does in the main one). Modules come from process.getBuiltinModule, not
+ * `require`: a worker evaluates its source as an ES module when the process was started with
+ * --input-type=module, and there is no `require` there.
  */
-const CHECKPOINTER_SOURCE = `
-const { parentPort, workerData } = require('node:worker_threads');
-const Driver = require(workerData.driver);
-const db = new Driver(workerData.file, { fileMustExist: true, timeout: 0 });
+const OPEN_IN_THREAD: Record<SqliteDriver, string> = {
+  'better-sqlite3': `
+    const Driver = load('node:module').createRequire(workerData.driver)(workerData.driver);
+    const db = new Driver(workerData.file, { fileMustExist: true, timeout: 0 });
+    const checkpoint = () => db.pragma('wal_checkpoint(PASSIVE)');`,
+  'node:sqlite': `
+    const emitWarning = process.emitWarning;
+    process.emitWarning = function (warning, type, ...rest) {
+      if (type === 'ExperimentalWarning' && String(warning).startsWith('SQLite ')) return;
+      return emitWarning.call(this, warning, type, ...rest);
+    };
+    const { DatabaseSync } = load('node:sqlite');
+    process.emitWarning = emitWarning;
+    const db = new DatabaseSync(workerData.file);
+    const checkpoint = () => db.exec('PRAGMA wal_checkpoint(PASSIVE)');`,
+};
+
+const checkpointerSource = (driver: SqliteDriver) => `
+const load = (id) => process.getBuiltinModule(id);
+const { parentPort, workerData } = load('node:worker_threads');
+${OPEN_IN_THREAD[driver]}
 parentPort.on('message', () => {
   try {
-    db.pragma('wal_checkpoint(PASSIVE)');
+    checkpoint();
   } catch {
     // Tried again on the next request; the writer keeps the WAL bounded in any case.
   }
@@ -58,6 +78,7 @@ export interface Checkpoints {
  */
 export function backgroundCheckpoints(
   db: SqliteConnection,
+  driver: SqliteDriver,
   { walLimitBytes = WAL_LIMIT_BYTES, intervalMs = CHECKPOINT_INTERVAL_MS }: { walLimitBytes?: number; intervalMs?: number } = {},
 ): Checkpoints | undefined {
   const file = db.name;
@@ -65,7 +86,8 @@ export function backgroundCheckpoints(
   db.pragma('wal_autocheckpoint = 0');
   db.pragma(`journal_size_limit = ${walLimitBytes}`);
   const wal = `${file}-wal`;
-  const worker = new Worker(CHECKPOINTER_SOURCE, { eval: true, workerData: { file, driver: createRequire(import.meta.url).resolve(SQLITE_DRIVER_PACKAGE) } });
+  const workerData = { file, driver: driver === 'better-sqlite3' ? createRequire(import.meta.url).resolve(SQLITE_DRIVER_PACKAGE) : driver };
+  const worker = new Worker(checkpointerSource(driver), { eval: true, workerData });
   let busy = false;
   let lastAsked = 0;
   worker.on('message', () => {

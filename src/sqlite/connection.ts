@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { numberIn } from '../configuration.js';
 import { ConfigurationError } from '../errors.js';
 import type { SqliteDatabase } from '../ports/sqlite-database.js';
-import { loadSqliteDriver, type SqliteConnection } from './driver.js';
+import { givenConnection, openSqliteFile, SQLITE_DRIVERS, type SqliteConnection, type SqliteDriver } from './driver.js';
 import { MAX_TIMER_MS } from '../timers.js';
 
 /** How long a write waits for another process's lock before failing; one value for every SQLite store. */
@@ -21,12 +21,20 @@ export interface SqliteConnectionOptions {
   synchronous?: 'NORMAL' | 'FULL';
   /** How long a write waits for another process's lock before failing. @default 5_000 (SQLITE_BUSY_TIMEOUT_MS) */
   busyTimeoutMs?: number;
+  /**
+   * Which SQLite driver opens the file: `'better-sqlite3'` (the native addon, an optional
+   * dependency) or `'node:sqlite'` (built into Node.js 22.16+ and 24+, no native code). Same
+   * file, schema and migrations on both. Only for a file name: an open Database is its own driver.
+   * @default better-sqlite3 when it is installed and loads, else node:sqlite where Node.js has it
+   */
+  driver?: SqliteDriver;
 }
 
 /** The zod shape of {@link SqliteConnectionOptions}, for the factories' option schemas. */
 export const sqliteConnectionShape = {
   synchronous: z.enum(['NORMAL', 'FULL'], { error: "must be 'NORMAL' or 'FULL'" }).optional(),
   busyTimeoutMs: numberIn(0, MAX_TIMER_MS, { integer: true }).optional(),
+  driver: z.enum(SQLITE_DRIVERS, { error: `must be ${SQLITE_DRIVERS.map((name) => `'${name}'`).join(' or ')}` }).optional(),
 };
 
 /** The first argument of a SQLite factory: a file name, or a better-sqlite3 Database the application opened. */
@@ -38,6 +46,7 @@ export interface OpenedConnection {
   db: SqliteConnection;
   /** Opened here from a file name, so `close()` closes it; a Database that was passed in stays open. */
   owned: boolean;
+  driver: SqliteDriver;
 }
 
 /**
@@ -51,7 +60,11 @@ export function openConnection(
   options: { [K in keyof SqliteConnectionOptions]?: SqliteConnectionOptions[K] | undefined } & { foreignKeys?: boolean },
 ): OpenedConnection {
   const owned = typeof target === 'string';
-  const db = typeof target === 'string' ? openFile(target) : (target as SqliteConnection);
+  if (!owned && options.driver !== undefined) {
+    const reason = 'applies to a file name: an open Database is its own driver';
+    throw new ConfigurationError({ option: 'driver', reason }, `The option driver ${reason}`);
+  }
+  const { db, driver } = typeof target === 'string' ? openFile(target, options.driver) : givenConnection(target);
   try {
     db.pragma('journal_mode = WAL');
     db.pragma(`synchronous = ${options.synchronous ?? SQLITE_DEFAULT_SYNCHRONOUS}`);
@@ -61,15 +74,14 @@ export function openConnection(
     if (owned) db.close();
     throw unusable(error);
   }
-  return { db, owned };
+  return { db, owned, driver };
 }
 
-function openFile(file: string): SqliteConnection {
-  const Driver = loadSqliteDriver('database');
+function openFile(file: string, driver: SqliteDriver | undefined): { db: SqliteConnection; driver: SqliteDriver } {
   try {
-    return new Driver(file);
+    return openSqliteFile(file, driver, driver === undefined ? 'database' : 'driver');
   } catch (error) {
-    throw unusable(error);
+    throw error instanceof ConfigurationError ? error : unusable(error);
   }
 }
 

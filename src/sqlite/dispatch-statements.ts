@@ -7,8 +7,7 @@ import { attemptRows, deliveryRows, EVENT_COLUMNS, JOB_COLUMNS, WEBHOOK_COLUMNS,
 
 /** A registration's columns as better-sqlite3 returns them. */
 type WebhookRow = Record<string, unknown>;
-import type { Statement } from 'better-sqlite3';
-import type { SqliteConnection } from './driver.js';
+import type { PreparedStatement as Statement, SqliteConnection } from './driver.js';
 
 const assignments = (columns: readonly string[]): string => columns.map((column) => `${column} = @${column}`).join(', ');
 

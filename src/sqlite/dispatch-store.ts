@@ -1,4 +1,3 @@
-import type { Statement } from 'better-sqlite3';
 import { z } from 'zod';
 import { parseOptions } from '../configuration.js';
 import { parseArgument } from '../parse-argument.js';
@@ -32,7 +31,7 @@ import type { SqliteDatabase } from '../ports/sqlite-database.js';
 import { DISPATCH_MIGRATIONS } from './dispatch-migrations.js';
 import { attemptRows, bit, deliveryRows, toEvent, toJob, webhookRows, type JobRow } from './dispatch-rows.js';
 import { countDeliveriesSql, exportAttemptsSql, filter, listDeliveriesSql, prepareStatements, type DispatchStatements } from './dispatch-statements.js';
-import type { SqliteConnection } from './driver.js';
+import type { PreparedStatement as Statement, SqliteConnection } from './driver.js';
 import { GroupCommit } from './group-commit.js';
 import { migrate } from './migrations.js';
 

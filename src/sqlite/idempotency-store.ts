@@ -52,7 +52,7 @@ export function sqliteStore(database: string | SqliteDatabase, options: SqliteSt
   parseArgument(sqliteTarget, 'database', database, 'sqliteStore');
   const valid = parseOptions(sqliteStoreOptions, options, 'sqliteStore');
   const retentionMs = valid.retentionMs ?? DEFAULT_RETENTION_MS;
-  const { db, owned } = openConnection(database, valid);
+  const { db, owned, driver } = openConnection(database, valid);
   migrate(db, STORE_MIGRATIONS);
 
   const statements = {
@@ -82,7 +82,7 @@ export function sqliteStore(database: string | SqliteDatabase, options: SqliteSt
   let lastPrune = 0;
   // Checkpoints off the request path, on a file this store opened (an application's own
   // connection keeps SQLite's automatic checkpoints).
-  const checkpoints = owned ? backgroundCheckpoints(db) : undefined;
+  const checkpoints = owned ? backgroundCheckpoints(db, driver) : undefined;
   const writes = new GroupCommit(db, checkpoints?.afterCommit);
   const versions = sqliteVersions(db);
   const inbox = sqliteInbox(db, writes, versions);
@@ -132,7 +132,7 @@ export function sqliteStore(database: string | SqliteDatabase, options: SqliteSt
           if (!complete(eventId, token, now, options)) return false;
           for (const effect of effects) {
             const result: unknown = effect(db);
-            if (result instanceof Promise) throw new TypeError('An atomic effect must be synchronous: better-sqlite3 transactions cannot await');
+            if (result instanceof Promise) throw new TypeError('An atomic effect must be synchronous: SQLite transactions cannot await');
           }
           return true;
         },

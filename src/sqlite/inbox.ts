@@ -85,7 +85,7 @@ export function sqliteInbox(db: SqliteConnection, writes: GroupCommit, versions:
     if (completion.version) versions.record(completion.version, now);
     for (const effect of completion.effects ?? []) {
       const result: unknown = effect(db);
-      if (result instanceof Promise) throw new TypeError('An atomic effect must be synchronous: better-sqlite3 transactions cannot await');
+      if (result instanceof Promise) throw new TypeError('An atomic effect must be synchronous: SQLite transactions cannot await');
     }
     return true;
   }

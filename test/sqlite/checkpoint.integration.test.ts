@@ -28,4 +28,26 @@ describe('sqliteStore background checkpoints in a process of their own', () => {
     const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { timeout: 10_000 });
     expect(stdout.trim()).toBe('done');
   }, 15_000);
+
+  // A worker evaluates its source as an ES module in a process started with --input-type=module.
+  it('copy the WAL into the database in a process started with --input-type=module too', async () => {
+    const file = join(dir, 'module.db');
+    const script = `
+      import { statSync } from 'node:fs';
+      import { sqliteStore } from ${JSON.stringify(pathToFileURL(join(dist, 'index.js')).href)};
+      const store = sqliteStore(${JSON.stringify(file)});
+      const size = () => statSync(${JSON.stringify(file)}).size;
+      const initial = size();
+      // Until the thread has checkpointed (the database file grows); it is asked at most every 100 ms.
+      for (let i = 0; size() === initial; i++) {
+        const claim = await store.claim('evt_' + i, { now: Date.now(), leaseMs: 30000 });
+        await store.complete('evt_' + i, claim.token, Date.now());
+        await new Promise((resolve) => setTimeout(resolve, 150));
+      }
+      await store.close();
+      console.log('checkpointed');
+    `;
+    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { timeout: 10_000 });
+    expect(stdout.trim()).toBe('checkpointed');
+  }, 15_000);
 });

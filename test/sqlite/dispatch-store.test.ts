@@ -13,7 +13,7 @@ import { closeWhenFinished, describeDispatchStore, describeFairClaims, type Disp
 function sqliteFixture(): DispatchStoreFixture {
   const file = join(tempDir(), 'dispatch.db');
   return {
-    open: () => Promise.resolve(closeWhenFinished(sqliteDispatchStore(file))),
+    open: () => Promise.resolve(closeWhenFinished(sqliteDispatchStore(file, { driver: 'better-sqlite3' }))),
     countDeliveries(status) {
       const db = new BetterSqlite3(file, { readonly: true });
       try {
@@ -26,6 +26,7 @@ function sqliteFixture(): DispatchStoreFixture {
 }
 describeDispatchStore('sqliteDispatchStore', sqliteFixture);
 describeFairClaims('sqliteDispatchStore', sqliteFixture);
+// On node:sqlite: test/sqlite/contracts.node-sqlite.test.ts.
 
 /** A connection of the test's own on a fresh file, closed when the test ends. */
 function openFile(): { file: string; db: BetterSqlite3.Database } {

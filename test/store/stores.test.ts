@@ -13,10 +13,11 @@ let files = 0;
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describeIdempotencyStore('memoryStore', (options) => memoryStore(options));
-describeIdempotencyStore('sqliteStore', (options) => sqliteStore(join(dir, `store-${files++}.db`), options));
+describeIdempotencyStore('sqliteStore', (options) => sqliteStore(join(dir, `store-${files++}.db`), { ...options, driver: 'better-sqlite3' }));
 describeInboxStore('memoryStore', (options) => memoryStore(options));
-describeInboxStore('sqliteStore', (options) => sqliteStore(join(dir, `store-${files++}.db`), options));
-// postgresStore keeps the same contracts (published from acct-webhook/testing): test/postgres/store-contract.test.ts.
+describeInboxStore('sqliteStore', (options) => sqliteStore(join(dir, `store-${files++}.db`), { ...options, driver: 'better-sqlite3' }));
+// On node:sqlite: test/sqlite/contracts.node-sqlite.test.ts; postgresStore keeps the same
+// contracts (published from acct-webhook/testing): test/postgres/store-contract.test.ts.
 
 describe('the stores\' options', () => {
   it('keep records 30 days by default and refuse less than 35 hours', () => {
