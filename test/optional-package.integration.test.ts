@@ -4,6 +4,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { NODE_SQLITE_VERSIONS, nodeSqliteSupport } from '../src/sqlite/node-sqlite.js';
 import { root } from './helpers/dist.js';
 import { childEnvironment, waitFor } from './scaffold/helpers.js';
 
@@ -78,6 +79,11 @@ function sqliteLookingFile(directory: string): string {
 
 const UNREACHABLE_PG = 'postgres://postgres@127.0.0.1:1/nothing';
 
+/** Whether this Node.js has node:sqlite, which a SQLite store takes when better-sqlite3 is missing or does not load. */
+const HAS_NODE_SQLITE = nodeSqliteSupport().module !== undefined;
+/** Why a SQLite store is refused where better-sqlite3 is installed but its native module was never built, and node:sqlite is missing. */
+const UNBUILT_REASON = /^needs better-sqlite3, whose native module does not load on Node\.js v[\d.]+ \(.+\): rebuild it \(npm rebuild better-sqlite3\), or a Node\.js with node:sqlite \(.+\); or use memoryStore\(\) or postgresStore\(\)$/;
+
 afterAll(() => {
   for (const directory of projects) rmSync(directory, { recursive: true, force: true });
 });
@@ -95,11 +101,16 @@ describe('installed without any optional package (no pg, better-sqlite3, express
     expect(pg.exitCode).toBe(2);
 
     const sqlite = await cli(directory, ['inbox', 'list', '--db', sqliteLookingFile(directory)]);
-    expect(sqlite.stderr).toBe(
-      'acct-webhook inbox list: SQLite storage needs the better-sqlite3 package, which is not installed: npm install better-sqlite3, ' +
-        'or use memoryStore() or postgresStore() from acct-webhook/postgres [INVALID_CONFIGURATION]\n',
-    );
-    expect(sqlite.exitCode).toBe(pg.exitCode);
+    if (HAS_NODE_SQLITE) {
+      // Where Node.js has node:sqlite, a missing better-sqlite3 is no error: the store runs on node:sqlite.
+      expect(sqlite.stderr).not.toContain('better-sqlite3');
+    } else {
+      expect(sqlite.stderr).toBe(
+        'acct-webhook inbox list: SQLite storage needs the better-sqlite3 package, which is not installed (npm install better-sqlite3), ' +
+          `or a Node.js with node:sqlite (${NODE_SQLITE_VERSIONS}); or use memoryStore() or postgresStore() [INVALID_CONFIGURATION]\n`,
+      );
+      expect(sqlite.exitCode).toBe(pg.exitCode);
+    }
   });
 
   // Every entry point loads; what needs a missing package says so when it is created; the Express
@@ -168,8 +179,9 @@ describe('installed without any optional package (no pg, better-sqlite3, express
       postgresStore: needs('pg', 'poolOrUrl'),
       postgresDispatchStore: needs('pg', 'poolOrUrl'),
       postgresStoreOnYourPool: null,
-      sqliteStore: needs('better-sqlite3', 'database'),
-      dispatcher: needs('better-sqlite3', 'database'),
+      // Where Node.js has node:sqlite, the SQLite stores run on it instead.
+      sqliteStore: HAS_NODE_SQLITE ? null : needs('better-sqlite3', 'database'),
+      dispatcher: HAS_NODE_SQLITE ? null : needs('better-sqlite3', 'database'),
       dashboard: 'function',
       expressAdapter: 200,
       metrics: { status: 200, counted: true },
@@ -240,16 +252,32 @@ describe('installed with a better-sqlite3 whose native module was never built', 
        try { sqliteStore('events.db'); console.log('opened'); } catch (error) { console.log(JSON.stringify({ code: error.code, option: error.details.option, reason: error.details.reason })); }`,
     );
     const run = await node(directory, ['unbuilt.mjs']);
+    // Where Node.js has node:sqlite the store opens on it instead.
+    if (HAS_NODE_SQLITE) expect(run.stdout).toBe('opened\n');
+    else expect(JSON.parse(run.stdout)).toEqual({ code: 'INVALID_CONFIGURATION', option: 'database', reason: expect.stringMatching(UNBUILT_REASON) });
+  });
+
+  it("the library, asked for better-sqlite3 by name: a ConfigurationError saying its native module does not load and how to rebuild it", async () => {
+    writeFileSync(
+      join(directory, 'unbuilt-by-name.mjs'),
+      `import { sqliteStore } from 'acct-webhook';
+       try { sqliteStore('events.db', { driver: 'better-sqlite3' }); console.log('opened'); } catch (error) { console.log(JSON.stringify({ code: error.code, option: error.details.option, reason: error.details.reason })); }`,
+    );
+    const run = await node(directory, ['unbuilt-by-name.mjs']);
     expect(JSON.parse(run.stdout)).toEqual({
       code: 'INVALID_CONFIGURATION',
-      option: 'database',
-      reason: expect.stringMatching(/^needs the better-sqlite3 package, which is installed but cannot be loaded \(.+\): npm rebuild better-sqlite3$/),
+      option: 'driver',
+      reason: expect.stringMatching(/^needs better-sqlite3, whose native module does not load on Node\.js v[\d.]+ \(.+\): rebuild it \(npm rebuild better-sqlite3\)$/),
     });
   });
 
   it('the CLI: one line with the same advice, exit 2', async () => {
     const run = await cli(directory, ['inbox', 'list', '--db', sqliteLookingFile(directory)]);
-    expect(run.stderr).toMatch(/^acct-webhook inbox list: SQLite storage needs the better-sqlite3 package, which is installed but cannot be loaded \(.+\): npm rebuild better-sqlite3 \[INVALID_CONFIGURATION\]\n$/);
-    expect(run.exitCode).toBe(2);
+    if (HAS_NODE_SQLITE) {
+      expect(run.stderr).not.toContain('better-sqlite3');
+    } else {
+      expect(run.stderr).toMatch(new RegExp(`^acct-webhook inbox list: SQLite storage ${UNBUILT_REASON.source.slice(1, -1)} \\[INVALID_CONFIGURATION\\]\\n$`));
+      expect(run.exitCode).toBe(2);
+    }
   });
 });
