@@ -156,7 +156,7 @@ describe('installed without any optional package (no pg, better-sqlite3, express
         postgresStore: refusal(() => postgresStore('${UNREACHABLE_PG}')),
         postgresDispatchStore: refusal(() => postgresDispatchStore('${UNREACHABLE_PG}')),
         postgresStoreOnYourPool: refusal(() => postgresStore(pool)),
-        sqliteStore: refusal(() => sqliteStore('events.db')),
+        sqliteStore: refusal(() => sqliteStore('library-events.db')),
         dispatcher: refusal(() => new Dispatcher({ logger: false })),
         dashboard: typeof dashboard({ receiver: createReceiver({ secret, store: memoryStore(), logger: false }), authorize: () => true }),
         expressAdapter: await serveExpressAdapter(),
