@@ -50,7 +50,8 @@ dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: 4px 16px;
 dl.facts dt { font-weight: 600; } dl.facts dd { margin: 0; word-break: break-all; }
 .pager { display: flex; gap: 14px; align-items: center; margin: 10px 0; }
 .cards { display: grid; grid-template-columns: repeat(auto-fill, minmax(190px, 1fr)); gap: 12px; }
-.card { border: 1px solid var(--line); padding: 10px 12px; } .card .count { font-size: 1.6rem; font-weight: 700; display: block; }
+.card { border: 1px solid var(--line); padding: 10px 12px; } .card .count { font-size: 1.6rem; font-weight: 700; display: block; } .card .muted { display: block; font-size: 0.8rem; }
+.status-stale { color: var(--muted); }
 section.attempt { border: 1px solid var(--line); padding: 4px 14px 10px; margin: 12px 0; }
 `;
 

@@ -87,7 +87,7 @@ export function buildDashboard(options: ResolvedDashboard): DashboardCore {
     if (match === undefined) throw new DashboardError('NOT_FOUND', 'No such page', { path });
     if (match === 'method') throw new DashboardError('METHOD_NOT_ALLOWED', `${method} is not allowed here`, { method });
     const form = match.route.method === 'POST' ? await checkedForm(request, context.csrfToken) : new URLSearchParams();
-    const routeContext: RouteContext = { params: match.params, query, form, page: context, dispatcher: options.dispatcher, receiver: options.receiver };
+    const routeContext: RouteContext = { params: match.params, query, form, page: context, dispatcher: options.dispatcher, receiver: options.receiver, now: options.clock() };
     return match.route.handler(routeContext);
   }
 

@@ -2,6 +2,7 @@ import { DELIVERY_STATUSES } from '../../ports/dispatch-statuses.js';
 import { html, type Content } from '../html.js';
 import { htmlResponse, type DashboardResponse } from '../http.js';
 import { page } from '../layout.js';
+import { receivedTotals } from '../received-totals.js';
 import type { Route, RouteContext } from '../routes.js';
 
 /** The start page: counts that link to the views behind them. */
@@ -19,13 +20,14 @@ ${DELIVERY_STATUSES.map((status, index) => html`<a class="card" href="${base}/de
 </div>`);
   }
   if (context.receiver) {
-    const receiver = context.receiver;
-    const [handled, quarantined, inbox] = await Promise.all([receiver.events?.count('completed'), receiver.quarantine.list(), receiver.inbox?.stats()]);
+    const totals = await receivedTotals(context.receiver);
     sections.push(html`<h2>Receiving</h2><div class="cards">
-${handled === undefined ? '' : html`<a class="card" href="${base}/receiver/events?state=completed"><span class="count">${handled}</span>handled events</a>`}
-<a class="card" href="${base}/receiver/quarantine"><span class="count">${quarantined.length}</span>quarantined</a>
-${inbox === undefined ? '' : html`<a class="card" href="${base}/receiver/inbox?status=pending"><span class="count">${inbox.pending}</span>pending in the inbox</a>
-<a class="card" href="${base}/receiver/inbox?status=dead"><span class="count">${inbox.dead}</span>dead in the inbox</a>`}
+<a class="card" href="${base}/receiver/events"><span class="count">${totals.handled}</span>handled events</a>
+${totals.direct === undefined ? '' : html`<a class="card" href="${base}/receiver/events?state=processing"><span class="count">${totals.direct.inProgressOrFailed}</span>in progress or failed</a>`}
+<a class="card" href="${base}/receiver/quarantine"><span class="count">${totals.quarantined}</span>quarantined</a>
+${totals.inbox === undefined ? '' : html`<a class="card" href="${base}/receiver/inbox?status=done&amp;stale=1"><span class="count">${totals.inbox.stale}</span>skipped as stale</a>
+<a class="card" href="${base}/receiver/inbox?status=pending"><span class="count">${totals.inbox.pending}</span>pending in the inbox</a>
+<a class="card" href="${base}/receiver/inbox?status=dead"><span class="count">${totals.inbox.dead}</span>dead in the inbox</a>`}
 </div>`);
   }
   return htmlResponse(page(context.page, 'overview', 'Webhooks', sections));
