@@ -1,6 +1,7 @@
 import { toInboxEvent, type InboxRow } from '../ports/inbox-rows.js';
 import type { QuarantineStore } from '../ports/idempotency-store.js';
-import { mergeBucketCounts, type BucketCount, type InboxCountQuery, type ReceivedOutcome, type ReceivedReads } from '../ports/received-reads.js';
+import { mergeBucketCounts, type BucketCount } from '../ports/buckets.js';
+import { type InboxCountQuery, type ReceivedOutcome, type ReceivedReads } from '../ports/received-reads.js';
 
 /** What the memory store's reads look at. */
 export interface MemoryReceivedSource {

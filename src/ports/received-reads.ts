@@ -5,6 +5,7 @@
  * dashboard shows less for a store without them.
  */
 
+import type { BucketCount, BucketRange } from './buckets.js';
 import type { InboxEvent, InboxStatus } from './inbox.js';
 
 /** Which inbox events {@link ReceivedReads.inboxCount} counts. */
@@ -38,19 +39,9 @@ export type ReceivedOutcome = 'handled' | 'stale' | 'quarantined' | 'failed' | '
 /** The outcomes in the order the charts stack them. */
 export const RECEIVED_OUTCOMES: readonly ReceivedOutcome[] = ['handled', 'stale', 'quarantined', 'failed', 'pending'];
 
-/** Buckets of `size` ms from `from` (inclusive) to `to` (exclusive); `now` tells a live lease from an expired one. */
-export interface BucketQuery {
-  from: number;
-  to: number;
-  size: number;
+/** The range of {@link ReceivedReads.receivedBuckets}; `now` tells a live lease from an expired one. */
+export interface ReceivedBucketQuery extends BucketRange {
   now: number;
-}
-
-/** How many received events of one outcome fell into bucket `bucket` (0 for the one starting at `from`). */
-export interface BucketCount<Outcome extends string> {
-  bucket: number;
-  outcome: Outcome;
-  count: number;
 }
 
 /** The receiving side's reads. Times are when an event was first received (a quarantined payload: first delivered). */
@@ -58,7 +49,7 @@ export interface ReceivedReads {
   inboxPage(query: InboxPageQuery): Promise<InboxEvent[]>;
   inboxCount(query: InboxCountQuery): Promise<number>;
   /** Counts by bucket and outcome; buckets and outcomes with no event are left out. */
-  receivedBuckets(query: BucketQuery): Promise<BucketCount<ReceivedOutcome>[]>;
+  receivedBuckets(query: ReceivedBucketQuery): Promise<BucketCount<ReceivedOutcome>[]>;
 }
 
 const offered = new WeakMap<object, ReceivedReads>();
@@ -72,16 +63,4 @@ export function offerReceivedReads<Store extends object>(store: Store, reads: Re
 /** The reads of a store, when it offers them. */
 export function receivedReadsOf(store: object): ReceivedReads | undefined {
   return offered.get(store);
-}
-
-/** Adds counts of the same bucket and outcome (each backend reads several tables). */
-export function mergeBucketCounts<Outcome extends string>(rows: Iterable<BucketCount<Outcome>>): BucketCount<Outcome>[] {
-  const merged = new Map<string, BucketCount<Outcome>>();
-  for (const row of rows) {
-    const key = `${row.bucket}:${row.outcome}`;
-    const existing = merged.get(key);
-    if (existing) existing.count += row.count;
-    else merged.set(key, { ...row });
-  }
-  return [...merged.values()].sort((a, b) => a.bucket - b.bucket || (a.outcome < b.outcome ? -1 : a.outcome > b.outcome ? 1 : 0));
 }

@@ -1,6 +1,7 @@
 import { rowMapping } from '../ports/fields.js';
 import { INBOX_COLUMNS, INBOX_FIELDS, toInboxEvent } from '../ports/inbox-rows.js';
-import { mergeBucketCounts, type BucketCount, type InboxCountQuery, type ReceivedOutcome, type ReceivedReads } from '../ports/received-reads.js';
+import { mergeBucketCounts, type BucketCount } from '../ports/buckets.js';
+import { type InboxCountQuery, type ReceivedOutcome, type ReceivedReads } from '../ports/received-reads.js';
 import { POSTGRES_CODECS } from './codecs.js';
 import { int8 } from './int8.js';
 import type { PostgresQueryable } from './pool.js';

@@ -1,6 +1,7 @@
 import { rowMapping } from '../ports/fields.js';
 import { INBOX_COLUMNS, INBOX_FIELDS, toInboxEvent } from '../ports/inbox-rows.js';
-import { mergeBucketCounts, type BucketCount, type BucketQuery, type InboxCountQuery, type InboxPageQuery, type ReceivedOutcome, type ReceivedReads } from '../ports/received-reads.js';
+import { mergeBucketCounts, type BucketCount } from '../ports/buckets.js';
+import { type ReceivedBucketQuery, type InboxCountQuery, type InboxPageQuery, type ReceivedOutcome, type ReceivedReads } from '../ports/received-reads.js';
 import { asPromise } from './as-promise.js';
 import { SQLITE_CODECS } from './codecs.js';
 import type { SqliteConnection } from './driver.js';
@@ -38,7 +39,7 @@ export function sqliteReceivedReads(db: SqliteConnection): ReceivedReads {
     page: db.prepare<Record<string, unknown>, Row>(`SELECT ${INBOX_COLUMNS} FROM acct_webhook_inbox WHERE ${INBOX_WHERE}
       ORDER BY received_at DESC, event_id LIMIT @limit OFFSET @offset`),
     count: db.prepare<Record<string, unknown>, { count: number }>(`SELECT COUNT(*) AS count FROM acct_webhook_inbox WHERE ${INBOX_WHERE}`),
-    buckets: db.prepare<BucketQuery, BucketCount<ReceivedOutcome>>(BUCKETS),
+    buckets: db.prepare<ReceivedBucketQuery, BucketCount<ReceivedOutcome>>(BUCKETS),
   };
   return {
     inboxPage: (query: InboxPageQuery) =>

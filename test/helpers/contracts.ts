@@ -9,6 +9,7 @@ import {
   describeInboxStore as describePublishedInboxStore,
 } from '../../src/testing/index.js';
 import { describeReceivedReads } from '../../src/testing/received-reads-contract.js';
+import { describeDispatchReads } from '../../src/testing/dispatch-reads-contract.js';
 
 /*
  * The contract suites that acct-webhook/testing publishes, bound to vitest, as this repository
@@ -35,6 +36,7 @@ export function describeInboxStore(name: string, create: (options: { retentionMs
 export function describeDispatchStore(name: string, create: () => Promise<ProjectDispatchFixture> | ProjectDispatchFixture): void {
   describePublishedDispatchStore(VITEST, name, create);
   describeDispatcherOnStore(name, create);
+  describeDispatchReads(VITEST, name, create);
 }
 
 export function describeFairClaims(name: string, create: () => Promise<ProjectDispatchFixture> | ProjectDispatchFixture): void {

@@ -30,7 +30,8 @@ export const INBOX_ROUTES: readonly Route[] = [
 interface InboxListFilter {
   status: InboxStatus | undefined;
   type: string | undefined;
-  stale: boolean;
+  /** true: only skipped as stale; false: only not; undefined: both. */
+  stale: boolean | undefined;
   /** ISO times (UTC): received from, before. */
   from: string | undefined;
   to: string | undefined;
@@ -43,7 +44,7 @@ function inboxFilterOf(query: URLSearchParams): InboxListFilter {
     const value = query.get(name)?.trim();
     return value && Number.isFinite(Date.parse(value)) ? new Date(Date.parse(value)).toISOString() : undefined;
   };
-  return { status: INBOX_STATUSES.find((known) => known === given), type: type || undefined, stale: query.get('stale') === '1', from: time('from'), to: time('to') };
+  return { status: INBOX_STATUSES.find((known) => known === given), type: type || undefined, stale: query.get('stale') === '1' ? true : query.get('stale') === '0' ? false : undefined, from: time('from'), to: time('to') };
 }
 
 /** The list's URL with these filters (and a page). */
@@ -51,7 +52,7 @@ export function inboxListUrl(base: string, filter: Partial<InboxListFilter>, pag
   const params = new URLSearchParams();
   if (filter.status) params.set('status', filter.status);
   if (filter.type) params.set('type', filter.type);
-  if (filter.stale) params.set('stale', '1');
+  if (filter.stale !== undefined) params.set('stale', filter.stale ? '1' : '0');
   if (filter.from) params.set('from', filter.from);
   if (filter.to) params.set('to', filter.to);
   if (page !== undefined && page > 1) params.set('page', String(page));
@@ -65,7 +66,8 @@ function filterFormOf(base: string, filter: InboxListFilter): Html {
   return html`<form class="filters" method="get" action="${base}/receiver/inbox" role="search" aria-label="Filter inbox events">
 <span class="field"><label for="inbox-status">Status</label><select id="inbox-status" name="status"><option value="">any</option>${statusOptions}</select></span>
 <span class="field"><label for="inbox-type">Event type</label><select id="inbox-type" name="type"><option value="">any</option>${typeOptions}</select></span>
-<span class="field"><label for="inbox-stale"><input id="inbox-stale" type="checkbox" name="stale" value="1"${filter.stale ? html` checked` : ''}> only skipped as stale</label></span>
+<span class="field"><label for="inbox-stale"><input id="inbox-stale" type="checkbox" name="stale" value="1"${filter.stale === true ? html` checked` : ''}> only skipped as stale</label></span>
+${filter.stale === false ? html`<input type="hidden" name="stale" value="0">` : ''}
 ${filter.from ? html`<input type="hidden" name="from" value="${filter.from}">` : ''}${filter.to ? html`<input type="hidden" name="to" value="${filter.to}">` : ''}
 <button type="submit">Filter</button> <a href="${base}/receiver/inbox">Clear</a>
 </form>`;
@@ -80,7 +82,7 @@ async function listPage(context: RouteContext): Promise<DashboardResponse> {
   const totals = await receivedTotals(side);
   const stats = totals.inbox!;
   const cards = INBOX_STATUSES.map(
-    (name) => html`<a class="card" href="${inboxListUrl(base, { status: name })}"${filter.status === name && !filter.stale ? html` aria-current="true"` : ''}><span class="count">${stats[name]}</span>${name}${name === 'done' && side.reads ? html`<span class="muted">${stats.handled} handled, ${stats.stale} skipped as stale</span>` : ''}</a>`,
+    (name) => html`<a class="card" href="${inboxListUrl(base, { status: name })}"${filter.status === name && filter.stale === undefined ? html` aria-current="true"` : ''}><span class="count">${stats[name]}</span>${name}${name === 'done' && side.reads ? html`<span class="muted">${stats.handled} handled, ${stats.stale} skipped as stale</span>` : ''}</a>`,
   );
   const oldest = stats.oldest_pending_at ? html`<p>The oldest pending event was received ${timeOf(stats.oldest_pending_at)}.</p>` : '';
   const intro = html`${notice(noticeText(context.query.get('notice')))}<p>In inbox mode the receiver stores each event and answers at once; a worker runs the handlers, retries failures, and marks an event dead when its retries are used up. In direct mode this stays empty.</p><div class="cards">${cards}</div>${oldest}`;
@@ -94,7 +96,7 @@ async function listPage(context: RouteContext): Promise<DashboardResponse> {
   const query = {
     status: filter.status,
     type: filter.type,
-    stale: filter.stale ? true : undefined,
+    stale: filter.stale,
     received_after: filter.from ? Date.parse(filter.from) : undefined,
     received_before: filter.to ? Date.parse(filter.to) : undefined,
   };
