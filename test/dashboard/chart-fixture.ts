@@ -131,3 +131,22 @@ export async function chartFixture(): Promise<ChartFixture> {
   onTestFinished(() => close(board.server));
   return { origin: board.url, dispatcher, deliveries, receipts, clock };
 }
+
+/** A chart's range as the overview computes it: whole buckets, the last one holding the fixture's now. */
+export function fixtureRange(size: number, buckets: number): { from: number; to: number } {
+  const to = (Math.floor(FIXTURE_NOW / size) + 1) * size;
+  return { from: to - buckets * size, to };
+}
+
+/** What the fixture holds per bucket start and status (`"<ms>:<status>"` → count), counted from what was seeded. */
+export function expectedDeliveryBuckets(deliveries: readonly SeededDelivery[], size: number, buckets: number): Map<string, number> {
+  const { from } = fixtureRange(size, buckets);
+  const counts = new Map<string, number>();
+  for (const delivery of deliveries) {
+    const bucket = Math.floor((delivery.createdAt - from) / size);
+    if (bucket < 0 || bucket >= buckets) continue;
+    const key = `${from + bucket * size}:${delivery.status}`;
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  return counts;
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { chartFixture, FIXTURE_NOW, type ChartFixture } from './chart-fixture.js';
+import { chartFixture, expectedDeliveryBuckets, fixtureRange } from './chart-fixture.js';
 import { BASE, Client } from './fixtures.js';
 
 const HOUR = 3_600_000;
@@ -25,18 +25,6 @@ function barsOf(page: string, id: string): Bar[] {
   }));
 }
 
-/** What the fixture holds per bucket and status, counted here from what was seeded. */
-function expected(fixture: ChartFixture, from: number, size: number, buckets: number): Map<string, number> {
-  const counts = new Map<string, number>();
-  for (const delivery of fixture.deliveries) {
-    const bucket = Math.floor((delivery.createdAt - from) / size);
-    if (bucket < 0 || bucket >= buckets) continue;
-    const key = `${from + bucket * size}:${delivery.status}`;
-    counts.set(key, (counts.get(key) ?? 0) + 1);
-  }
-  return counts;
-}
-
 describe('the overview charts', () => {
   it.each([
     ['24h', HOUR, 24],
@@ -46,9 +34,7 @@ describe('the overview charts', () => {
     const client = new Client(fixture.origin);
     const page = (await client.get(`${BASE}/?range=${range}`)).text;
     const bars = barsOf(page, 'chart-deliveries');
-    const to = (Math.floor(FIXTURE_NOW / size) + 1) * size;
-    const from = to - buckets * size;
-    const want = expected(fixture, from, size, buckets);
+    const want = expectedDeliveryBuckets(fixture.deliveries, size, buckets);
     expect(new Map(bars.map((bar) => [`${bar.from}:${bar.outcome}`, bar.count]))).toEqual(want);
     expect(bars.every((bar) => bar.to - bar.from === size)).toBe(true);
     expect(new Set(bars.map((bar) => bar.outcome))).toEqual(new Set(['delivered', 'retrying', 'finally_failed']));
@@ -83,8 +69,7 @@ describe('the overview charts', () => {
     const client = new Client(fixture.origin);
     const bars = barsOf((await client.get(`${BASE}/?range=7d`)).text, 'chart-received');
     const size = 6 * HOUR;
-    const to = (Math.floor(FIXTURE_NOW / size) + 1) * size;
-    const from = to - 28 * size;
+    const { from } = fixtureRange(size, 28);
     const want = new Map<string, number>();
     for (const receipt of fixture.receipts) {
       if (receipt.at < from) continue;
