@@ -1,3 +1,4 @@
+import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { chartFixture, expectedDeliveryBuckets, fixtureRange } from '../chart-fixture.js';
 import { BASE } from '../fixtures.js';
@@ -21,6 +22,18 @@ interface Bar {
   to: string;
 }
 
+/** The bars of a chart, read in the page from their data attributes (a string: this file is compiled without the DOM's types). */
+function barsOf(page: Page, chart: string): Promise<Bar[]> {
+  return page.evaluate<Bar[]>(`[...document.querySelectorAll('#${chart} rect.bar')].map((rect) => ({
+    outcome: rect.getAttribute('data-outcome'), count: Number(rect.getAttribute('data-count')), from: rect.getAttribute('data-from'), to: rect.getAttribute('data-to') }))`);
+}
+
+/** The cells of the table behind the chart's <details>, as numbers, row by row. */
+function tableOf(page: Page, chart: string): Promise<number[][]> {
+  return page.evaluate<number[][]>(`[...document.querySelectorAll('#${chart} details tbody tr')].map((tr) =>
+    [...tr.querySelectorAll('td')].map((td) => Number(td.textContent.replaceAll(',', ''))))`);
+}
+
 describe('the overview charts', () => {
   it("7 days: the deliveries chart's bars and its table are the store's counts; a bar leads to its deliveries; axe passes", async () => {
     const fixture = await chartFixture();
@@ -29,17 +42,15 @@ describe('the overview charts', () => {
     await expectAccessible(page);
     await screenshot(page, 'overview');
 
-    const bars = await page.locator('#chart-deliveries rect.bar').evaluateAll((rects) =>
-      rects.map((rect) => ({ outcome: rect.getAttribute('data-outcome')!, count: Number(rect.getAttribute('data-count')), from: rect.getAttribute('data-from')!, to: rect.getAttribute('data-to')! })),
-    );
+    const bars = await barsOf(page, 'chart-deliveries');
     const want = expectedDeliveryBuckets(fixture.deliveries, 6 * HOUR, 28);
-    expect(new Map(bars.map((bar: Bar) => [`${Date.parse(bar.from)}:${bar.outcome}`, bar.count]))).toEqual(want);
+    expect(new Map(bars.map((bar) => [`${Date.parse(bar.from)}:${bar.outcome}`, bar.count]))).toEqual(want);
 
     // The text alternative says the same: the table behind <details>, once opened.
     await page.getByText('the numbers as a table').first().click();
     const table = page.locator('#chart-deliveries details table');
     await expect.poll(() => table.isVisible()).toBe(true);
-    const rows = await table.locator('tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => Number(td.textContent!.replaceAll(',', '')))));
+    const rows = await tableOf(page, 'chart-deliveries');
     const { from } = fixtureRange(6 * HOUR, 28);
     expect(rows).toHaveLength(28);
     rows.forEach((cells, index) => {
@@ -53,7 +64,7 @@ describe('the overview charts', () => {
     });
 
     // The outage's tallest finally-failed bar, followed by a click.
-    const failed = bars.filter((bar: Bar) => bar.outcome === 'finally_failed').reduce((a: Bar, b: Bar) => (b.count > a.count ? b : a));
+    const failed = bars.filter((bar) => bar.outcome === 'finally_failed').reduce((a, b) => (b.count > a.count ? b : a));
     await page.locator(`#chart-deliveries rect[data-outcome="finally_failed"][data-from="${failed.from}"]`).click();
     await page.waitForURL(/\/deliveries\?/);
     const url = new URL(page.url());
@@ -76,8 +87,8 @@ describe('the overview charts', () => {
     const buckets = await page.locator('#chart-deliveries svg').getAttribute('data-bucket-ms');
     expect(Number(buckets)).toBe(HOUR);
     expect(await page.locator('#chart-deliveries details tbody tr').count()).toBe(24);
-    const bars = await page.locator('#chart-deliveries rect.bar').evaluateAll((rects) => rects.map((rect) => [`${Date.parse(rect.getAttribute('data-from')!)}:${rect.getAttribute('data-outcome')}`, Number(rect.getAttribute('data-count'))] as const));
-    expect(new Map(bars)).toEqual(expectedDeliveryBuckets(fixture.deliveries, HOUR, 24));
+    const bars = await barsOf(page, 'chart-deliveries');
+    expect(new Map(bars.map((bar) => [`${Date.parse(bar.from)}:${bar.outcome}`, bar.count]))).toEqual(expectedDeliveryBuckets(fixture.deliveries, HOUR, 24));
     expect(await page.locator('#chart-received rect.bar').count()).toBeGreaterThan(0);
     expect(await page.locator('#chart-received title').first().textContent()).toBe('Received events per hour, last 24 hours');
     await expectAccessible(page);
