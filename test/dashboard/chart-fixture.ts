@@ -25,6 +25,8 @@ export interface SeededDelivery {
   webhookId: string;
   createdAt: number;
   status: DeliveryStatus;
+  /** Its one attempt's, made when it was created. */
+  responseTimeMs: number;
 }
 
 /** The outcome of the `index`th delivery of the `hour`th hour: mostly delivered, some retrying, a few finally failed; an outage on day 3. */
@@ -57,14 +59,15 @@ export async function seedDeliveries(file: string): Promise<SeededDelivery[]> {
       if (job?.delivery.id !== id) throw new Error(`claimed ${job?.delivery.id} instead of ${id}`);
       const status = outcomeOf(hour, index);
       const delivered = status === 'delivered';
+      const responseTimeMs = 40 + ((hour * 13 + index * 29) % 400);
       const attempt = attemptOf(job, {
         attempted_at: createdAt,
-        response_time_ms: 40 + ((hour * 13 + index * 29) % 400),
+        response_time_ms: responseTimeMs,
         ...(delivered ? { response_status: 200, error_kind: null, error_message: null } : {}),
       });
       const schedule = status === 'finally_failed' ? [0] : [0, 30 * DAY];
       await store.recordAttempt(id, recordingOf(attempt, afterAttempt({ delivered, manual: false, leaseOwner: LEASE.owner, startedAt: createdAt, schedule })));
-      seeded.push({ id, webhookId, createdAt, status });
+      seeded.push({ id, webhookId, createdAt, status, responseTimeMs });
     }
   }
   await store.close();

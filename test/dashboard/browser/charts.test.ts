@@ -96,4 +96,19 @@ describe('the overview charts', () => {
     await expectAccessible(page);
     await context.close();
   });
+
+  it("a registration's health: the list and its page pass axe; the sparkline's label says its numbers", async () => {
+    const fixture = await chartFixture();
+    const { page } = await openPage(browser());
+    await page.goto(`${fixture.origin}${BASE}/webhooks`);
+    await expectAccessible(page);
+    await page.getByRole('link', { name: 'https://billing.example/hooks' }).click();
+    await page.getByRole('heading', { name: 'Health, last 24 hours' }).waitFor();
+    const label = await page.locator('.health svg.spark').getAttribute('aria-label');
+    const attempts = await page.evaluate<number>(`[...document.querySelectorAll('.health svg.spark g')].reduce((sum, g) => sum + Number(g.getAttribute('data-attempts')), 0)`);
+    expect(label).toContain(`last 24 hours: ${attempts} in all`);
+    await expectAccessible(page);
+    await page.locator('.health').scrollIntoViewIfNeeded();
+    await screenshot(page, 'registration-health', { element: '.health' });
+  });
 });
