@@ -1,11 +1,12 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { EVENT_TYPES } from '../../src/events/catalog.js';
 import { createTestEvent, signedRequest } from '../../src/testing/test-events.js';
 import { useTestDatabase } from '../helpers/postgres.js';
 
@@ -99,7 +100,7 @@ function delivery(): { id: string; body: string; headers: Record<string, string>
   return { id: event.id, body, headers: { ...headers } };
 }
 
-describe.each(RUNTIMES)('fetchHandler on $name', ({ command, version }) => {
+describe.each(RUNTIMES)('fetchHandler on $name', ({ name, command, version }) => {
   it('with memoryStore: a signed delivery runs the handler once, a redelivery is a duplicate, a tampered body 401, an oversized one 413', async () => {
     const receiver = await RuntimeReceiver.start(command, ['memory']);
     try {
@@ -180,6 +181,28 @@ describe.each(RUNTIMES)('fetchHandler on $name', ({ command, version }) => {
     }
   });
 
+  it('sqliteStore asked for better-sqlite3 by name: refused when the factory runs, in one line saying to leave the driver out', async () => {
+    const script = `
+      import { sqliteStore } from 'acct-webhook';
+      try {
+        sqliteStore('refused.db', { driver: 'better-sqlite3' });
+        console.log(JSON.stringify({ opened: true }));
+      } catch (error) {
+        console.log(JSON.stringify({ code: error.code, details: error.details }));
+      }
+    `;
+    writeFileSync(join(project, 'refused.mjs'), script);
+    const { stdout } = await run(command[0]!, [...command.slice(1), 'refused.mjs'], { cwd: project });
+    const runtime = name === 'bun' ? 'Bun' : 'Deno';
+    expect(JSON.parse(stdout)).toEqual({
+      code: 'INVALID_CONFIGURATION',
+      details: {
+        option: 'driver',
+        reason: expect.stringMatching(new RegExp(`^needs better-sqlite3, a Node\\.js addon that ${runtime} [\\d.]+ cannot load \\(.+\\): leave the driver option out, and the store runs on ${runtime}'s node:sqlite$`)),
+      },
+    });
+  });
+
   describe('postgresStore with pg', () => {
     const database = useTestDatabase();
 
@@ -201,4 +224,27 @@ describe.each(RUNTIMES)('fetchHandler on $name', ({ command, version }) => {
       expect(rows).toEqual([{ event_id: id, state: 'completed' }]);
     });
   });
+});
+
+describe('the CLI on Bun', () => {
+  const bun = join(root, 'node_modules', 'bun', 'bin', 'bun.exe');
+
+  it('bunx acct-webhook demo runs on Bun where no Node.js is on PATH: every event delivered, exit 0', async () => {
+    // PATH holds bun and bunx and nothing else: the bin's `#!/usr/bin/env node` finds no Node.js, so Bun runs it.
+    const onlyBun = mkdtempSync(join(project, 'only-bun-'));
+    symlinkSync(bun, join(onlyBun, 'bun'));
+    symlinkSync(bun, join(onlyBun, 'bunx'));
+    // A shell's environment, not npm's: npm sets NODE for its scripts (this test runs under one), and Bun takes that for the Node.js to run.
+    const env = { HOME: process.env.HOME, PATH: onlyBun };
+    await expect(run('/bin/sh', ['-c', 'command -v node'], { cwd: project, env })).rejects.toThrow();
+    const { stdout, stderr } = await run(join(onlyBun, 'bunx'), ['acct-webhook', 'demo'], { cwd: project, timeout: 60_000, env });
+    expect(stdout).toContain(`Summary: ${EVENT_TYPES.length} of ${EVENT_TYPES.length} events delivered`);
+    expect(stderr).toBe('');
+  }, 90_000);
+
+  it('bunx --bun acct-webhook demo runs on Bun beside a Node.js', async () => {
+    const { stdout, stderr } = await run(bun, ['x', '--bun', 'acct-webhook', 'demo'], { cwd: project, timeout: 60_000 });
+    expect(stdout).toContain(`Summary: ${EVENT_TYPES.length} of ${EVENT_TYPES.length} events delivered`);
+    expect(stderr).toBe('');
+  }, 90_000);
 });
