@@ -1,3 +1,4 @@
+import { businessOf, PAYLOAD_REMOVED, type BusinessErasure } from '../ports/retention.js';
 import { z } from 'zod';
 import { parseOptions } from '../configuration.js';
 import type { DeliveryStatus } from '../ports/dispatch-statuses.js';
@@ -160,6 +161,7 @@ class PostgresDispatchStore implements DispatchStore {
       deliveries.map((delivery) => delivery.lease?.owner ?? null),
       deliveries.map((delivery) => nullableInt8(delivery.lease?.until ?? null, 'lease.until')),
       skippedFor,
+      businessOf(event.payload),
     ]);
     if (readInt8(counts?.events, 'events') === 1) return { inserted: true, deliveries: readInt8(counts?.deliveries, 'deliveries') };
     const [existing] = await this.rows<EventRow>(this.sql.getEvent, [event.id]);
@@ -263,6 +265,27 @@ class PostgresDispatchStore implements DispatchStore {
     const where = attemptWhere(query, cursor, params, this.sql.attemptsTable);
     const rows = await this.rows<Record<string, unknown>>(this.sql.exportAttempts(where, params.add(limit)), params.values);
     return rows.map((row) => ({ attempt: attemptRows.read(row), delivery_status: row.delivery_status as DeliveryStatus, cursor: readInt8(row.seq, 'seq') }));
+  }
+
+  async pruneDeliveries(before: number, limit: number): Promise<number> {
+    const gone = await this.rows<{ event_id: string }>(this.sql.pruneDeliveries, [int8(before, 'before'), limit]);
+    if (gone.length > 0) await this.query(this.sql.pruneEvents, [[...new Set(gone.map((row) => row.event_id))]]);
+    return gone.length;
+  }
+
+  async removePayloads(before: number, limit: number, now: number): Promise<number> {
+    return (await this.rows<{ id: string }>(this.sql.removePayloads, [int8(before, 'before'), limit, int8(now, 'now'), PAYLOAD_REMOVED])).length;
+  }
+
+  async eraseBusiness(businessId: string, now: number): Promise<BusinessErasure> {
+    await this.migrated();
+    return withTransaction(this.pool, async (client) => {
+      const ended = await run(client, this.sql.eraseEndDeliveries, [businessId, int8(now, 'now')]);
+      await run(client, this.sql.eraseSkipped, [businessId]);
+      const bodies = await run(client, this.sql.eraseBodies, [businessId, PAYLOAD_REMOVED]);
+      const events = await run(client, this.sql.erasePayloads, [businessId, PAYLOAD_REMOVED, int8(now, 'now')]);
+      return { events: events.rowCount ?? 0, attempts: bodies.rowCount ?? 0, deliveriesEnded: ended.rowCount ?? 0 };
+    });
   }
 
   private async query(statement: Statement | string, values: unknown[]): Promise<{ rows: unknown[] }> {

@@ -3,6 +3,7 @@ import type { IdempotencyStore } from '../../src/ports/idempotency-store.js';
 import { describeDispatcherOnStore, type ProjectDispatchFixture } from '../dispatcher/dispatcher-on-store.js';
 import { describeReceiverOnInbox } from '../store/receiver-on-inbox.js';
 import {
+  describeDeliveryRetention as describePublishedDeliveryRetention,
   describeDispatchStore as describePublishedDispatchStore,
   describeFairClaims as describePublishedFairClaims,
   describeIdempotencyStore as describePublishedIdempotencyStore,
@@ -29,9 +30,10 @@ export function describeInboxStore(name: string, create: (options: { retentionMs
   describeReceiverOnInbox(name, create);
 }
 
-/** The published DispatchStore contract, and the Dispatcher end to end on the same store. */
+/** The published DispatchStore and retention contracts, and the Dispatcher end to end on the same store. */
 export function describeDispatchStore(name: string, create: () => Promise<ProjectDispatchFixture> | ProjectDispatchFixture): void {
   describePublishedDispatchStore(VITEST, name, create);
+  describePublishedDeliveryRetention(VITEST, name, create);
   describeDispatcherOnStore(name, create);
 }
 
