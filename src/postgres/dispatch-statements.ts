@@ -86,9 +86,6 @@ export function dispatchStatements(schema: string, prepare: Prepare, wakeUpChann
       )
       SELECT (SELECT count(*) FROM event) AS events, (SELECT count(*) FROM inserted) AS deliveries, (SELECT count(*) FROM notified) AS notified`),
     getEvent: prepare(`SELECT ${columns(EVENT_COLUMNS)} FROM ${events} WHERE id = $1`),
-    // Claims run one at a time per schema (an advisory lock, see the store), so that the counts of
-    // attempts in flight that decide each registration's room hold across workers.
-    claimLock: prepare('SELECT pg_advisory_xact_lock($1, hashtext($2))'),
     // The registrations a claim may take from, with their attempts in flight (live leases).
     claimSubjects: prepare(`SELECT w.id, w.failure_streak, w.delivered_streak, w.rate_limit, w.rate_tat, COALESCE(l.n, 0)::int AS in_flight
       FROM ${webhooks} w

@@ -80,8 +80,14 @@ class PostgresDispatchStore implements DispatchStore {
   private readonly sql: ReturnType<typeof dispatchStatements>;
   private readonly migrated: () => Promise<void>;
   private readonly recorder: AttemptRecorder;
-  /** The schema's name: claims on one schema take one advisory lock. */
-  private readonly schemaName: string;
+  /**
+   * Claims run one at a time per schema (an advisory lock on the schema's name), so that the
+   * counts of attempts in flight that decide each registration's room hold across workers.
+   * A claim's BEGIN and its advisory lock go in one round trip (the schema name is an identifier the
+   * options checked, so it may be written into the text). The lock is a statement of its own, so
+   * that the claim's next statement reads with a snapshot taken after it was granted.
+   */
+  private readonly claimBegin: string;
   private closing: Promise<void> | null = null;
   /** NOTIFY when an emit queued deliveries, LISTEN in every worker (wake-ups.ts). */
   readonly wakeUps: WakeUps;
@@ -93,7 +99,7 @@ class PostgresDispatchStore implements DispatchStore {
     const channel = wakeUpChannel('dispatch', schema.name);
     this.sql = dispatchStatements(schema.quoted, prepare, channel);
     this.wakeUps = postgresWakeUps(this.pool, channel);
-    this.schemaName = schema.name;
+    this.claimBegin = `BEGIN; SELECT pg_advisory_xact_lock(${CLAIM_LOCK_NAMESPACE}, hashtext('${schema.name}'))`;
     this.recorder = new AttemptRecorder(this.pool, this.sql);
     this.migrated = onceSucceeded(async () => {
       await migrate(this.pool, schema, DISPATCH_MIGRATIONS);
@@ -173,7 +179,6 @@ class PostgresDispatchStore implements DispatchStore {
     await this.migrated();
     const now = int8(request.now, 'now');
     return withTransaction(this.pool, async (client) => {
-      await run(client, this.sql.claimLock, [CLAIM_LOCK_NAMESPACE, this.schemaName]);
       const subjects = (await run(client, this.sql.claimSubjects, [now])).rows as ClaimSubject[];
       const rooms = claimRooms(subjects, request);
       if (rooms.length === 0) return [];
@@ -190,7 +195,7 @@ class PostgresDispatchStore implements DispatchStore {
       const budgets = rateBudgetsAfter(subjects, jobs, request.now);
       if (budgets.length > 0) await run(client, this.sql.setRateTats, [budgets.map((budget) => budget.id), budgets.map((budget) => budget.tat)]);
       return jobs;
-    });
+    }, this.claimBegin);
   }
 
   async nextDueAt(): Promise<number | null> {
