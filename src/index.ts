@@ -14,7 +14,7 @@ export { Webhooks, type EventForPattern, type WebhookErrorHandler, type WebhookE
 export type { HandlerContext } from './receiver/context.js';
 export type { AcknowledgedBody, WebhookResponse } from './receiver/answers.js';
 export type { OutcomeKind, ReceiveOutcome } from './receiver/outcome.js';
-export type { HeadersInput } from './receiver/headers.js';
+export type { HeadersInput } from './http/headers.js';
 export {
   DEFAULT_HANDLER_TIMEOUT_MS,
   DEFAULT_MAX_BODY_BYTES,

@@ -1,4 +1,5 @@
 import type { EventType } from '../events/catalog.js';
+import { registerStoreAccess } from './reads.js';
 import type { EventMap, EventObject, WebhookEvent } from '../events/schemas.js';
 import { newId } from '../ids.js';
 import { resolveLogger, type Logger } from '../logger.js';
@@ -125,6 +126,7 @@ export class DispatcherCore {
       payloadRetentionMs: this.settings.payloadRetentionMs,
       logger: this.logger,
     });
+    registerStoreAccess(this, store);
     this.webhooks = new Registrations({
       store,
       guard,

@@ -1,5 +1,7 @@
 import { businessOf, PAYLOAD_REMOVED, type BusinessErasure } from '../ports/retention.js';
 import { z } from 'zod';
+import { offerDispatchReads } from '../ports/dispatch-reads.js';
+import { postgresDispatchReads } from './dispatch-reads.js';
 import { parseOptions } from '../configuration.js';
 import type { DeliveryStatus } from '../ports/dispatch-statuses.js';
 import type {
@@ -103,7 +105,7 @@ class PostgresDispatchStore implements DispatchStore {
     this.recorder = new AttemptRecorder(this.pool, this.sql);
     this.migrated = onceSucceeded(async () => {
       await migrate(this.pool, schema, DISPATCH_MIGRATIONS);
-    });
+    });    offerDispatchReads(this, postgresDispatchReads(this.pool, schema.quoted, { ready: () => this.ready(), prepare }));
   }
 
   /** Creates or migrates the tables; safe when several processes start at once, tried again after a failure. */

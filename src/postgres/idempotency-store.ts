@@ -1,4 +1,6 @@
 import { offerEventRecords } from '../ports/event-records.js';
+import { offerReceivedReads } from '../ports/received-reads.js';
+import { postgresReceivedReads } from './received-reads.js';
 import { postgresEventRecords } from './event-records.js';
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
@@ -90,7 +92,7 @@ export function postgresStore(poolOrUrl: PostgresPool | string, options: Postgre
     });
   }
 
-  return offerEventRecords<IdempotencyStore>({
+  const store = offerEventRecords<IdempotencyStore>({
     retentionMs,
     ready,
     quarantine: postgresQuarantine(pool, `${schema.quoted}.acct_webhook_quarantine`, { ready, prepare }),
@@ -115,6 +117,7 @@ export function postgresStore(poolOrUrl: PostgresPool | string, options: Postgre
       return closing;
     },
   }, postgresEventRecords(pool, `${schema.quoted}.acct_webhook_events`, { ready, prepare }));
+  return offerReceivedReads(store, postgresReceivedReads(pool, schema.quoted, { ready, prepare }));
 }
 
 function statements(schema: string, prepare: Prepare) {

@@ -1,4 +1,6 @@
 import { offerEventRecords } from '../ports/event-records.js';
+import { offerReceivedReads } from '../ports/received-reads.js';
+import { sqliteReceivedReads } from './received-reads.js';
 import { sqliteEventRecords } from './event-records.js';
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
@@ -116,7 +118,7 @@ export function sqliteStore(database: string | SqliteDatabase, options: SqliteSt
     return { status: 'in_progress', leaseExpiresAt: row?.lease_until ?? now };
   }
 
-  return offerEventRecords<IdempotencyStore>({
+  const store = offerEventRecords<IdempotencyStore>({
     retentionMs,
     // Opened and migrated above, when the factory ran.
     ready: () => Promise.resolve(),
@@ -145,4 +147,5 @@ export function sqliteStore(database: string | SqliteDatabase, options: SqliteSt
       await asPromise(() => void (owned && db.open && db.close()));
     },
   }, sqliteEventRecords(db));
+  return offerReceivedReads(store, sqliteReceivedReads(db));
 }
