@@ -18,7 +18,7 @@ import {
 import { asPromise } from './as-promise.js';
 import { backgroundCheckpoints } from './checkpoint.js';
 import { openConnection, sqliteConnectionShape, sqliteTarget, type SqliteConnectionOptions } from './connection.js';
-import type { SqliteDatabase } from '../ports/sqlite-database.js';
+import type { AtomicEffect, SqliteDatabase } from '../ports/sqlite-database.js';
 import { GroupCommit } from './group-commit.js';
 import { migrate } from './migrations.js';
 import { sqliteInbox } from './inbox.js';
@@ -133,7 +133,7 @@ export function sqliteStore(database: string | SqliteDatabase, options: SqliteSt
         () => {
           if (!complete(eventId, token, now, options)) return false;
           for (const effect of effects) {
-            const result: unknown = effect(db);
+            const result: unknown = (effect as AtomicEffect)(db);
             if (result instanceof Promise) throw new TypeError('An atomic effect must be synchronous: SQLite transactions cannot await');
           }
           return true;
