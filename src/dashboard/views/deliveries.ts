@@ -9,6 +9,7 @@ import { html, type Content, type Html } from '../html.js';
 import { htmlResponse, redirect, type DashboardResponse } from '../http.js';
 import { actionForm, codeBlock, csrfField, notice, page, statusBadge, timeOf, type PageContext } from '../layout.js';
 import { noticeText } from '../notices.js';
+import { deliveryTimeline, timelineView } from '../delivery-timeline.js';
 import { lastPageOf, pageOf, pagePosition } from '../pager.js';
 import { dispatcherOf, type Route, type RouteContext } from '../routes.js';
 
@@ -97,7 +98,9 @@ function deliveryRow(context: PageContext, delivery: DeliveryDetail, url: string
 }
 
 async function detailPage(context: RouteContext, messages: { problem?: string } = {}): Promise<DashboardResponse> {
-  const delivery = await dispatcherOf(context).deliveries.get(context.params.id!);
+  const dispatcher = dispatcherOf(context);
+  const delivery = await dispatcher.deliveries.get(context.params.id!);
+  const timeline = timelineView(deliveryTimeline(delivery, dispatcher.settings.schedule, context.now), context.now);
   const id = encodeURIComponent(delivery.id);
   const payload = delivery.attempts[0]?.request_payload;
   const attempts = [...delivery.attempts].reverse().map((attempt) => attemptSection(attempt));
@@ -113,6 +116,7 @@ async function detailPage(context: RouteContext, messages: { problem?: string } 
 <dt>Created</dt><dd>${timeOf(delivery.created_at)}</dd>
 </dl>
 <div class="actions">${actionForm(context.page, `/deliveries/${id}/retry`, 'Retry now')}</div>
+${timeline}
 <h2>Request payload</h2>
 ${payload === undefined ? html`<p class="muted">Not sent yet.</p>` : payloadRemoved(payload) ? html`<p class="muted">Payload no longer kept.</p>` : codeBlock('payload', 'the request payload', payload)}
 <h2>Attempts, newest first</h2>
