@@ -19,7 +19,7 @@ const ADAPTERS = '^src/receiver/(express|node|node-response|fetch)[.]ts$';
 const LAYERS = {
   // The framework-free core, lowest first.
   kernel: {
-    path: '^src/(errors|configuration|ids|once|contained|timers|turn-queue|migrations|logger|json-logger|log-redaction|redacting-logger|parse-argument|signature|optional-package)[.]ts$',
+    path: '^src/(errors|configuration|ids|once|contained|timers|turn-queue|migrations|logger|json-logger|log-redaction|redacting-logger|parse-argument|signature|optional-package|runtime)[.]ts$',
     mayImport: [],
   },
   events: { path: '^src/events/', mayImport: ['kernel'] },

@@ -52,6 +52,7 @@ export { parseEvent } from './events/parse.js';
 export { memoryStore } from './memory/idempotency-store.js';
 export { sqliteStore, type SqliteStoreOptions } from './sqlite/idempotency-store.js';
 export type { AtomicEffect, SqliteDatabase, SqliteStatement } from './ports/sqlite-database.js';
+export type { Atomic, PostgresAtomicClient, PostgresAtomicEffect } from './ports/atomic-effect.js';
 export type {
   ClaimOptions,
   ClaimResult,
@@ -61,6 +62,7 @@ export type {
   QuarantineReason,
   QuarantineStore,
   StoreOptions,
+  AtomicCompleteOptions,
 } from './ports/idempotency-store.js';
 export type {
   ClaimedInboxEvent,
