@@ -43,7 +43,8 @@ export {
 } from './signature.js';
 
 // The events: the catalog's types and the parser.
-export { EVENT_TYPES, isEventType, type EventGroup, type EventPattern, type EventType } from './events/catalog.js';
+export { EVENT_TYPES, isEventType, type EventPattern, type EventType } from './events/event-types.js';
+export type { EventGroup } from './events/catalog.js';
 export type { EventMap, EventObject, PreviousAttributes, WebhookEvent } from './events/schemas.js';
 export { parseEvent } from './events/parse.js';
 
