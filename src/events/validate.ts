@@ -22,11 +22,39 @@ export function bad(e: Issue[] | undefined, p: Path, message: string): typeof FA
   return FAIL;
 }
 
-/** A required key that is absent: true on the fast path (stop), else the issue is recorded. */
-export function missing(e: Issue[] | undefined, p: Path, key: string): boolean {
-  if (e === undefined) return true;
-  e.push({ path: [...p, key], message: 'Invalid input: expected nonoptional, received undefined' });
-  return false;
+/** A generated validator: the parsed value, or FAIL (with `e` given: every problem recorded). */
+export type Validator = (v: unknown, e: Issue[] | undefined, p: Path) => unknown;
+
+/** One field of a loose object: its key, its validator, whether it may be absent. */
+export type Field = readonly [key: string, validate: Validator, optional: boolean];
+
+/**
+ * A loose object (z.looseObject) as zod parses it: a copy with the listed fields first, in the
+ * schema's order, each validated; an optional one only when present, a required one that is absent
+ * failing its schema with `undefined`; then every unlisted key as it came, except `__proto__`.
+ */
+export function object(v: unknown, e: Issue[] | undefined, p: Path, fields: readonly Field[], listed: ReadonlySet<string>, custom?: string): unknown {
+  if (!isObject(v)) return e === undefined ? FAIL : bad(e, p, custom ?? typeMessage('object', v));
+  const r: Record<string, unknown> = {};
+  let ok = true;
+  for (let i = 0; i < fields.length; i++) {
+    const [key, validate, optional] = fields[i]!;
+    if (optional && !(key in v)) continue;
+    const x = validate(v[key], e, e === undefined ? p : [...p, key]);
+    if (x === FAIL) {
+      if (e === undefined) return FAIL;
+      ok = false;
+    } else if (optional || x !== undefined || key in v) {
+      r[key] = x;
+    } else {
+      // A schema that takes `undefined` still needs its key.
+      if (e === undefined) return FAIL;
+      e.push({ path: [...p, key], message: 'Invalid input: expected nonoptional, received undefined' });
+      ok = false;
+    }
+  }
+  for (const key in v) if (key !== '__proto__' && !listed.has(key)) r[key] = v[key];
+  return ok ? r : FAIL;
 }
 
 /** A string's length in code points (a surrogate pair counts once, a lone surrogate once), as zod measures strings. */
