@@ -11,15 +11,15 @@
  */
 
 /** Entry points: the files the package's `exports` map builds. */
-const ENTRIES = '^src/(index|internal)[.]ts$|^src/(dispatcher|sqlite|postgres|dashboard|sandbox|testing|catalog)/index[.]ts$';
+const ENTRIES = '^src/(index|internal)[.]ts$|^src/(dispatcher|sqlite|postgres|dashboard|sandbox|testing|catalog|web)/index[.]ts$';
 /** The receiver's framework adapters (Express, node:http, the Fetch API). */
-const ADAPTERS = '^src/receiver/(express|node|node-response|fetch)[.]ts$';
+const ADAPTERS = '^src/receiver/(express|node|node-response|fetch|fetch-handler)[.]ts$';
 
 /** @type {Record<string, { path: string; pathNot?: string; mayImport: string[] }>} */
 const LAYERS = {
   // The framework-free core, lowest first.
   kernel: {
-    path: '^src/(errors|configuration|ids|once|contained|timers|turn-queue|migrations|logger|json-logger|log-redaction|redacting-logger|parse-argument|signature|optional-package)[.]ts$',
+    path: '^src/(errors|configuration|ids|once|contained|timers|turn-queue|migrations|logger|json-logger|log-redaction|redacting-logger|parse-argument|signature|signature-scheme|web-signature|sha256|bytes|optional-package)[.]ts$',
     mayImport: [],
   },
   events: { path: '^src/events/', mayImport: ['kernel'] },
@@ -37,6 +37,10 @@ const LAYERS = {
   // The HTTP edge: framework adapters around the core.
   adapters: { path: ADAPTERS, mayImport: ['kernel', 'events', 'ports', 'metrics', 'core', 'defaults'] },
 
+  // The receiver where Node's modules may be absent (acct-webhook/web: Workers, edge runtimes):
+  // WebCrypto and no default store; the memory backend and the Fetch adapter, nothing of SQLite.
+  web: { path: '^src/web/', pathNot: ENTRIES, mayImport: ['kernel', 'events', 'ports', 'metrics', 'core', 'memory', 'adapters'] },
+
   // Features built on the core.
   dashboard: { path: '^src/dashboard/', pathNot: ENTRIES, mayImport: ['kernel', 'events', 'ports', 'metrics', 'core'] },
   sandbox: { path: '^src/sandbox/', pathNot: ENTRIES, mayImport: ['kernel', 'events', 'ports', 'core', 'defaults', 'sqlite'] },
@@ -46,7 +50,7 @@ const LAYERS = {
 
   entries: {
     path: ENTRIES,
-    mayImport: ['kernel', 'events', 'ports', 'metrics', 'core', 'memory', 'sqlite', 'postgres', 'defaults', 'adapters', 'dashboard', 'sandbox', 'testing', 'catalog'],
+    mayImport: ['kernel', 'events', 'ports', 'metrics', 'core', 'memory', 'sqlite', 'postgres', 'defaults', 'adapters', 'web', 'dashboard', 'sandbox', 'testing', 'catalog'],
   },
 
   // The command line (bin/acct-webhook) and the scaffolder (the create-acct-webhook package).
@@ -108,6 +112,13 @@ export default {
       severity: 'error',
       from: { path: '^src/', pathNot: '^src/(cli|cli-kit|scaffold)/' },
       to: { path: '^node_modules/(commander|@clack|@opentelemetry/(sdk|exporter))' },
+    },
+    {
+      name: 'web-without-node',
+      comment: "acct-webhook/web runs where Node's modules may be absent (Workers without nodejs_compat): nothing it reaches imports one, not even for types.",
+      severity: 'error',
+      from: { path: '^src/web/index[.]ts$' },
+      to: { path: '^node:|^(assert|async_hooks|buffer|child_process|crypto|events|fs|http|https|module|net|os|path|perf_hooks|process|sqlite|stream|timers|tls|url|util|worker_threads|zlib)$', reachable: true },
     },
     {
       name: 'no-test-runner',

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { RawPayload } from '../signature.js';
+import type { RawPayload } from '../signature-scheme.js';
 import type { WebhookResponse } from './answers.js';
 import type { Receiver } from './receive.js';
 

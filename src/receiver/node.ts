@@ -1,10 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { WebhookSecret } from '../signature.js';
+import type { WebhookSecret } from '../signature-scheme.js';
 import { failed } from './answers.js';
 import { readRawBody } from './body.js';
 import { ReceiverError } from './errors.js';
 import { answerNodeRequest, requestPath, writeResponse } from './node-response.js';
-import { openDefaultReceiverStore } from '../defaults/stores.js';
+import { NODE_PLATFORM } from '../defaults/node-platform.js';
 import { resolveHandlerOptions, type WebhookHandlerOptions } from './options.js';
 import { buildReceiver, type Receiver } from './receive.js';
 
@@ -22,7 +22,7 @@ export type NodeWebhookHandler = ((req: IncomingMessage, res: ServerResponse, ne
  * http.createServer(nodeHandler({ secret: process.env.WEBHOOK_SECRET!, handlers })).listen(3000);
  */
 export function nodeHandler(options: WebhookSecret | WebhookHandlerOptions): NodeWebhookHandler {
-  const { receiver: resolved, body } = resolveHandlerOptions(options, 'nodeHandler', openDefaultReceiverStore);
+  const { receiver: resolved, body } = resolveHandlerOptions(options, 'nodeHandler', NODE_PLATFORM);
   const receiver = buildReceiver(resolved);
   const handler = (req: IncomingMessage, res: ServerResponse, next?: (error?: unknown) => void): void => {
     if (requestPath(req.url) !== body.path) {
