@@ -19,7 +19,7 @@ const ADAPTERS = '^src/receiver/(express|node|node-response|fetch|fetch-handler)
 const LAYERS = {
   // The framework-free core, lowest first.
   kernel: {
-    path: '^src/(errors|configuration|ids|once|contained|timers|turn-queue|migrations|logger|json-logger|log-redaction|redacting-logger|parse-argument|signature|signature-scheme|web-signature|sha256|bytes|optional-package)[.]ts$',
+    path: '^src/(errors|configuration|ids|once|contained|timers|turn-queue|migrations|logger|json-logger|log-redaction|redacting-logger|parse-argument|signature|signature-scheme|web-signature|sha256|bytes|optional-package|runtime)[.]ts$',
     mayImport: [],
   },
   events: { path: '^src/events/', mayImport: ['kernel'] },

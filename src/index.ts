@@ -51,6 +51,7 @@ export { parseEvent } from './events/parse.js';
 export { memoryStore } from './memory/idempotency-store.js';
 export { sqliteStore, type SqliteStoreOptions } from './sqlite/idempotency-store.js';
 export type { AtomicEffect, SqliteDatabase, SqliteStatement } from './ports/sqlite-database.js';
+export type { Atomic, PostgresAtomicClient, PostgresAtomicEffect } from './ports/atomic-effect.js';
 export type {
   ClaimOptions,
   ClaimResult,
@@ -60,6 +61,7 @@ export type {
   QuarantineReason,
   QuarantineStore,
   StoreOptions,
+  AtomicCompleteOptions,
 } from './ports/idempotency-store.js';
 export type {
   ClaimedInboxEvent,

@@ -1,4 +1,5 @@
 import type { EventType } from '../events/catalog.js';
+import { registerStoreAccess } from './reads.js';
 import type { EventMap, EventObject, WebhookEvent } from '../events/schemas.js';
 import { newId } from '../ids.js';
 import { resolveLogger, type Logger } from '../logger.js';
@@ -19,6 +20,7 @@ import { HttpSender } from './sender.js';
 import type { DeliveryJob, DispatchStore, Lease, NewDelivery, RecordedAttempt } from '../ports/dispatch-store.js';
 import { resolveWithSystem, UrlGuard } from './url-guard.js';
 import { Worker } from './worker.js';
+import { WakeUpListener } from '../ports/wake-ups.js';
 
 /**
  * Opens the store of a dispatcher given none, on its `database` file. The entry points choose it
@@ -54,6 +56,8 @@ export class DispatcherCore {
   private readonly metrics: DispatcherMetrics | null;
   private closed = false;
   private closing: Promise<void> | null = null;
+  /** Notifications from emits in other processes wake the worker (PostgreSQL); the poll stays. */
+  private readonly wakeUpListener: WakeUpListener;
 
   /**
    * @throws ConfigurationError for any unusable option, a SQLite file that cannot be opened or a
@@ -110,7 +114,9 @@ export class DispatcherCore {
       concurrency: this.settings.concurrency,
       pollIntervalMs: this.settings.pollIntervalMs,
     });
+    this.wakeUpListener = new WakeUpListener(this.store.wakeUps, () => this.worker.wake(), valid.logger === false ? undefined : this.logger, 'dispatcher');
     const store = () => this.usableStore();
+    registerStoreAccess(this, store);
     this.webhooks = new Registrations({
       store,
       guard,
@@ -194,6 +200,7 @@ export class DispatcherCore {
   async start(): Promise<void> {
     await this.usableStore();
     this.worker.start();
+    await this.wakeUpListener.start();
   }
 
   /**
@@ -201,6 +208,7 @@ export class DispatcherCore {
    * before this resolves.
    */
   async stop(): Promise<void> {
+    await this.wakeUpListener.stop();
     await this.worker.stop();
   }
 
@@ -226,6 +234,7 @@ export class DispatcherCore {
   private async shutdown(): Promise<void> {
     this.closed = true;
     this.metrics?.close();
+    await this.wakeUpListener.stop();
     await this.worker.stop();
     await this.worker.drain();
     this.sender.close();

@@ -1,6 +1,7 @@
 import type { EventType } from '../events/catalog.js';
 import type { DELIVERY_STATE_FIELDS, StoredAttempt, StoredDelivery } from './delivery-fields.js';
 import type { DeliveryStatus } from './dispatch-statuses.js';
+import type { WakeUps } from './wake-ups.js';
 
 /*
  * The dispatcher's persistence, behind one interface so that SQLite (sqliteDispatchStore) and
@@ -158,6 +159,11 @@ export interface DispatchStore {
   ready(): Promise<void>;
   /** Releases what the store opened itself. */
   close(): Promise<void>;
+  /**
+   * Wake-ups across processes: every `insertEvent` that queued a delivery notifies the workers on
+   * the same database when it commits (PostgreSQL). Absent: workers in other processes poll.
+   */
+  readonly wakeUps?: WakeUps;
 
   insertWebhook(webhook: StoredWebhook): Promise<void>;
   /** A registration that exists and is not deleted. */

@@ -1,3 +1,4 @@
+import { notifySql } from './wake-ups.js';
 import { ATTEMPT_FIELDS, DELIVERY_FIELDS, DELIVERY_STATE_FIELDS } from '../ports/delivery-fields.js';
 import type { FieldKind, Fields } from '../ports/fields.js';
 import type { AttemptQuery, DeliveryQuery } from '../ports/dispatch-store.js';
@@ -25,7 +26,8 @@ function unnest(fields: Fields, names: readonly string[], first: number): string
 }
 
 /** The dispatch store's statements, with table names qualified by the (quoted) schema. */
-export function dispatchStatements(schema: string, prepare: Prepare) {
+/** `wakeUpChannel`: the NOTIFY channel of the schema's workers (wake-ups.ts). */
+export function dispatchStatements(schema: string, prepare: Prepare, wakeUpChannel: string) {
   const webhooks = `${schema}.dispatch_webhooks`;
   const events = `${schema}.dispatch_events`;
   const deliveries = `${schema}.dispatch_deliveries`;
@@ -54,7 +56,9 @@ export function dispatchStatements(schema: string, prepare: Prepare) {
     // (also by a concurrent emit) inserts nothing at all. Deliveries go only to webhooks that still
     // exist, with their status at this moment. FOR SHARE conflicts with the row lock an update or
     // delete of the webhook takes, so the two are serialised: no delivery is inserted with a
-    // status that has just changed, or for a webhook that has just been deleted.
+    // status that has just changed, or for a webhook that has just been deleted. When deliveries
+    // were queued it notifies the workers of every process: PostgreSQL delivers the notification
+    // when the statement commits, never before (a worker woken early would find nothing).
     insertEvent: prepare(`WITH event AS (
         INSERT INTO ${events} (${columns(EVENT_COLUMNS)})
         VALUES ($1, $2, $3, $4, $5, $6)
@@ -77,8 +81,10 @@ export function dispatchStatements(schema: string, prepare: Prepare) {
         SELECT w.id, $1, $6 FROM ${webhooks} w
         WHERE w.id = ANY($12::text[]) AND w.deleted_at IS NULL AND EXISTS (SELECT 1 FROM event)
         ON CONFLICT DO NOTHING
+      ), notified AS (
+        SELECT ${notifySql(wakeUpChannel)} WHERE EXISTS (SELECT 1 FROM inserted)
       )
-      SELECT (SELECT count(*) FROM event) AS events, (SELECT count(*) FROM inserted) AS deliveries`),
+      SELECT (SELECT count(*) FROM event) AS events, (SELECT count(*) FROM inserted) AS deliveries, (SELECT count(*) FROM notified) AS notified`),
     getEvent: prepare(`SELECT ${columns(EVENT_COLUMNS)} FROM ${events} WHERE id = $1`),
     // Claims run one at a time per schema (an advisory lock, see the store), so that the counts of
     // attempts in flight that decide each registration's room hold across workers.

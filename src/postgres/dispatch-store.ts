@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { offerDispatchReads } from '../ports/dispatch-reads.js';
+import { postgresDispatchReads } from './dispatch-reads.js';
 import { parseOptions } from '../configuration.js';
 import type { DeliveryStatus } from '../ports/dispatch-statuses.js';
 import type {
@@ -34,6 +36,8 @@ import { connectionShape, postgresTarget, schemaName } from './options.js';
 import { openPool, type CheckedConnectionOptions, type PostgresConnectionOptions, type PostgresPool } from './pool.js';
 import { run, statementPreparer, type Statement } from './statement.js';
 import { withTransaction } from './transaction.js';
+import { postgresWakeUps, wakeUpChannel } from './wake-ups.js';
+import type { WakeUps } from '../ports/wake-ups.js';
 
 /** Claims on one schema take this advisory lock (with the schema's hash), one at a time. */
 const CLAIM_LOCK_NAMESPACE = 0x61637764; // 'acwd'
@@ -80,17 +84,21 @@ class PostgresDispatchStore implements DispatchStore {
   /** The schema's name: claims on one schema take one advisory lock. */
   private readonly schemaName: string;
   private closing: Promise<void> | null = null;
+  /** NOTIFY when an emit queued deliveries, LISTEN in every worker (wake-ups.ts). */
+  readonly wakeUps: WakeUps;
 
   constructor(poolOrUrl: PostgresPool | string, options: CheckedConnectionOptions) {
     const schema = schemaName(options);
     const prepare = statementPreparer(options.preparedStatements);
     ({ pool: this.pool, owned: this.ownsPool } = openPool(poolOrUrl, options));
-    this.sql = dispatchStatements(schema.quoted, prepare);
+    const channel = wakeUpChannel('dispatch', schema.name);
+    this.sql = dispatchStatements(schema.quoted, prepare, channel);
+    this.wakeUps = postgresWakeUps(this.pool, channel);
     this.schemaName = schema.name;
     this.recorder = new AttemptRecorder(this.pool, this.sql);
     this.migrated = onceSucceeded(async () => {
       await migrate(this.pool, schema, DISPATCH_MIGRATIONS);
-    });
+    });    offerDispatchReads(this, postgresDispatchReads(this.pool, schema.quoted, { ready: () => this.ready(), prepare }));
   }
 
   /** Creates or migrates the tables; safe when several processes start at once, tried again after a failure. */

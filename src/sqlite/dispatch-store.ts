@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { offerDispatchReads } from '../ports/dispatch-reads.js';
+import { sqliteDispatchReads } from './dispatch-reads.js';
 import { parseOptions } from '../configuration.js';
 import { parseArgument } from '../parse-argument.js';
 import type { DeliveryStatus } from '../ports/dispatch-statuses.js';
@@ -58,7 +60,7 @@ export function sqliteDispatchStore(database: string | SqliteDatabase, options: 
   const valid = parseOptions(sqliteDispatchStoreOptions, options, 'sqliteDispatchStore');
   const { db, owned } = openConnection(database, { ...valid, foreignKeys: true });
   migrate(db, DISPATCH_MIGRATIONS);
-  return new SqliteDispatchStore(db, owned);
+  return offerDispatchReads(new SqliteDispatchStore(db, owned), sqliteDispatchReads(db));
 }
 
 class SqliteDispatchStore implements DispatchStore {

@@ -117,6 +117,23 @@ describe('CSRF', () => {
     expect(s.target.requests).toHaveLength(1);
   });
 
+  it('a refused action answers a browser with a page that says what to do next, and an API client with the envelope', async () => {
+    const s = await setup({ answer: () => 500 });
+    const { delivery } = await oneDelivery(s);
+    await s.client.get(`${BASE}/deliveries/${delivery.id}`);
+    const page = await s.client.post(`${BASE}/deliveries/${delivery.id}/retry`, { _csrf: 'A'.repeat(43) }, { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' });
+    expect(page.status).toBe(403);
+    expect(page.headers.get('content-type')).toContain('text/html');
+    expect(page.text).toMatch(/<p class="next-step">Nothing was changed\. Go back, reload the page .*submit it again/);
+    const api = await s.client.post(`${BASE}/deliveries/${delivery.id}/retry`, { _csrf: 'A'.repeat(43) }, { accept: 'application/json' });
+    expect(api.headers.get('content-type')).toContain('application/json');
+    expect(JSON.parse(api.text)).toEqual({ error: { code: 'CSRF_TOKEN_INVALID', message: expect.any(String), details: {} } });
+    const missing = await s.client.get(`${BASE}/deliveries/dlv_nope`);
+    expect(missing.status).toBe(404);
+    expect(missing.text).toContain('Go back to the list it came from');
+    expect((await s.dispatcher.deliveries.get(delivery.id)).attempt_count).toBe(1);
+  });
+
   it('a POST from a client without the cookie (a cross-site form) → 403, nothing registered', async () => {
     const s = await setup();
     const stranger = new Client(s.origin);

@@ -8,6 +8,7 @@ import { html, type Content, type Html } from '../html.js';
 import { htmlResponse, redirect, type DashboardResponse } from '../http.js';
 import { actionForm, codeBlock, csrfField, notice, page, statusBadge, timeOf, type PageContext } from '../layout.js';
 import { noticeText } from '../notices.js';
+import { lastPageOf, pageOf, pagePosition } from '../pager.js';
 import { dispatcherOf, type Route, type RouteContext } from '../routes.js';
 
 /** Deliveries per page of the list. */
@@ -43,11 +44,6 @@ function filterProblem(error: unknown): string {
   throw error;
 }
 
-function pageNumber(query: URLSearchParams): number {
-  const page = Number(query.get('page') ?? '1');
-  return Number.isSafeInteger(page) && page >= 1 ? page : 1;
-}
-
 async function listPage(context: RouteContext): Promise<DashboardResponse> {
   const dispatcher = dispatcherOf(context);
   const { base } = context.page;
@@ -63,15 +59,12 @@ async function listPage(context: RouteContext): Promise<DashboardResponse> {
     const problem = filterProblem(error);
     return htmlResponse(page(context.page, 'deliveries', 'Deliveries', html`${form}${notice(problem, 'problem')}`), 422);
   }
-  const lastPage = Math.max(1, Math.ceil(total / PAGE_SIZE));
-  const current = Math.min(pageNumber(context.query), lastPage);
+  const lastPage = lastPageOf(total, PAGE_SIZE);
+  const current = pageOf(context.query, lastPage);
   const deliveries = await dispatcher.deliveries.list({ ...filter, limit: PAGE_SIZE, offset: (current - 1) * PAGE_SIZE });
   const details = await Promise.all(deliveries.map((delivery) => dispatcher.deliveries.get(delivery.id)));
   const urls = new Map(webhooks.map((webhook) => [webhook.id, webhook.url]));
-  const first = total === 0 ? 0 : (current - 1) * PAGE_SIZE + 1;
-  const position = html`<p class="pager" aria-live="polite"><span>Showing <strong>${first}–${first + deliveries.length - (total === 0 ? 0 : 1)}</strong> of <strong>${total.toLocaleString('en')}</strong> deliveries · page ${current} of ${lastPage}</span>
-${current > 1 ? html`<a href="${base}/deliveries${filterQuery(values, { page: String(current - 1) })}" rel="prev">← Newer</a>` : ''}
-${current < lastPage ? html`<a href="${base}/deliveries${filterQuery(values, { page: String(current + 1) })}" rel="next">Older →</a>` : ''}</p>`;
+  const position = pagePosition({ total, current, pageSize: PAGE_SIZE, shown: deliveries.length, noun: 'deliveries', link: (to) => `${base}/deliveries${filterQuery(values, { page: String(to) })}` });
   const retryAllLink = total > 0 ? html`<p class="actions"><a class="button secondary" href="${base}/deliveries/retry${filterQuery(values)}">Retry all ${total.toLocaleString('en')} matching…</a></p>` : '';
   const table =
     deliveries.length === 0
