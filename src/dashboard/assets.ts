@@ -69,6 +69,7 @@ figure.chart { margin: 8px 0 16px; max-width: 900px; }
 .bar-finally_failed, .bar-failed { fill: var(--bad); background: var(--bad); }
 .bar-stale { fill: var(--muted); background: var(--muted); }
 .bar-quarantined { fill: var(--violet); background: var(--violet); }
+.swatch-planned { border: 2px dashed var(--muted); } .timeline .chart-svg { max-width: 900px; }
 .spark { width: 120px; height: 24px; vertical-align: middle; } .health .spark { width: 288px; height: 48px; } .spark .bar-ok { fill: var(--accent); background: var(--accent); }
 details > summary { cursor: pointer; color: var(--accent); }
 @media (prefers-color-scheme: dark) {

@@ -11,7 +11,7 @@ import {
   type RawPayload,
   type WebhookSecret,
 } from '../signature-scheme.js';
-import { readHeader, type HeadersInput } from './headers.js';
+import { readHeader, type HeadersInput } from '../http/headers.js';
 
 export interface RequestVerificationOptions {
   secret: WebhookSecret;

@@ -2,7 +2,7 @@
  * acct-webhook/web: the receiver for runtimes without Node's modules — Cloudflare Workers (with
  * or without nodejs_compat), the edge runtimes of Next.js and Vercel, Deno Deploy. The same
  * receiver as acct-webhook's, verifying with WebCrypto, with `store` required; nothing it loads
- * imports a Node.js module (test/web/import-graph.integration.test.ts). This file only re-exports.
+ * imports a Node.js module at run time (test/web/workerd.integration.test.ts). This file only re-exports.
  */
 
 export { fetchHandler } from './fetch.js';
@@ -13,7 +13,7 @@ export { Webhooks, type EventForPattern, type WebhookErrorHandler, type WebhookE
 export type { HandlerContext } from '../receiver/context.js';
 export type { AcknowledgedBody, WebhookResponse } from '../receiver/answers.js';
 export type { OutcomeKind, ReceiveOutcome } from '../receiver/outcome.js';
-export type { HeadersInput } from '../receiver/headers.js';
+export type { HeadersInput } from '../http/headers.js';
 export {
   DEFAULT_HANDLER_TIMEOUT_MS,
   DEFAULT_MAX_BODY_BYTES,

@@ -1,3 +1,4 @@
+import { payloadRemoved } from '../../ports/retention.js';
 import type { DeliveryFilter } from '../../dispatcher/delivery-filters.js';
 import type { DispatcherCore as Dispatcher } from '../../dispatcher/dispatcher.js';
 import { DispatcherError, RateLimitError } from '../../dispatcher/errors.js';
@@ -8,6 +9,7 @@ import { html, type Content, type Html } from '../html.js';
 import { htmlResponse, redirect, type DashboardResponse } from '../http.js';
 import { actionForm, codeBlock, csrfField, notice, page, statusBadge, timeOf, type PageContext } from '../layout.js';
 import { noticeText } from '../notices.js';
+import { deliveryTimeline, timelineView } from '../delivery-timeline.js';
 import { lastPageOf, pageOf, pagePosition } from '../pager.js';
 import { dispatcherOf, type Route, type RouteContext } from '../routes.js';
 
@@ -96,7 +98,9 @@ function deliveryRow(context: PageContext, delivery: DeliveryDetail, url: string
 }
 
 async function detailPage(context: RouteContext, messages: { problem?: string } = {}): Promise<DashboardResponse> {
-  const delivery = await dispatcherOf(context).deliveries.get(context.params.id!);
+  const dispatcher = dispatcherOf(context);
+  const delivery = await dispatcher.deliveries.get(context.params.id!);
+  const timeline = timelineView(deliveryTimeline(delivery, dispatcher.settings.schedule, context.now), context.now);
   const id = encodeURIComponent(delivery.id);
   const payload = delivery.attempts[0]?.request_payload;
   const attempts = [...delivery.attempts].reverse().map((attempt) => attemptSection(attempt));
@@ -112,8 +116,9 @@ async function detailPage(context: RouteContext, messages: { problem?: string } 
 <dt>Created</dt><dd>${timeOf(delivery.created_at)}</dd>
 </dl>
 <div class="actions">${actionForm(context.page, `/deliveries/${id}/retry`, 'Retry now')}</div>
+${timeline}
 <h2>Request payload</h2>
-${payload === undefined ? html`<p class="muted">Not sent yet.</p>` : codeBlock('payload', 'the request payload', payload)}
+${payload === undefined ? html`<p class="muted">Not sent yet.</p>` : payloadRemoved(payload) ? html`<p class="muted">Payload no longer kept.</p>` : codeBlock('payload', 'the request payload', payload)}
 <h2>Attempts, newest first</h2>
 ${attempts.length === 0 ? html`<p class="muted">No attempt yet.</p>` : attempts}`;
   return htmlResponse(page(context.page, 'deliveries', `Delivery of ${delivery.event_type}`, body), messages.problem ? 429 : 200);
@@ -123,7 +128,9 @@ function attemptSection(attempt: DeliveryDetail['attempts'][number]): Html {
   const answer: Content =
     attempt.response_body === null
       ? html`<p class="muted">No answer.</p>`
-      : html`<h4>Response body${attempt.response_body_truncated ? ' (cut at 64 KiB)' : ''}</h4><pre tabindex="0" role="region" aria-label="Response body of attempt ${attempt.attempt_number}">${attempt.response_body}</pre>`;
+      : payloadRemoved(attempt.response_body)
+        ? html`<h4>Response body</h4><p class="muted">Payload no longer kept.</p>`
+        : html`<h4>Response body${attempt.response_body_truncated ? ' (cut at 64 KiB)' : ''}</h4><pre tabindex="0" role="region" aria-label="Response body of attempt ${attempt.attempt_number}">${attempt.response_body}</pre>`;
   return html`<section class="attempt" aria-labelledby="attempt-${attempt.attempt_number}">
 <h3 id="attempt-${attempt.attempt_number}">Attempt ${attempt.attempt_number}${attempt.manual ? ' (manual)' : ''}</h3>
 <dl class="facts">

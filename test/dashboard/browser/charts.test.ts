@@ -1,7 +1,9 @@
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { chartFixture, expectedDeliveryBuckets, fixtureRange } from '../chart-fixture.js';
-import { BASE } from '../fixtures.js';
+import { createTestEvent } from '../../../src/testing/index.js';
+import { FakeClock } from '../../helpers/clock.js';
+import { BASE, setup } from '../fixtures.js';
 import { expectAccessible, openPage, useBrowser } from './chromium.js';
 import { screenshot } from './screenshots.js';
 
@@ -110,5 +112,27 @@ describe('the overview charts', () => {
     await expectAccessible(page);
     await page.locator('.health').scrollIntoViewIfNeeded();
     await screenshot(page, 'registration-health', { element: '.health' });
+  });
+
+  it("a delivery's timeline: four failed attempts and three planned ones on the axis, the summary, axe passes", async () => {
+    const clock = new FakeClock();
+    const start = clock.now();
+    const s = await setup({ answer: () => 503, dispatcher: { clock: clock.now }, clock: clock.now });
+    await s.dispatcher.webhooks.create({ url: s.targetUrl, events: ['invoice.*'] });
+    const event = createTestEvent('invoice.paid');
+    await s.dispatcher.emit(event);
+    for (const at of [0, 1, 6, 36]) {
+      clock.set(start + at * 60_000);
+      await s.dispatcher.runDue();
+    }
+    clock.set(start + 56 * 60_000);
+    const [delivery] = await s.dispatcher.deliveries.list({ event_id: event.id });
+    const { page } = await openPage(browser());
+    await page.goto(`${s.origin}${BASE}/deliveries/${delivery!.id}`);
+    expect(await page.locator('#timeline-summary').textContent()).toBe('Attempt 5 of 7 by the schedule is next, in 1 h 40 min; the last, attempt 7 of 7, in 1 d 9 h if the ones before fail.');
+    expect(await page.locator('.timeline g[data-kind="attempt"]').count()).toBe(4);
+    expect(await page.locator('.timeline g[data-kind="planned"]').count()).toBe(3);
+    await expectAccessible(page);
+    await screenshot(page, 'timeline', { element: '.timeline' });
   });
 });
