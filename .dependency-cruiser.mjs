@@ -11,15 +11,15 @@
  */
 
 /** Entry points: the files the package's `exports` map builds. */
-const ENTRIES = '^src/(index|internal)[.]ts$|^src/(dispatcher|sqlite|postgres|dashboard|sandbox|testing|catalog)/index[.]ts$';
+const ENTRIES = '^src/(index|internal)[.]ts$|^src/(dispatcher|sqlite|postgres|dashboard|sandbox|testing|catalog|web)/index[.]ts$';
 /** The receiver's framework adapters (Express, node:http, the Fetch API) and what they share. */
-const ADAPTERS = '^src/receiver/(express|node|fetch|adapter)[.]ts$';
+const ADAPTERS = '^src/receiver/(express|node|fetch|adapter|fetch-handler)[.]ts$';
 
 /** @type {Record<string, { path: string; pathNot?: string; mayImport: string[] }>} */
 const LAYERS = {
   // The framework-free core, lowest first.
   kernel: {
-    path: '^src/(errors|configuration|ids|once|contained|timers|turn-queue|migrations|logger|json-logger|log-redaction|redacting-logger|parse-argument|signature|optional-package|runtime)[.]ts$',
+    path: '^src/(errors|configuration|ids|once|contained|timers|turn-queue|migrations|logger|json-logger|log-redaction|redacting-logger|parse-argument|signature|signature-scheme|web-signature|sha256|bytes|optional-package|runtime)[.]ts$',
     mayImport: [],
   },
   // The HTTP edge: the bounded body reader, headers as frameworks give them, the node/Fetch answer
@@ -40,6 +40,10 @@ const LAYERS = {
   // The receiver's framework adapters: thin shells of the HTTP edge around the core.
   adapters: { path: ADAPTERS, mayImport: ['kernel', 'http', 'events', 'ports', 'metrics', 'core', 'defaults'] },
 
+  // The receiver where Node's modules may be absent (acct-webhook/web: Workers, edge runtimes):
+  // WebCrypto and no default store; the memory backend and the Fetch adapter, nothing of SQLite.
+  web: { path: '^src/web/', pathNot: ENTRIES, mayImport: ['kernel', 'http', 'events', 'ports', 'metrics', 'core', 'memory', 'adapters'] },
+
   // Features built on the core.
   dashboard: { path: '^src/dashboard/', pathNot: ENTRIES, mayImport: ['kernel', 'http', 'events', 'ports', 'metrics', 'core'] },
   sandbox: { path: '^src/sandbox/', pathNot: ENTRIES, mayImport: ['kernel', 'http', 'events', 'ports', 'core', 'defaults', 'sqlite'] },
@@ -49,7 +53,7 @@ const LAYERS = {
 
   entries: {
     path: ENTRIES,
-    mayImport: ['kernel', 'http', 'events', 'ports', 'metrics', 'core', 'memory', 'sqlite', 'postgres', 'defaults', 'adapters', 'dashboard', 'sandbox', 'testing', 'catalog'],
+    mayImport: ['kernel', 'http', 'events', 'ports', 'metrics', 'core', 'memory', 'sqlite', 'postgres', 'defaults', 'adapters', 'web', 'dashboard', 'sandbox', 'testing', 'catalog'],
   },
 
   // The command line (bin/acct-webhook) and the scaffolder (the create-acct-webhook package).

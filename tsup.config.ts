@@ -13,6 +13,7 @@ const LIBRARY_ENTRIES = {
   dashboard: 'src/dashboard/index.ts',
   sandbox: 'src/sandbox/index.ts',
   catalog: 'src/catalog/index.ts',
+  web: 'src/web/index.ts',
 };
 
 /**

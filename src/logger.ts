@@ -60,7 +60,8 @@ export const REDACTED_CENSOR = '[redacted]';
  * named `acct-webhook`, with `component` saying which side wrote the line. Written by a logger
  * built in (json-logger.ts), not by pino: the package does not depend on pino, and a pino logger
  * passed as `logger` is used as it is. Standard error, because a library's diagnostics must never
- * mix with a program's output (a JSON Lines export to stdout, a CLI's table).
+ * mix with a program's output (a JSON Lines export to stdout, a CLI's table). Where there is
+ * no standard error (Cloudflare Workers), the lines go to `console.error`.
  */
 export function defaultLogger(component: LogComponent): Logger {
   return jsonLogger({
@@ -68,10 +69,20 @@ export function defaultLogger(component: LogComponent): Logger {
     bindings: { component, name: DEFAULT_LOGGER_NAME },
     redact: REDACTED_PATHS,
     censor: REDACTED_CENSOR,
-    // Looked up at each line: process.stderr writes synchronously to files, pipes and terminals
-    // on Linux, so a line is out before the process can end.
-    write: (line) => process.stderr.write(line),
+    write: writeLine,
   });
+}
+
+/**
+ * Where the default logger's lines go: standard error on Node.js; `console.error` where there
+ * is no `process.stderr` (Cloudflare Workers, whose log tools read the console, with or without
+ * nodejs_compat). Looked up at each line: process.stderr writes synchronously to files, pipes
+ * and terminals on Linux, so a line is out before the process can end.
+ */
+function writeLine(line: string): void {
+  const stderr = typeof process === 'undefined' ? undefined : (process.stderr as NodeJS.WriteStream | undefined);
+  if (typeof stderr?.write === 'function') stderr.write(line);
+  else console.error(line.endsWith('\n') ? line.slice(0, -1) : line);
 }
 
 const NOOP: LogFn = () => undefined;

@@ -16,6 +16,7 @@ const ENTRIES = {
   'acct-webhook/dashboard': 'src/dashboard/index.ts',
   'acct-webhook/sandbox': 'src/sandbox/index.ts',
   'acct-webhook/catalog': 'src/catalog/index.ts',
+  'acct-webhook/web': 'src/web/index.ts',
 } as const;
 /** The main entry stays small: the values a receiver's author calls. */
 const MAX_MAIN_VALUES = 30;

@@ -1,7 +1,7 @@
 import { resolveReceiverOptions, type ReceiverOptions } from '../receiver/options.js';
 import { buildReceiver, type Receiver } from '../receiver/receive.js';
 import type { WebhookSecret } from '../signature.js';
-import { openDefaultReceiverStore } from './stores.js';
+import { NODE_PLATFORM } from './node-platform.js';
 
 /**
  * The framework-free receiver: verify → parse → claim the event id → run the handlers →
@@ -13,5 +13,5 @@ import { openDefaultReceiverStore } from './stores.js';
  * const { status, headers, body } = await receiver.receive({ rawBody, headers: request.headers, method: 'POST' });
  */
 export function createReceiver(options: WebhookSecret | ReceiverOptions): Receiver {
-  return buildReceiver(resolveReceiverOptions(options, 'createReceiver', openDefaultReceiverStore));
+  return buildReceiver(resolveReceiverOptions(options, 'createReceiver', NODE_PLATFORM));
 }

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { parseOptions } from '../configuration.js';
 import { newId } from '../ids.js';
@@ -55,7 +54,7 @@ export function memoryStore(options: StoreOptions = {}): IdempotencyStore {
       const entry = entries.get(eventId);
       if (entry?.state === 'completed') return Promise.resolve({ status: 'completed', completedAt: entry.completedAt });
       if (entry && entry.leaseUntil > now) return Promise.resolve({ status: 'in_progress', leaseExpiresAt: entry.leaseUntil });
-      const token = randomUUID();
+      const token = crypto.randomUUID();
       entries.set(eventId, { state: 'processing', token, leaseUntil: now + leaseMs, completedAt: 0, firstSeenAt: entry?.firstSeenAt ?? now });
       return Promise.resolve({ status: 'claimed', token, takeover: entry !== undefined });
     },

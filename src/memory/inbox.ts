@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { EnqueueResult, InboxInput, InboxStats, InboxStore } from '../ports/inbox.js';
 import { DEFAULT_INBOX_LIST_LIMIT, insertedColumns, inboxStats, toClaimed, toInboxEvent, type InboxRow } from '../ports/inbox-rows.js';
 import { compareVersions, type ObjectVersion, type ObjectVersions } from '../ports/versions.js';
@@ -80,7 +79,7 @@ export function memoryInbox(versions: MemoryVersions, isRecorded: (eventId: stri
   return {
     enqueue: (input) => Promise.resolve(enqueue(input)),
     claim(now, leaseMs, limit) {
-      const token = randomUUID();
+      const token = crypto.randomUUID();
       const due = [...rows.values()]
         .filter((row) => claimable(row, now) && !heldBack(row, now))
         .sort((a, b) => a.next_attempt_at - b.next_attempt_at || a.received_at - b.received_at)

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '../sha256.js';
 import type { QuarantineInput } from './idempotency-store.js';
 
 /**
@@ -6,5 +6,5 @@ import type { QuarantineInput } from './idempotency-store.js';
  * none, so the sender's retries of one bad payload do not pile up as separate entries.
  */
 export function quarantineKey(input: Pick<QuarantineInput, 'event_id' | 'raw_body'>): string {
-  return input.event_id ?? `sha256:${createHash('sha256').update(input.raw_body).digest('hex')}`;
+  return input.event_id ?? `sha256:${sha256Hex(input.raw_body)}`;
 }

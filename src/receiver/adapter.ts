@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { fetchAnswer, writeNodeAnswer, type HttpAnswer } from '../http/answer.js';
 import type { BodyLimits } from '../http/body.js';
-import type { RawPayload } from '../signature.js';
+import type { RawPayload } from '../signature-scheme.js';
 import type { WebhookResponse } from './answers.js';
 import type { BodyOptions } from './options.js';
 import type { Receiver } from './receive.js';

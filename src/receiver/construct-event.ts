@@ -2,7 +2,7 @@ import type { WebhookEvent } from '../events/schemas.js';
 import { parseEvent } from '../events/parse.js';
 import type { HeadersInput } from '../http/headers.js';
 import { verifyRequest } from './verify-request.js';
-import { DEFAULT_TOLERANCE_SECONDS, type RawPayload, type WebhookSecret } from '../signature.js';
+import { DEFAULT_TOLERANCE_SECONDS, nodeHmac, type RawPayload, type WebhookSecret } from '../signature.js';
 
 /** The options of {@link constructEvent}. */
 export interface ConstructEventOptions {
@@ -39,6 +39,8 @@ export function constructEvent(
     secret,
     toleranceSeconds: options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS,
     legacySignature: options.legacySignature ?? false,
+    // The secrets are checked (NO_SECRET) when the request is, after the payload (PAYLOAD_NOT_RAW).
+    hmacKeys: nodeHmac(typeof secret === 'string' ? [secret] : secret),
   };
   verifyRequest(rawBody, headers, verification, options.now ?? Date.now());
   return parseEvent(rawBody);

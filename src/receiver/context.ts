@@ -1,9 +1,10 @@
 import type { WebhookEvent } from '../events/schemas.js';
 import type { Logger } from '../logger.js';
 import { redactingLogger } from '../redacting-logger.js';
-import type { RawPayload } from '../signature.js';
+import type { RawPayload } from '../signature-scheme.js';
 import type { Atomic, StoreAtomicEffect } from '../ports/atomic-effect.js';
 import { ConfigurationError } from '../errors.js';
+import { asBuffer } from '../bytes.js';
 import type { IdempotencyStore } from '../ports/idempotency-store.js';
 import type { ObjectVersion } from '../ports/versions.js';
 import type { Inbound } from './inbound.js';
@@ -26,7 +27,8 @@ export interface HandlerContext {
   readonly receivedAt: Date;
   /**
    * The exact bytes the signature covered, e.g. to archive the original or to forward it.
-   * Made when first read.
+   * Made when first read. A plain Uint8Array (Buffer's base class) on runtimes without Buffer
+   * (Cloudflare Workers without nodejs_compat).
    */
   readonly rawBody: Buffer;
   /**
@@ -141,10 +143,10 @@ export function lazyBuffer(body: RawPayload | undefined): () => Buffer {
   return () => (buffer ??= toBuffer(body));
 }
 
-/** The raw body as a Buffer, without copying bytes that are already a Buffer or a Uint8Array. */
+/**
+ * The raw body as a Buffer, without copying bytes that are already a Buffer or a Uint8Array (a
+ * Uint8Array on runtimes without Buffer: Cloudflare Workers without nodejs_compat).
+ */
 export function toBuffer(body: RawPayload | undefined): Buffer {
-  if (body === undefined) return Buffer.alloc(0);
-  if (typeof body === 'string') return Buffer.from(body, 'utf8');
-  if (body instanceof Uint8Array) return Buffer.isBuffer(body) ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
-  return Buffer.from(body);
+  return asBuffer(body);
 }

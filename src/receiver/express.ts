@@ -1,10 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { WebhookSecret } from '../signature.js';
+import type { WebhookSecret } from '../signature-scheme.js';
 import { readNodeBody } from '../http/body.js';
 import { bodyAlreadyParsed } from '../http/errors.js';
 import { requestPath } from '../http/path.js';
 import { answerNodeRequest, bodyLimits } from './adapter.js';
-import { openDefaultReceiverStore } from '../defaults/stores.js';
+import { NODE_PLATFORM } from '../defaults/node-platform.js';
 import { resolveHandlerOptions, type BodyOptions, type WebhookHandlerOptions } from './options.js';
 import { buildReceiver, type Receiver } from './receive.js';
 
@@ -42,7 +42,7 @@ export type ExpressWebhookHandler = ((req: ExpressLikeRequest, res: ServerRespon
  * app.use(express.json()); // the rest of the app
  */
 export function webhookHandler(options: WebhookSecret | WebhookHandlerOptions): ExpressWebhookHandler {
-  const { receiver: resolved, body } = resolveHandlerOptions(options, 'webhookHandler', openDefaultReceiverStore);
+  const { receiver: resolved, body } = resolveHandlerOptions(options, 'webhookHandler', NODE_PLATFORM);
   const receiver = buildReceiver(resolved);
   const middleware = (req: ExpressLikeRequest, res: ServerResponse, next: (error?: unknown) => void): void => {
     // On a route (app.post('/x', …)) Express has matched the path already; under app.use it has not.

@@ -1,4 +1,5 @@
 import { WebhookHandlerError, type ReceiverError } from './errors.js';
+import { utf8Length } from '../bytes.js';
 
 /**
  * The most an inbox event's `last_error.message` holds, in UTF-8 bytes: enough for an error's
@@ -49,12 +50,12 @@ function oneLine(text: string): string {
 
 /** `text` cut to at most `maxBytes` of UTF-8, between characters, ending with "…" when cut. */
 function bounded(text: string, maxBytes: number): string {
-  if (Buffer.byteLength(text) <= maxBytes) return text;
-  const room = maxBytes - Buffer.byteLength(ELLIPSIS);
+  if (utf8Length(text) <= maxBytes) return text;
+  const room = maxBytes - utf8Length(ELLIPSIS);
   let bytes = 0;
   let kept = '';
   for (const character of text) {
-    bytes += Buffer.byteLength(character);
+    bytes += utf8Length(character);
     if (bytes > room) break;
     kept += character;
   }

@@ -2,11 +2,11 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { writeNodeAnswer } from '../http/answer.js';
 import { readNodeBody } from '../http/body.js';
 import { requestPath } from '../http/path.js';
-import type { WebhookSecret } from '../signature.js';
+import type { WebhookSecret } from '../signature-scheme.js';
 import { answerNodeRequest, bodyLimits, webhookAnswer } from './adapter.js';
 import { failed } from './answers.js';
 import { ReceiverError } from './errors.js';
-import { openDefaultReceiverStore } from '../defaults/stores.js';
+import { NODE_PLATFORM } from '../defaults/node-platform.js';
 import { resolveHandlerOptions, type WebhookHandlerOptions } from './options.js';
 import { buildReceiver, type Receiver } from './receive.js';
 
@@ -24,7 +24,7 @@ export type NodeWebhookHandler = ((req: IncomingMessage, res: ServerResponse, ne
  * http.createServer(nodeHandler({ secret: process.env.WEBHOOK_SECRET!, handlers })).listen(3000);
  */
 export function nodeHandler(options: WebhookSecret | WebhookHandlerOptions): NodeWebhookHandler {
-  const { receiver: resolved, body } = resolveHandlerOptions(options, 'nodeHandler', openDefaultReceiverStore);
+  const { receiver: resolved, body } = resolveHandlerOptions(options, 'nodeHandler', NODE_PLATFORM);
   const receiver = buildReceiver(resolved);
   const limits = bodyLimits(body);
   const handler = (req: IncomingMessage, res: ServerResponse, next?: (error?: unknown) => void): void => {

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { callable, instanceOf, numberIn, parseOptions } from '../configuration.js';
 import { ConfigurationError } from '../errors.js';
 import { isLogger, resolveLogger, type Logger, type LoggerOption } from '../logger.js';
-import { DEFAULT_TOLERANCE_SECONDS, type WebhookSecret } from '../signature.js';
+import { DEFAULT_TOLERANCE_SECONDS, type HmacEngine, type HmacKeys, type WebhookSecret } from '../signature-scheme.js';
 import type { IdempotencyStore } from '../ports/idempotency-store.js';
 import { inboxSettings, inboxShape, type InboxOptions, type InboxSettings } from './inbox-options.js';
 import { orderingGuard, orderingShape, type OrderingGuard, type OrderingOptions } from './ordering.js';
@@ -132,6 +132,8 @@ export interface ResolvedReceiverOptions {
   inbox: InboxSettings | undefined;
   /** The ordering guard; undefined when off. */
   ordering: OrderingGuard | undefined;
+  /** The HMAC under `secret`, made once when the factory ran. */
+  hmacKeys: HmacKeys;
 }
 
 /** How an adapter reads the body; internal. */
@@ -182,16 +184,26 @@ type ParsedReceiverOptions = z.output<typeof receiverSchema>;
  */
 export type OpenDefaultStore = (database: string | undefined) => IdempotencyStore;
 
+/**
+ * What the entry points choose for a receiver and the core does not know: the store when none
+ * is given, and how an HMAC is computed. On Node.js: a SQLite file and node:crypto
+ * (src/defaults/node-platform.ts); in acct-webhook/web: no default store and WebCrypto.
+ */
+export interface ReceiverPlatform {
+  openDefaultStore: OpenDefaultStore;
+  hmac: HmacEngine;
+}
+
 /** Accepts `secret`, `[secret, previous]` or the options; checks them all when the factory runs. */
-export function resolveReceiverOptions(input: WebhookSecret | ReceiverOptions, subject: string, openDefaultStore: OpenDefaultStore): ResolvedReceiverOptions {
-  return withDefaults(parseOptions(receiverSchema, asOptions(input), subject), openDefaultStore);
+export function resolveReceiverOptions(input: WebhookSecret | ReceiverOptions, subject: string, platform: ReceiverPlatform): ResolvedReceiverOptions {
+  return withDefaults(parseOptions(receiverSchema, asOptions(input), subject), platform);
 }
 
 /** The adapters' options: the receiver's, and how to read the body. */
 export function resolveHandlerOptions(
   input: WebhookSecret | WebhookHandlerOptions,
   subject: string,
-  openDefaultStore: OpenDefaultStore,
+  platform: ReceiverPlatform,
 ): { receiver: ResolvedReceiverOptions; body: BodyOptions } {
   const { path, maxBodyBytes, bodyTimeoutMs, ...receiver } = parseOptions(handlerSchema, asOptions(input), subject);
   const body = {
@@ -199,14 +211,14 @@ export function resolveHandlerOptions(
     maxBodyBytes: maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
     bodyTimeoutMs: bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS,
   };
-  return { receiver: withDefaults(receiver, openDefaultStore), body };
+  return { receiver: withDefaults(receiver, platform), body };
 }
 
 function asOptions(input: unknown): unknown {
   return typeof input === 'string' || Array.isArray(input) ? { secret: input } : input;
 }
 
-function withDefaults(options: ParsedReceiverOptions, openDefaultStore: OpenDefaultStore): ResolvedReceiverOptions {
+function withDefaults(options: ParsedReceiverOptions, platform: ReceiverPlatform): ResolvedReceiverOptions {
   // Inbox mode has a budget of its own, 5 minutes by default, since no sender waits for it; a
   // top-level budget beside it would be ignored (or, taken over, cut the 5 minutes to the 25 s
   // a direct-mode setting was chosen for), so it is refused with the name to use.
@@ -234,9 +246,10 @@ function withDefaults(options: ParsedReceiverOptions, openDefaultStore: OpenDefa
     legacySignature: options.legacySignature ?? false,
     onUnknownEvent: options.onUnknownEvent ?? 'acknowledge',
     clock: options.clock ?? Date.now,
+    hmacKeys: platform.hmac(typeof options.secret === 'string' ? [options.secret] : options.secret),
     // Opened last, so that a bad option does not leave a file behind.
     ownsStore: options.store === undefined,
-    store: options.store ?? openDefaultStore(options.database),
+    store: options.store ?? platform.openDefaultStore(options.database),
   };
 }
 

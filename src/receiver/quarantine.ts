@@ -1,9 +1,10 @@
 import { WebhookValidationError } from '../errors.js';
-import type { RawPayload } from '../signature.js';
+import type { RawPayload } from '../signature-scheme.js';
 import type { QuarantineInput } from '../ports/idempotency-store.js';
 import { acknowledged, failed, type WebhookResponse } from './answers.js';
 import { ReceiverError } from './errors.js';
 import { toBuffer } from './context.js';
+import { utf8Text } from '../bytes.js';
 import type { ResolvedReceiverOptions } from './options.js';
 import type { OutcomeFields } from './outcome.js';
 
@@ -62,7 +63,7 @@ function identify(bytes: Buffer, error: WebhookValidationError): { eventId: stri
   const fromError = { eventId: stringOrNull(error.details.event_id), type: stringOrNull(error.details.type) };
   if (fromError.eventId) return fromError;
   try {
-    const value = JSON.parse(bytes.toString('utf8')) as { id?: unknown; type?: unknown } | null;
+    const value = JSON.parse(utf8Text(bytes)) as { id?: unknown; type?: unknown } | null;
     return { eventId: stringOrNull(value?.id), type: stringOrNull(value?.type) };
   } catch {
     return { eventId: null, type: null };

@@ -2,7 +2,7 @@ import { contained } from '../contained.js';
 import { isAcctWebhookError, WebhookValidationError, WebhookVerificationError } from '../errors.js';
 import { parseEvent } from '../events/parse.js';
 import type { WebhookEvent } from '../events/schemas.js';
-import type { RawPayload } from '../signature.js';
+import type { RawPayload } from '../signature-scheme.js';
 import type { IdempotencyStore } from '../ports/idempotency-store.js';
 import { acknowledged, failed, type WebhookResponse } from './answers.js';
 import { handlerContext, lazyBuffer } from './context.js';
@@ -109,20 +109,25 @@ export function buildReceiver(options: ResolvedReceiverOptions): Receiver {
       }
       const rawBody = isPromiseLike(request.rawBody) ? await request.rawBody : request.rawBody;
       inbound.rawBody = rawBody;
-      inbound.verified = verify(rawBody, request.headers, inbound.receivedAt);
+      const verified = verify(rawBody, request.headers, inbound.receivedAt);
+      // node:crypto verifies synchronously: nothing is awaited on Node's path.
+      inbound.verified = verified instanceof Promise ? await verified : verified;
+      warnLegacy(inbound.verified);
       return await handle(parseEvent(rawBody), inbound, request.headers);
     } catch (error) {
       return answerError(error, inbound);
     }
   }
 
-  function verify(rawBody: RawPayload, headers: HeadersInput, now: number): VerifiedRequest {
-    const verified = verifyRequest(rawBody, headers, options, now);
+  function verify(rawBody: RawPayload, headers: HeadersInput, now: number): VerifiedRequest | Promise<VerifiedRequest> {
+    return verifyRequest(rawBody, headers, options, now);
+  }
+
+  function warnLegacy(verified: VerifiedRequest): void {
     if (verified.signatureScheme === 'legacy' && !warnedLegacy) {
       warnedLegacy = true;
       logger.warn('Accepting a legacy x-service-signature: it signs no timestamp, so a captured request can be replayed');
     }
-    return verified;
   }
 
   async function answerError(error: unknown, inbound: Inbound): Promise<WebhookResponse> {

@@ -2,11 +2,15 @@ import {
   LEGACY_SIGNATURE_HEADER,
   SIGNATURE_HEADER,
   TIMESTAMP_HEADER,
-  verifyLegacySignature,
-  verifySignature,
+  matchingSecret,
+  prepareLegacyVerification,
+  prepareVerification,
+  type HmacKeys,
+  type PreparedVerification,
+  type SyncHmacKeys,
   type RawPayload,
   type WebhookSecret,
-} from '../signature.js';
+} from '../signature-scheme.js';
 import { readHeader, type HeadersInput } from '../http/headers.js';
 
 export interface RequestVerificationOptions {
@@ -14,6 +18,8 @@ export interface RequestVerificationOptions {
   toleranceSeconds: number;
   /** Accept `x-service-signature` when `x-svc-signature` is absent. */
   legacySignature: boolean;
+  /** The HMAC under the secrets, made once for them: node:crypto's on Node.js, WebCrypto's elsewhere. */
+  hmacKeys: HmacKeys;
 }
 
 export interface VerifiedRequest {
@@ -25,16 +31,23 @@ export interface VerifiedRequest {
 /**
  * Verifies a request's signature headers against its raw body: `x-svc-signature` with
  * `x-svc-timestamp`, or — only when allowed and the first is absent — the legacy
- * `x-service-signature`. Shared by the receiver and `constructEvent`.
+ * `x-service-signature`. Shared by the receiver and `constructEvent`. Synchronous with an
+ * engine that is (node:crypto's), a promise with one that is not (WebCrypto's).
  */
-export function verifyRequest(rawBody: RawPayload, headers: HeadersInput, options: RequestVerificationOptions, now: number): VerifiedRequest {
+export function verifyRequest(rawBody: RawPayload, headers: HeadersInput, options: RequestVerificationOptions & { hmacKeys: SyncHmacKeys }, now: number): VerifiedRequest;
+export function verifyRequest(rawBody: RawPayload, headers: HeadersInput, options: RequestVerificationOptions, now: number): VerifiedRequest | Promise<VerifiedRequest>;
+export function verifyRequest(
+  rawBody: RawPayload,
+  headers: HeadersInput,
+  options: RequestVerificationOptions,
+  now: number,
+): VerifiedRequest | Promise<VerifiedRequest> {
   const signature = readHeader(headers, SIGNATURE_HEADER);
   const legacy = options.legacySignature && signature === undefined ? readHeader(headers, LEGACY_SIGNATURE_HEADER) : undefined;
   if (legacy !== undefined) {
-    const { secretIndex } = verifyLegacySignature({ payload: rawBody, signature: legacy, secret: options.secret });
-    return { secretIndex, signatureScheme: 'legacy' };
+    return compare(prepareLegacyVerification({ payload: rawBody, signature: legacy, secret: options.secret }), options.hmacKeys, 'legacy');
   }
-  const { secretIndex } = verifySignature({
+  const prepared = prepareVerification({
     payload: rawBody,
     signature,
     timestamp: readHeader(headers, TIMESTAMP_HEADER),
@@ -42,5 +55,15 @@ export function verifyRequest(rawBody: RawPayload, headers: HeadersInput, option
     toleranceSeconds: options.toleranceSeconds,
     now,
   });
-  return { secretIndex, signatureScheme: 'v1' };
+  return compare(prepared, options.hmacKeys, 'v1');
+}
+
+function compare(prepared: PreparedVerification, keys: HmacKeys, signatureScheme: VerifiedRequest['signatureScheme']): VerifiedRequest | Promise<VerifiedRequest> {
+  const digests = keys.digests(prepared.prefix, prepared.body);
+  if (!isPromise(digests)) return { secretIndex: matchingSecret(prepared, digests, keys.equal), signatureScheme };
+  return digests.then((computed) => ({ secretIndex: matchingSecret(prepared, computed, keys.equal), signatureScheme }));
+}
+
+function isPromise<T>(value: T | Promise<T>): value is Promise<T> {
+  return typeof (value as { then?: unknown }).then === 'function';
 }

@@ -120,6 +120,7 @@ const LIBRARY_ENTRIES: [entry: string, alsoNever: string[]][] = [
   ['acct-webhook/postgres', ['src/dashboard/', 'src/sandbox/']],
   ['acct-webhook/sandbox', ['src/dashboard/']],
   ['acct-webhook/dashboard', ['src/sandbox/']],
+  ['acct-webhook/web', ['src/dashboard/', 'src/sandbox/', 'src/sqlite/', 'src/defaults/', 'src/signature.ts']],
 ];
 
 // Installed as a library user installs it: no optional dependency (better-sqlite3), no peer.
