@@ -11,9 +11,9 @@
  */
 
 /** Entry points: the files the package's `exports` map builds. */
-const ENTRIES = '^src/(index|internal)[.]ts$|^src/(dispatcher|sqlite|postgres|dashboard|sandbox|testing|catalog)/index[.]ts$';
+const ENTRIES = '^src/(index|internal)[.]ts$|^src/(dispatcher|sqlite|postgres|dashboard|sandbox|testing|catalog|fastify|hono|koa)/index[.]ts$';
 /** The receiver's framework adapters (Express, node:http, the Fetch API) and what they share. */
-const ADAPTERS = '^src/receiver/(express|node|fetch|adapter)[.]ts$';
+const ADAPTERS = '^src/receiver/(express|node|fetch|fastify|hono|koa|adapter)[.]ts$';
 
 /** @type {Record<string, { path: string; pathNot?: string; mayImport: string[] }>} */
 const LAYERS = {

@@ -13,6 +13,9 @@ const LIBRARY_ENTRIES = {
   dashboard: 'src/dashboard/index.ts',
   sandbox: 'src/sandbox/index.ts',
   catalog: 'src/catalog/index.ts',
+  fastify: 'src/fastify/index.ts',
+  hono: 'src/hono/index.ts',
+  koa: 'src/koa/index.ts',
 };
 
 /**

@@ -120,6 +120,9 @@ const LIBRARY_ENTRIES: [entry: string, alsoNever: string[]][] = [
   ['acct-webhook/postgres', ['src/dashboard/', 'src/sandbox/']],
   ['acct-webhook/sandbox', ['src/dashboard/']],
   ['acct-webhook/dashboard', ['src/sandbox/']],
+  ['acct-webhook/fastify', ['src/dashboard/', 'src/sandbox/']],
+  ['acct-webhook/hono', ['src/dashboard/', 'src/sandbox/']],
+  ['acct-webhook/koa', ['src/dashboard/', 'src/sandbox/']],
 ];
 
 // Installed as a library user installs it: no optional dependency (better-sqlite3), no peer.
