@@ -43,7 +43,8 @@ export {
 } from './signature.js';
 
 // The events: the catalog's types and the parser.
-export { EVENT_TYPES, isEventType, type EventGroup, type EventPattern, type EventType } from './events/catalog.js';
+export { EVENT_TYPES, isEventType, type EventPattern, type EventType } from './events/event-types.js';
+export type { EventGroup } from './events/catalog.js';
 export type { EventMap, EventObject, PreviousAttributes, WebhookEvent } from './events/schemas.js';
 export { parseEvent } from './events/parse.js';
 
@@ -51,6 +52,7 @@ export { parseEvent } from './events/parse.js';
 export { memoryStore } from './memory/idempotency-store.js';
 export { sqliteStore, type SqliteStoreOptions } from './sqlite/idempotency-store.js';
 export type { AtomicEffect, SqliteDatabase, SqliteStatement } from './ports/sqlite-database.js';
+export type { Atomic, PostgresAtomicClient, PostgresAtomicEffect } from './ports/atomic-effect.js';
 export type {
   ClaimOptions,
   ClaimResult,
@@ -60,6 +62,7 @@ export type {
   QuarantineReason,
   QuarantineStore,
   StoreOptions,
+  AtomicCompleteOptions,
 } from './ports/idempotency-store.js';
 export type {
   ClaimedInboxEvent,

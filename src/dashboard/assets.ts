@@ -5,7 +5,7 @@
  */
 
 export const STYLESHEET = `
-:root { color-scheme: light; --ink: #1b1f24; --muted: #4d5661; --line: #d0d7de; --accent: #0b5cad; --bad: #a4161a; --good: #17663a; --warn: #7a4d00; --bg: #f6f8fa; }
+:root { color-scheme: light; --ink: #1b1f24; --muted: #4d5661; --line: #d0d7de; --accent: #0b5cad; --bad: #a4161a; --good: #17663a; --warn: #7a4d00; --warn-fill: #bf8700; --violet: #6f42c1; --bg: #f6f8fa; }
 * { box-sizing: border-box; }
 [hidden] { display: none !important; }
 body { margin: 0; font: 15px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; color: var(--ink); background: #fff; }
@@ -50,8 +50,42 @@ dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: 4px 16px;
 dl.facts dt { font-weight: 600; } dl.facts dd { margin: 0; word-break: break-all; }
 .pager { display: flex; gap: 14px; align-items: center; margin: 10px 0; }
 .cards { display: grid; grid-template-columns: repeat(auto-fill, minmax(190px, 1fr)); gap: 12px; }
-.card { border: 1px solid var(--line); padding: 10px 12px; } .card .count { font-size: 1.6rem; font-weight: 700; display: block; }
+.card { border: 1px solid var(--line); padding: 10px 12px; } .card .count { font-size: 1.6rem; font-weight: 700; display: block; } .card .muted { display: block; font-size: 0.8rem; }
+.status-stale { color: var(--muted); }
 section.attempt { border: 1px solid var(--line); padding: 4px 14px 10px; margin: 12px 0; }
+.range-switch { display: flex; gap: 14px; margin: 0 0 8px; } .range-switch a[aria-current] { font-weight: 700; color: var(--ink); text-decoration: none; }
+figure.chart { margin: 8px 0 16px; max-width: 900px; }
+.chart-svg { width: 100%; height: auto; display: block; }
+.chart-svg .grid { stroke: var(--line); stroke-width: 1; }
+.chart-svg .axis { fill: var(--muted); font-size: 11px; }
+.chart-svg a:focus rect, .chart-svg a:hover rect { stroke: var(--ink); stroke-width: 2; }
+.chart-svg .mark { stroke: var(--ink); stroke-width: 1.5; }
+.chart-svg .planned { fill: none; stroke: var(--muted); stroke-width: 1.5; stroke-dasharray: 3 2; }
+.chart-svg .now { stroke: var(--accent); stroke-width: 1.5; stroke-dasharray: 4 3; }
+.legend { list-style: none; display: flex; flex-wrap: wrap; gap: 4px 16px; padding: 0; margin: 4px 0; font-size: 0.9rem; }
+.swatch { display: inline-block; width: 12px; height: 12px; margin-right: 5px; vertical-align: -1px; }
+.bar-delivered, .bar-handled, .bar-ok { fill: var(--good); background: var(--good); }
+.bar-retrying, .bar-pending { fill: var(--warn-fill); background: var(--warn-fill); }
+.bar-finally_failed, .bar-failed { fill: var(--bad); background: var(--bad); }
+.bar-stale { fill: var(--muted); background: var(--muted); }
+.bar-quarantined { fill: var(--violet); background: var(--violet); }
+.swatch-planned { border: 2px dashed var(--muted); } .timeline .chart-svg { max-width: 900px; }
+.spark { width: 120px; height: 24px; vertical-align: middle; } .health .spark { width: 288px; height: 48px; } .spark .bar-ok { fill: var(--accent); background: var(--accent); }
+details > summary { cursor: pointer; color: var(--accent); }
+@media (prefers-color-scheme: dark) {
+  :root { color-scheme: dark; --ink: #e6edf3; --muted: #9ea7b3; --line: #3d444d; --accent: #6cb6ff; --bad: #ff7b72; --good: #56d364; --warn: #e3b341; --warn-fill: #d29922; --violet: #bc8cff; --bg: #161b22; }
+  body { background: #0d1117; }
+  .notice { background: #12261a; } .problem { background: #2d1517; } .secret { background: #2b2111; }
+  button, .button { color: #0d1117; } button.secondary, .button.secondary { background: #0d1117; color: var(--accent); }
+  .skip:focus { background: #0d1117; }
+}
+@media print {
+  header, .skip, .range-switch, form.filters, .actions, .pager a { display: none; }
+  body { background: #fff; color: #000; }
+  figure.chart, table { break-inside: avoid; }
+  .chart-svg rect, .swatch { print-color-adjust: exact; -webkit-print-color-adjust: exact; }
+  details > table, details table { display: table; }
+}
 `;
 
 export const SCRIPT = `

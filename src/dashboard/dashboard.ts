@@ -7,6 +7,7 @@ import { DashboardError, internalError, invalidPath } from './errors.js';
 import { html } from './html.js';
 import { cameOverHttps, headerOf, htmlResponse, jsonResponse, wantsHtml, withSecurityHeaders, type DashboardRequest, type DashboardResponse } from './http.js';
 import { page, type PageContext } from './layout.js';
+import { nextStepFor } from './next-step.js';
 import type { ResolvedDashboard } from './options.js';
 import { refusalResponse } from './refusal.js';
 import { hasDotSegment, requestTarget } from './request-target.js';
@@ -88,7 +89,7 @@ export function buildDashboard(options: ResolvedDashboard): DashboardCore {
     if (match === undefined) throw new DashboardError('NOT_FOUND', 'No such page', { path });
     if (match === 'method') throw new DashboardError('METHOD_NOT_ALLOWED', `${method} is not allowed here`, { method });
     const form = match.route.method === 'POST' ? await checkedForm(request, context.csrfToken) : new URLSearchParams();
-    const routeContext: RouteContext = { params: match.params, query, form, page: context, dispatcher: options.dispatcher, receiver: options.receiver };
+    const routeContext: RouteContext = { params: match.params, query, form, page: context, dispatcher: options.dispatcher, receiver: options.receiver, now: options.clock() };
     return match.route.handler(routeContext);
   }
 
@@ -146,7 +147,7 @@ function errorResponse(request: DashboardRequest, error: unknown, context: PageC
     return refusalResponse(accept, { error, status, title: 'Not allowed', nextStep: 'Sign in to the application again with an account that may use the webhook dashboard, or ask its administrator for access.' });
   }
   if (!wantsHtml(accept)) return jsonResponse(error.toBody(), status);
-  const body = html`<p class="problem" role="alert"><strong>${error.code}</strong>: ${error.message}</p><p><a href="${context.base}/">Back to the overview</a></p>`;
+  const body = html`<p class="problem" role="alert"><strong>${error.code}</strong>: ${error.message}</p><p class="next-step">${nextStepFor(error)}</p><p><a href="${context.base}/">Back to the overview</a></p>`;
   return htmlResponse(page(context, 'overview', status === 404 ? 'Not found' : 'Refused', body), status);
 }
 

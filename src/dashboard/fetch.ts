@@ -8,14 +8,13 @@ import { resolveDashboardOptions, type DashboardOptions } from './options.js';
 export type DashboardFetchHandler = (request: Request) => Promise<Response>;
 
 /**
- * The dashboard for Fetch-API frameworks (Next.js route handlers, Hono, Bun, Deno). Requests
- * outside `basePath` get 404. An unexpected error is logged through `logger` and answered 500;
- * the returned promise never rejects.
+ * The dashboard for Fetch-API frameworks (Hono, tested; anything that hands a `Request` and
+ * takes a `Response`). Requests outside `basePath` get 404. An unexpected error is logged
+ * through `logger` and answered 500; the returned promise never rejects.
  *
  * @example
- * // app/admin/webhooks/[[...path]]/route.ts (Next.js)
  * const board = dashboardFetchHandler({ dispatcher, basePath: '/admin/webhooks', authorize: (request) => isAdmin(request) });
- * export { board as GET, board as POST };
+ * app.all('/admin/webhooks/*', (c) => board(c.req.raw));   // Hono
  */
 export function dashboardFetchHandler(options: DashboardOptions<Request>): DashboardFetchHandler {
   const core = buildDashboard(resolveDashboardOptions(options, 'dashboardFetchHandler'));

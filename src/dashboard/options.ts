@@ -33,6 +33,13 @@ export interface DashboardOptions<Request = unknown> {
    * @default JSON lines in pino's format at info to stderr (built in), `component: "dashboard"`
    */
   logger?: LoggerOption;
+  /**
+   * The time the pages count from: the end of the charts' range, "next in 2 h 40 min", what is
+   * stale. Give the same clock as the Dispatcher's and the receiver's when they simulate time.
+   * @default Date.now
+   * @example dashboardNodeHandler({ dispatcher, authorize, clock: simulated.now })
+   */
+  clock?: () => number;
 }
 
 /** The options after checking: the base path without a trailing slash ('' for the root). */
@@ -42,6 +49,7 @@ export interface ResolvedDashboard {
   authorize: Authorize<unknown>;
   basePath: string;
   logger: Logger;
+  clock: () => number;
 }
 
 const receiverShape = z.custom<Receiver>(
@@ -63,6 +71,7 @@ const optionsSchema = z
     // prefault: the default goes through the transform too ('/' → '', the root).
     basePath: basePath.prefault('/'),
     logger: z.union([z.literal(false), z.custom<Logger>(isLogger)], { error: 'must be a logger (pino, or debug/info/warn/error/child) or false' }).optional(),
+    clock: callable<() => number>('() => number (ms since the epoch)').optional(),
   })
   .refine((options) => options.dispatcher !== undefined || options.receiver !== undefined, {
     error: 'needs a dispatcher, a receiver or both',
@@ -82,5 +91,6 @@ export function resolveDashboardOptions(options: DashboardOptions<never>, subjec
     authorize: valid.authorize,
     basePath: valid.basePath,
     logger: resolveLogger(valid.logger, 'dashboard'),
+    clock: valid.clock ?? Date.now,
   };
 }

@@ -3,6 +3,7 @@ import { inboxApi, type Inbox } from '../receiver/inbox.js';
 import type { Receiver } from '../receiver/receive.js';
 import { eventRecordsOf, type EventRecords } from '../ports/event-records.js';
 import type { IdempotencyStore, QuarantineStore } from '../ports/idempotency-store.js';
+import { receivedReadsOf, type ReceivedReads } from '../ports/received-reads.js';
 
 /** What the dashboard reads and does on the receiving side. */
 export interface ReceiverSide {
@@ -13,6 +14,8 @@ export interface ReceiverSide {
   reprocess: ((quarantineId: string) => Promise<WebhookResponse>) | undefined;
   /** The store's inbox (inbox mode keeps events there); absent for a store without one. */
   inbox: Inbox | undefined;
+  /** Pages of the inbox and counts per time bucket; absent for a store that does not offer them. */
+  reads: ReceivedReads | undefined;
 }
 
 /** The receiving side of a receiver: its store's views, reprocessing and the inbox when present. */
@@ -29,5 +32,11 @@ export function receiverSideOf(receiver: Receiver): ReceiverSide {
  * retried here is run by the receiver process that serves the store.
  */
 export function storeSideOf(store: IdempotencyStore): ReceiverSide {
-  return { quarantine: store.quarantine, events: eventRecordsOf(store), reprocess: undefined, inbox: store.inbox ? inboxApi(store, Date.now, undefined) : undefined };
+  return {
+    quarantine: store.quarantine,
+    events: eventRecordsOf(store),
+    reprocess: undefined,
+    inbox: store.inbox ? inboxApi(store, Date.now, undefined) : undefined,
+    reads: receivedReadsOf(store),
+  };
 }

@@ -14,6 +14,8 @@ export interface RouteContext {
   page: PageContext;
   dispatcher: Dispatcher | undefined;
   receiver: ReceiverSide | undefined;
+  /** Now, by the dashboard's `clock`. */
+  now: number;
 }
 
 export type RouteHandler = (context: RouteContext) => Promise<DashboardResponse>;

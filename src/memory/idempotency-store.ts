@@ -4,6 +4,8 @@ import { parseOptions } from '../configuration.js';
 import { newId } from '../ids.js';
 import { retentionShape } from '../ports/store-options.js';
 import { memoryInbox, memoryVersions } from './inbox.js';
+import { memoryReceivedReads } from './received-reads.js';
+import { offerReceivedReads } from '../ports/received-reads.js';
 import { quarantineKey } from '../ports/quarantine-key.js';
 import {
   DEFAULT_RETENTION_MS,
@@ -23,6 +25,8 @@ interface Entry {
   token: string;
   leaseUntil: number;
   completedAt: number;
+  /** When the first delivery claimed it. */
+  firstSeenAt: number;
 }
 
 /**
@@ -39,11 +43,12 @@ export function memoryStore(options: StoreOptions = {}): IdempotencyStore {
   const entries = new Map<string, Entry>();
   const versions = memoryVersions();
   const inbox = memoryInbox(versions, (eventId) => entries.has(eventId));
+  const quarantine = memoryQuarantine();
 
-  return {
+  return offerReceivedReads<IdempotencyStore>({
     retentionMs,
     ready: () => Promise.resolve(),
-    quarantine: memoryQuarantine(),
+    quarantine,
     versions,
     inbox,
     claim(eventId: string, { now, leaseMs }: ClaimOptions): Promise<ClaimResult> {
@@ -51,7 +56,7 @@ export function memoryStore(options: StoreOptions = {}): IdempotencyStore {
       if (entry?.state === 'completed') return Promise.resolve({ status: 'completed', completedAt: entry.completedAt });
       if (entry && entry.leaseUntil > now) return Promise.resolve({ status: 'in_progress', leaseExpiresAt: entry.leaseUntil });
       const token = randomUUID();
-      entries.set(eventId, { state: 'processing', token, leaseUntil: now + leaseMs, completedAt: 0 });
+      entries.set(eventId, { state: 'processing', token, leaseUntil: now + leaseMs, completedAt: 0, firstSeenAt: entry?.firstSeenAt ?? now });
       return Promise.resolve({ status: 'claimed', token, takeover: entry !== undefined });
     },
     complete(eventId, token, now, options): Promise<boolean> {
@@ -80,7 +85,7 @@ export function memoryStore(options: StoreOptions = {}): IdempotencyStore {
       return Promise.resolve(removed);
     },
     close: () => Promise.resolve(),
-  };
+  }, memoryReceivedReads({ inboxRows: () => inbox.rows(), records: () => entries.values(), quarantine }));
 }
 
 function memoryQuarantine(): QuarantineStore {

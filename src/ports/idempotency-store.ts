@@ -1,6 +1,6 @@
 import type { InboxStore } from './inbox.js';
 import type { QuarantinedEvent, QuarantineReason } from './quarantine-fields.js';
-import type { AtomicEffect } from './sqlite-database.js';
+import type { StoreAtomicEffect } from './atomic-effect.js';
 import type { CompleteOptions, ObjectVersions } from './versions.js';
 
 /**
@@ -73,9 +73,11 @@ export interface IdempotencyStore {
    * Marks the event handled and applies `effects` in the same transaction: the handlers' writes
    * and the completion commit together or not at all, which closes the crash window between a
    * side effect and its completion record. False (and no effect applied) when the claim was lost.
-   * Offered by stores that own a synchronous transactional database (`sqliteStore`).
+   * Offered by stores that own a transactional database (`sqliteStore`, `postgresStore`); each
+   * calls the effects with its own handle (the SQLite database; the PostgreSQL transaction's
+   * client, within `options.budgetMs`).
    */
-  completeAtomically?(eventId: string, token: string, now: number, effects: readonly AtomicEffect[], options?: CompleteOptions): Promise<boolean>;
+  completeAtomically?(eventId: string, token: string, now: number, effects: readonly StoreAtomicEffect[], options?: AtomicCompleteOptions): Promise<boolean>;
   /** Gives the claim up so the next delivery runs the handlers again. */
   release(eventId: string, token: string): Promise<boolean>;
   /** Deletes completed records older than the retention; returns how many. */
@@ -88,6 +90,15 @@ export interface IdempotencyStore {
   /** How long completed records are kept, in milliseconds. */
   readonly retentionMs: number;
   close(): Promise<void>;
+}
+
+/** How an atomic completion is run. */
+export interface AtomicCompleteOptions extends CompleteOptions {
+  /**
+   * How long asynchronous effects may take, in milliseconds: what is left of the handler budget.
+   * A store that awaits its effects (PostgreSQL) rolls back and fails when they take longer.
+   */
+  budgetMs?: number | undefined;
 }
 
 /** The sender retries for 34.6 hours; a dedupe record must outlive that window. */

@@ -1,4 +1,5 @@
-import type { AtomicEffect } from './sqlite-database.js';
+import type { StoreAtomicEffect } from './atomic-effect.js';
+import type { WakeUps } from './wake-ups.js';
 import type { ObjectVersion } from './versions.js';
 
 /**
@@ -83,7 +84,9 @@ export interface ClaimedInboxEvent {
 /** How a finished run is recorded. */
 export interface InboxCompletion {
   /** The handlers' own writes, committed with "done" (stores that offer atomic effects). */
-  effects?: readonly AtomicEffect[];
+  effects?: readonly StoreAtomicEffect[];
+  /** How long asynchronous effects may take (the rest of the handler budget), in milliseconds. */
+  budgetMs?: number | undefined;
   /** With the ordering guard: kept as the object's newest when it is. */
   version?: ObjectVersion | null;
   stale?: boolean;
@@ -130,6 +133,11 @@ export interface InboxStats {
  * run by a background worker. `sqliteStore`, `postgresStore` and `memoryStore` offer it.
  */
 export interface InboxStore {
+  /**
+   * Wake-ups across processes: every event stored notifies the inbox workers on the same
+   * database when it commits (PostgreSQL). Absent: workers in other processes poll.
+   */
+  readonly wakeUps?: WakeUps;
   /** Stores an event in the same write that dedupes its id (also against direct-mode records). */
   enqueue(input: InboxInput): Promise<EnqueueResult>;
   /**

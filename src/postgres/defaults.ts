@@ -13,3 +13,7 @@ export const POSTGRES_CONNECT_TIMEOUT_MS = 5_000;
 export const POSTGRES_PREPARED_STATEMENTS = true;
 /** The schemes of a PostgreSQL URL. */
 export const POSTGRES_PROTOCOLS: ReadonlySet<string> = new Set(['postgres:', 'postgresql:']);
+/** The first wait before a lost LISTEN connection is made again; it doubles up to the maximum. */
+export const WAKE_UP_RECONNECT_MIN_MS = 250;
+/** The longest wait between two tries to make a lost LISTEN connection again. */
+export const WAKE_UP_RECONNECT_MAX_MS = 30_000;

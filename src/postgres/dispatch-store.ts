@@ -1,4 +1,7 @@
+import { businessOf, PAYLOAD_REMOVED, type BusinessErasure } from '../ports/retention.js';
 import { z } from 'zod';
+import { offerDispatchReads } from '../ports/dispatch-reads.js';
+import { postgresDispatchReads } from './dispatch-reads.js';
 import { parseOptions } from '../configuration.js';
 import type { DeliveryStatus } from '../ports/dispatch-statuses.js';
 import type {
@@ -34,6 +37,8 @@ import { connectionShape, postgresTarget, schemaName } from './options.js';
 import { openPool, type CheckedConnectionOptions, type PostgresConnectionOptions, type PostgresPool } from './pool.js';
 import { run, statementPreparer, type Statement } from './statement.js';
 import { withTransaction } from './transaction.js';
+import { postgresWakeUps, wakeUpChannel } from './wake-ups.js';
+import type { WakeUps } from '../ports/wake-ups.js';
 
 /** Claims on one schema take this advisory lock (with the schema's hash), one at a time. */
 const CLAIM_LOCK_NAMESPACE = 0x61637764; // 'acwd'
@@ -77,20 +82,30 @@ class PostgresDispatchStore implements DispatchStore {
   private readonly sql: ReturnType<typeof dispatchStatements>;
   private readonly migrated: () => Promise<void>;
   private readonly recorder: AttemptRecorder;
-  /** The schema's name: claims on one schema take one advisory lock. */
-  private readonly schemaName: string;
+  /**
+   * Claims run one at a time per schema (an advisory lock on the schema's name), so that the
+   * counts of attempts in flight that decide each registration's room hold across workers.
+   * A claim's BEGIN and its advisory lock go in one round trip (the schema name is an identifier the
+   * options checked, so it may be written into the text). The lock is a statement of its own, so
+   * that the claim's next statement reads with a snapshot taken after it was granted.
+   */
+  private readonly claimBegin: string;
   private closing: Promise<void> | null = null;
+  /** NOTIFY when an emit queued deliveries, LISTEN in every worker (wake-ups.ts). */
+  readonly wakeUps: WakeUps;
 
   constructor(poolOrUrl: PostgresPool | string, options: CheckedConnectionOptions) {
     const schema = schemaName(options);
     const prepare = statementPreparer(options.preparedStatements);
     ({ pool: this.pool, owned: this.ownsPool } = openPool(poolOrUrl, options));
-    this.sql = dispatchStatements(schema.quoted, prepare);
-    this.schemaName = schema.name;
+    const channel = wakeUpChannel('dispatch', schema.name);
+    this.sql = dispatchStatements(schema.quoted, prepare, channel);
+    this.wakeUps = postgresWakeUps(this.pool, channel);
+    this.claimBegin = `BEGIN; SELECT pg_advisory_xact_lock(${CLAIM_LOCK_NAMESPACE}, hashtext('${schema.name}'))`;
     this.recorder = new AttemptRecorder(this.pool, this.sql);
     this.migrated = onceSucceeded(async () => {
       await migrate(this.pool, schema, DISPATCH_MIGRATIONS);
-    });
+    });    offerDispatchReads(this, postgresDispatchReads(this.pool, schema.quoted, { ready: () => this.ready(), prepare }));
   }
 
   /** Creates or migrates the tables; safe when several processes start at once, tried again after a failure. */
@@ -154,6 +169,7 @@ class PostgresDispatchStore implements DispatchStore {
       deliveries.map((delivery) => delivery.lease?.owner ?? null),
       deliveries.map((delivery) => nullableInt8(delivery.lease?.until ?? null, 'lease.until')),
       skippedFor,
+      businessOf(event.payload),
     ]);
     if (readInt8(counts?.events, 'events') === 1) return { inserted: true, deliveries: readInt8(counts?.deliveries, 'deliveries') };
     const [existing] = await this.rows<EventRow>(this.sql.getEvent, [event.id]);
@@ -165,7 +181,6 @@ class PostgresDispatchStore implements DispatchStore {
     await this.migrated();
     const now = int8(request.now, 'now');
     return withTransaction(this.pool, async (client) => {
-      await run(client, this.sql.claimLock, [CLAIM_LOCK_NAMESPACE, this.schemaName]);
       const subjects = (await run(client, this.sql.claimSubjects, [now])).rows as ClaimSubject[];
       const rooms = claimRooms(subjects, request);
       if (rooms.length === 0) return [];
@@ -182,7 +197,7 @@ class PostgresDispatchStore implements DispatchStore {
       const budgets = rateBudgetsAfter(subjects, jobs, request.now);
       if (budgets.length > 0) await run(client, this.sql.setRateTats, [budgets.map((budget) => budget.id), budgets.map((budget) => budget.tat)]);
       return jobs;
-    });
+    }, this.claimBegin);
   }
 
   async nextDueAt(): Promise<number | null> {
@@ -257,6 +272,27 @@ class PostgresDispatchStore implements DispatchStore {
     const where = attemptWhere(query, cursor, params, this.sql.attemptsTable);
     const rows = await this.rows<Record<string, unknown>>(this.sql.exportAttempts(where, params.add(limit)), params.values);
     return rows.map((row) => ({ attempt: attemptRows.read(row), delivery_status: row.delivery_status as DeliveryStatus, cursor: readInt8(row.seq, 'seq') }));
+  }
+
+  async pruneDeliveries(before: number, limit: number): Promise<number> {
+    const gone = await this.rows<{ event_id: string }>(this.sql.pruneDeliveries, [int8(before, 'before'), limit]);
+    if (gone.length > 0) await this.query(this.sql.pruneEvents, [[...new Set(gone.map((row) => row.event_id))]]);
+    return gone.length;
+  }
+
+  async removePayloads(before: number, limit: number, now: number): Promise<number> {
+    return (await this.rows<{ id: string }>(this.sql.removePayloads, [int8(before, 'before'), limit, int8(now, 'now'), PAYLOAD_REMOVED])).length;
+  }
+
+  async eraseBusiness(businessId: string, now: number): Promise<BusinessErasure> {
+    await this.migrated();
+    return withTransaction(this.pool, async (client) => {
+      const ended = await run(client, this.sql.eraseEndDeliveries, [businessId, int8(now, 'now')]);
+      await run(client, this.sql.eraseSkipped, [businessId]);
+      const bodies = await run(client, this.sql.eraseBodies, [businessId, PAYLOAD_REMOVED]);
+      const events = await run(client, this.sql.erasePayloads, [businessId, PAYLOAD_REMOVED, int8(now, 'now')]);
+      return { events: events.rowCount ?? 0, attempts: bodies.rowCount ?? 0, deliveriesEnded: ended.rowCount ?? 0 };
+    });
   }
 
   private async query(statement: Statement | string, values: unknown[]): Promise<{ rows: unknown[] }> {

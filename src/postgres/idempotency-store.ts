@@ -1,4 +1,6 @@
 import { offerEventRecords } from '../ports/event-records.js';
+import { offerReceivedReads } from '../ports/received-reads.js';
+import { postgresReceivedReads } from './received-reads.js';
 import { postgresEventRecords } from './event-records.js';
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
@@ -14,6 +16,8 @@ import {
   type IdempotencyStore,
   type StoreOptions,
 } from '../ports/idempotency-store.js';
+import { completeWithEffects } from './atomic.js';
+import { wakeUpChannel } from './wake-ups.js';
 import { eventBatches } from './event-batches.js';
 import { int8 } from './int8.js';
 import { migrate } from './migrations.js';
@@ -88,18 +92,23 @@ export function postgresStore(poolOrUrl: PostgresPool | string, options: Postgre
     });
   }
 
-  return offerEventRecords<IdempotencyStore>({
+  const store = offerEventRecords<IdempotencyStore>({
     retentionMs,
     ready,
     quarantine: postgresQuarantine(pool, `${schema.quoted}.acct_webhook_quarantine`, { ready, prepare }),
     versions: postgresVersions(pool, schema.quoted, { ready, prepare }),
-    inbox: postgresInbox(pool, schema.quoted, { ready, prepare }),
+    inbox: postgresInbox(pool, schema.quoted, { ready, prepare, wakeUpChannel: wakeUpChannel('inbox', schema.name) }),
     claim,
     async complete(eventId, token, now, options) {
       if (!options?.version) return batches.completions.submit({ key: encodeText(eventId), token, now: int8(now, 'now') });
       const values = [encodeText(eventId), token, int8(now, 'now'), ...versionValues(options.version)];
       const [row] = (await write(sql.completeWithVersion, values)).rows as { n: number }[];
       return row?.n === 1;
+    },
+    async completeAtomically(eventId, token, now, effects, options) {
+      const values = [encodeText(eventId), token, int8(now, 'now'), ...versionValues(options?.version)];
+      await ready();
+      return completeWithEffects(pool, effects, options?.budgetMs, async (client) => ((await run(client, sql.completeWithVersion, values)).rows as { n: number }[])[0]?.n === 1);
     },
     release: async (eventId, token) => (await write(sql.release, [encodeText(eventId), token])).rowCount === 1,
     prune,
@@ -108,6 +117,7 @@ export function postgresStore(poolOrUrl: PostgresPool | string, options: Postgre
       return closing;
     },
   }, postgresEventRecords(pool, `${schema.quoted}.acct_webhook_events`, { ready, prepare }));
+  return offerReceivedReads(store, postgresReceivedReads(pool, schema.quoted, { ready, prepare }));
 }
 
 function statements(schema: string, prepare: Prepare) {
@@ -115,7 +125,8 @@ function statements(schema: string, prepare: Prepare) {
   return {
     // The token stays: a handler that finishes late may still complete, unless someone took over.
     release: prepare(`UPDATE ${events} SET lease_until = 0 WHERE event_id = $1 AND token = $2 AND state = 'processing'`),
-    // With the ordering guard, the object's newest version is kept in the same statement.
+    // With the ordering guard, the object's newest version is kept in the same statement (and
+    // without a version, $4 is null and nothing is kept: the atomic completion's statement).
     completeWithVersion: prepare(`WITH done AS (
         UPDATE ${events} SET state = 'completed', completed_at = $3, lease_until = 0
         WHERE event_id = $1 AND token = $2 AND state = 'processing' RETURNING event_id),

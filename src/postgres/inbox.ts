@@ -4,7 +4,9 @@ import { rowMapping } from '../ports/fields.js';
 import { DEFAULT_INBOX_LIST_LIMIT, headersColumn, inboxStats, INBOX_COLUMNS, INBOX_FIELDS, toClaimed, toInboxEvent, type InboxRow } from '../ports/inbox-rows.js';
 import { POSTGRES_CODECS } from './codecs.js';
 import { int8, readNullableInt8 } from './int8.js';
-import type { PostgresQueryable } from './pool.js';
+import type { PostgresPool } from './pool.js';
+import { completeWithEffects } from './atomic.js';
+import { notifySql, postgresWakeUps } from './wake-ups.js';
 import { run, type Prepare, type Statement } from './statement.js';
 import { encodeNullableText, encodeText } from './text-codec.js';
 import { recordVersionSql, versionValues } from './versions.js';
@@ -24,18 +26,25 @@ const HEAD_OF_OBJECT = `(i.ordering_key IS NULL OR NOT EXISTS (
 interface Context {
   ready: () => Promise<void>;
   prepare: Prepare;
+  /** The NOTIFY channel of the schema's inbox workers (wake-ups.ts). */
+  wakeUpChannel: string;
 }
 
 /** The inbox in PostgreSQL, shared by every receiver process on the schema (SKIP LOCKED claims). */
-export function postgresInbox(pool: PostgresQueryable, schema: string, { ready, prepare }: Context): InboxStore {
+export function postgresInbox(pool: PostgresPool, schema: string, { ready, prepare, wakeUpChannel }: Context): InboxStore {
   const inbox = `${schema}.acct_webhook_inbox`;
   const sql = {
-    insert: prepare(`INSERT INTO ${inbox}
+    // Both notify the inbox workers of every process when they stored something: PostgreSQL
+    // delivers the notification when the statement commits.
+    insert: prepare(`WITH stored AS (INSERT INTO ${inbox}
         (event_id, event_type, status, raw_body, headers, received_at, event_created, ordering_key, ordering_rank, next_attempt_at)
       SELECT $1, $2, 'pending', $3, $4, $5, $6, $7, $8, $5
       WHERE NOT EXISTS (SELECT 1 FROM ${schema}.acct_webhook_events WHERE event_id = $1)
-      ON CONFLICT (event_id) DO NOTHING RETURNING event_id`),
-    requeueDead: prepare(`UPDATE ${inbox} SET status = 'pending', attempts = 0, next_attempt_at = $2 WHERE event_id = $1 AND status = 'dead' RETURNING event_id`),
+      ON CONFLICT (event_id) DO NOTHING RETURNING event_id)
+      SELECT event_id, ${notifySql(wakeUpChannel)} AS notified FROM stored`),
+    requeueDead: prepare(`WITH requeued AS (
+        UPDATE ${inbox} SET status = 'pending', attempts = 0, next_attempt_at = $2 WHERE event_id = $1 AND status = 'dead' RETURNING event_id)
+      SELECT event_id, ${notifySql(wakeUpChannel)} AS notified FROM requeued`),
     claim: prepare(`WITH expired AS (
         SELECT i.event_id FROM ${inbox} AS i WHERE ${EXPIRED} AND ${HEAD_OF_OBJECT.replace('INBOX', inbox)}
         LIMIT $4 FOR UPDATE SKIP LOCKED),
@@ -101,6 +110,7 @@ export function postgresInbox(pool: PostgresQueryable, schema: string, { ready, 
   }
 
   return {
+    wakeUps: postgresWakeUps(pool, wakeUpChannel),
     enqueue,
     async claim(now, leaseMs, limit) {
       const token = randomUUID();
@@ -109,6 +119,11 @@ export function postgresInbox(pool: PostgresQueryable, schema: string, { ready, 
     },
     async complete(eventId, token, now, completion = {}) {
       const values = [encodeText(eventId), token, int8(now, 'now'), completion.stale ?? false, ...versionValues(completion.version)];
+      const effects = completion.effects ?? [];
+      if (effects.length > 0) {
+        await ready();
+        return completeWithEffects(pool, effects, completion.budgetMs, async (client) => ((await run(client, sql.complete, values)).rows as { n: number }[])[0]?.n === 1);
+      }
       const [row] = (await query(sql.complete, values)).rows as { n: number }[];
       return row?.n === 1;
     },

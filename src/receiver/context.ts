@@ -2,7 +2,7 @@ import type { WebhookEvent } from '../events/schemas.js';
 import type { Logger } from '../logger.js';
 import { redactingLogger } from '../redacting-logger.js';
 import type { RawPayload } from '../signature.js';
-import type { AtomicEffect } from '../ports/sqlite-database.js';
+import type { Atomic, StoreAtomicEffect } from '../ports/atomic-effect.js';
 import { ConfigurationError } from '../errors.js';
 import type { IdempotencyStore } from '../ports/idempotency-store.js';
 import type { ObjectVersion } from '../ports/versions.js';
@@ -30,17 +30,25 @@ export interface HandlerContext {
    */
   readonly rawBody: Buffer;
   /**
-   * Registers a write to the store's own SQLite database that commits in the same transaction
-   * as "this event is handled", after every handler succeeded: both happen, or neither. A process
-   * killed between a side effect and its completion record can then never cause the effect to be
-   * repeated by the redelivery. Synchronous; needs a store that offers it (`sqliteStore`).
+   * Registers a write to the store's own database that commits in the same transaction as "this
+   * event is handled", after every handler succeeded: both happen, or neither. A process killed
+   * between a side effect and its completion record can then never cause the effect to be
+   * repeated by the redelivery. Needs a store that offers it: `sqliteStore` (the effect gets the
+   * database and is synchronous) or `postgresStore` (the effect gets the transaction's client,
+   * may await, and must finish within what is left of the handler budget).
    *
    * @example
    * hooks.on('invoice.paid', (event, { atomic }) => {
    *   atomic((db) => db.prepare('UPDATE invoices SET paid = 1 WHERE id = ?').run(event.data.object.id));
    * });
+   * // On PostgreSQL: name the client's type.
+   * hooks.on('invoice.paid', (event, { atomic }) => {
+   *   atomic(async (client: PostgresAtomicClient) => {
+   *     await client.query('UPDATE invoices SET paid = true WHERE id = $1', [event.data.object.id]);
+   *   });
+   * });
    */
-  readonly atomic: (effect: AtomicEffect) => void;
+  readonly atomic: Atomic;
   /**
    * With the ordering guard: true when a newer event of the same object was handled before this
    * one (it arrived late). Handlers see it for creation events, which always run, and for every
@@ -62,7 +70,7 @@ export interface LazyAbort {
 export interface HandlerRun {
   context: HandlerContext;
   abort: LazyAbort;
-  effects: AtomicEffect[];
+  effects: StoreAtomicEffect[];
   /** With the ordering guard: recorded as the object's newest when the handlers succeed. */
   version: ObjectVersion | undefined;
 }
@@ -77,7 +85,7 @@ export interface RunFacts {
 /** Builds the context of one event's handlers; the logger child and the signal are made only when read. */
 export function handlerContext(options: { logger: Logger; store: IdempotencyStore }, event: WebhookEvent, inbound: Inbound, facts: RunFacts = {}): HandlerRun {
   const abort = lazyAbort();
-  const effects: AtomicEffect[] = [];
+  const effects: StoreAtomicEffect[] = [];
   const rawBody = lazyBuffer(inbound.rawBody);
   let log: Logger | undefined;
   const context: HandlerContext = {
@@ -96,11 +104,11 @@ export function handlerContext(options: { logger: Logger; store: IdempotencyStor
     get rawBody() {
       return rawBody();
     },
-    atomic(effect) {
+    atomic(effect: StoreAtomicEffect) {
       if (!options.store.completeAtomically) {
         throw new ConfigurationError(
           { option: 'store', reason: 'does not support atomic effects' },
-          'atomic() needs a store that commits effects with the completion mark, such as sqliteStore',
+          'atomic() needs a store that commits effects with the completion mark: sqliteStore or postgresStore',
         );
       }
       effects.push(effect);

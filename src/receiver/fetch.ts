@@ -12,15 +12,15 @@ export type FetchWebhookHandler = ((request: Request) => Promise<Response>) & {
 };
 
 /**
- * A web-standard handler, `(Request) => Promise<Response>`: Next.js route handlers, Hono, Bun,
- * Deno, or anything with the Fetch API. The framework routes; this answers whatever reaches it.
- * The body is read under `maxBodyBytes` and `bodyTimeoutMs` as in the other adapters. Build it
- * once, at module level, never per request.
+ * A web-standard handler, `(Request) => Promise<Response>`: for Hono, `Bun.serve`, `Deno.serve`
+ * (each tested), or anything with the Fetch API. The framework routes; this answers whatever
+ * reaches it. The body is read under `maxBodyBytes` and `bodyTimeoutMs` as in the other adapters.
+ * Build it once, at module level, never per request.
  *
  * @example
- * // app/api/webhooks/route.ts (Next.js)
  * const handler = fetchHandler({ secret: process.env.WEBHOOK_SECRET!, handlers });
- * export const POST = handler;
+ * app.post('/webhooks', (c) => handler(c.req.raw));   // Hono
+ * Bun.serve({ port: 3000, fetch: handler });          // Bun: every path answered by the receiver
  */
 export function fetchHandler(options: WebhookSecret | WebhookHandlerOptions): FetchWebhookHandler {
   const { receiver: resolved, body } = resolveHandlerOptions(options, 'fetchHandler', openDefaultReceiverStore);

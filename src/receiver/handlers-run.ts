@@ -21,6 +21,7 @@ export async function runHandlers(
 ): Promise<WebhookResponse> {
   const { options, finish } = runtime;
   const about = { eventId: event.id, type: event.type, correlationId: event.correlation_id };
+  const started = performance.now();
   const work = options.handlers.run(event, run.context);
   const result = await withinBudget(work, options.handlerTimeoutMs);
 
@@ -31,10 +32,10 @@ export async function runHandlers(
     });
     run.abort.abort(error);
     await options.store.release(event.id, token).catch(() => false);
-    finishLate(runtime, work, event, token, run);
+    finishLate(runtime, work, event, token, run, started);
     return finish(failed(error), inbound, { ...about, outcome: 'handler_timeout', code: error.code, error });
   }
-  const failure = 'error' in result ? result.error : await complete(runtime, event, token, run);
+  const failure = 'error' in result ? result.error : await complete(runtime, event, token, run, started);
   if (failure) {
     await options.store.release(event.id, token).catch(() => false);
     await reportFailure(runtime, failure, event, run);
@@ -50,14 +51,16 @@ export async function runHandlers(
  * handlers' effects happened, and acknowledging keeps a retry from repeating them. With atomic
  * effects a failure means nothing was applied, so it is a failure of the delivery.
  */
-async function complete({ options }: ReceiverRuntime, event: WebhookEvent, token: string, run: HandlerRun): Promise<WebhookHandlerError | undefined> {
+async function complete({ options }: ReceiverRuntime, event: WebhookEvent, token: string, run: HandlerRun, started: number): Promise<WebhookHandlerError | undefined> {
   const { store, clock, logger } = options;
   const { effects } = run;
   const about = { eventId: event.id, type: event.type, correlationId: event.correlation_id };
   const completeOptions = { version: run.version };
   if (effects.length > 0) {
     try {
-      const completed = await store.completeAtomically!(event.id, token, clock(), effects, completeOptions);
+      // Effects that await (PostgreSQL) get what is left of the handler budget.
+      const budgetMs = options.handlerTimeoutMs - (performance.now() - started);
+      const completed = await store.completeAtomically!(event.id, token, clock(), effects, { ...completeOptions, budgetMs });
       if (!completed) logger.warn(about, 'The claim expired while the handlers ran; their atomic effects were not applied');
       return undefined;
     } catch (error) {
@@ -73,13 +76,13 @@ async function complete({ options }: ReceiverRuntime, event: WebhookEvent, token
 }
 
 /** A handler that outlives its budget may still finish: record it so the retry sees a duplicate. */
-function finishLate(runtime: ReceiverRuntime, work: Promise<unknown>, event: WebhookEvent, token: string, run: HandlerRun): void {
+function finishLate(runtime: ReceiverRuntime, work: Promise<unknown>, event: WebhookEvent, token: string, run: HandlerRun, started: number): void {
   const { logger } = runtime.options;
   const about = { eventId: event.id, type: event.type, correlationId: event.correlation_id };
   work
     .then(
       async () => {
-        const failure = await complete(runtime, event, token, run);
+        const failure = await complete(runtime, event, token, run, started);
         logger.warn({ ...about, completed: !failure }, 'A timed-out handler finished late');
       },
       (error: unknown) => logger.error({ ...about, err: error }, 'A timed-out handler failed late'),

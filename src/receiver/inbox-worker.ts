@@ -1,3 +1,4 @@
+import { WakeUpListener } from '../ports/wake-ups.js';
 import { contained } from '../contained.js';
 import { isAcctWebhookError } from '../errors.js';
 import { parseEvent } from '../events/parse.js';
@@ -32,8 +33,9 @@ interface Running {
 /**
  * Runs inbox events in the background: claims what is due (at most `concurrency` at a time, one
  * per object with the ordering guard), runs the handlers within their budget, and records done,
- * a retry with backoff, or `dead`. Wakes when this process stores an event and otherwise looks
- * every `pollIntervalMs` for events stored by other processes and retries that came due.
+ * a retry with backoff, or `dead`. Wakes when this process stores an event, when another process
+ * does (on a store with wake-ups: PostgreSQL), and otherwise looks every `pollIntervalMs` for
+ * events stored by other processes and retries that came due.
  */
 export class InboxWorker {
   private readonly running = new Map<string, Running>();
@@ -43,12 +45,18 @@ export class InboxWorker {
   private closed = false;
   private lastClaimAt = Number.NEGATIVE_INFINITY;
 
+  /** Events stored by other processes wake the worker (PostgreSQL: NOTIFY/LISTEN); the poll stays. */
+  private readonly wakeUps: WakeUpListener;
+
   constructor(
     private readonly options: ResolvedReceiverOptions & { inbox: NonNullable<ResolvedReceiverOptions['inbox']> },
     private readonly inbox: InboxStore,
     /** True while deliveries are being received. */
     private readonly receiving: () => boolean = () => false,
-  ) {}
+  ) {
+    this.wakeUps = new WakeUpListener(inbox.wakeUps, () => this.wake(), options.logger, 'inbox worker');
+    void this.wakeUps.start();
+  }
 
   /** Looks for work now (an event was stored, a run finished, or a test wants it). */
   wake(): void {
@@ -89,6 +97,7 @@ export class InboxWorker {
   async close(): Promise<void> {
     this.closed = true;
     clearTimeout(this.timer);
+    await this.wakeUps.stop();
     await this.ticking;
     const all = [...this.running.values()];
     const settled = Promise.all(all.map((running) => running.done));
@@ -181,6 +190,7 @@ export class InboxWorker {
     const inbound = { started: performance.now(), receivedAt: claimed.receivedAt, rawBody: claimed.rawBody, verified: claimed.verified };
     const run = handlerContext(options, event, inbound, { stale, attempt: claimed.attempt, version: claimed.version ?? undefined });
     running.run = run;
+    const started = performance.now();
     const result = await withinBudget(options.handlers.run(event, run.context), options.inbox.handlerTimeoutMs);
     let failure: ReceiverError | undefined;
     if (result === 'timeout') {
@@ -190,15 +200,16 @@ export class InboxWorker {
       failure = result.error;
       await reportFailure({ options }, result.error, event, run);
     } else {
-      failure = await this.complete(event, claimed, run, stale);
+      failure = await this.complete(event, claimed, run, stale, options.inbox.handlerTimeoutMs - (performance.now() - started));
       if (!failure) return;
     }
     await this.fail(event, claimed, failure);
   }
 
-  private async complete(event: WebhookEvent, claimed: ClaimedInboxEvent, run: HandlerRun, stale: boolean): Promise<ReceiverError | undefined> {
+  /** `budgetMs`: what is left of the handler budget, for effects that await (PostgreSQL). */
+  private async complete(event: WebhookEvent, claimed: ClaimedInboxEvent, run: HandlerRun, stale: boolean, budgetMs: number): Promise<ReceiverError | undefined> {
     try {
-      const completed = await this.inbox.complete(event.id, claimed.token, this.options.clock(), { effects: run.effects, version: claimed.version, stale });
+      const completed = await this.inbox.complete(event.id, claimed.token, this.options.clock(), { effects: run.effects, version: claimed.version, stale, budgetMs });
       this.log(completed ? 'info' : 'warn', claimed, { status: completed ? 'done' : 'lease_lost', type: event.type, ...(stale ? { stale } : {}) });
       return undefined;
     } catch (error) {

@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import type BetterSqlite3 from 'better-sqlite3';
 import { ConfigurationError } from '../errors.js';
+import { currentRuntime, runtimeLabel, type Runtime } from '../runtime.js';
 import type { SqliteDatabase } from '../ports/sqlite-database.js';
 import type { SqliteConnection } from './sqlite-connection.js';
 import { NODE_SQLITE_VERSIONS, nodeSqliteConnection, nodeSqliteSupport, type NodeSqliteSupport } from './node-sqlite.js';
@@ -52,8 +53,10 @@ export function givenConnection(database: SqliteDatabase): OpenedFile {
 export interface SqliteDriverAvailability {
   /** Whether better-sqlite3 and its native module load; if not, whether the package is missing or its native module failed, and the error. */
   betterSqlite3: { loads: true } | { loads: false; missing: boolean; error: unknown };
-  /** Whether Node.js has a node:sqlite the adapter can use (22.16+, 24+). */
+  /** Whether the runtime has a node:sqlite the adapter can use (Node.js 22.16+ and 24+, Bun, Deno). */
   nodeSqlite: boolean;
+  /** The runtime: better-sqlite3 runs on Node.js only, and the messages say so. */
+  runtime: Runtime;
 }
 
 /**
@@ -66,16 +69,23 @@ export interface SqliteDriverAvailability {
  * @throws ConfigurationError naming what to install or which Node.js to run, with `option` as the option at fault
  */
 export function chooseSqliteDriver(requested: SqliteDriver | undefined, available: SqliteDriverAvailability, option: string): SqliteDriver {
+  const runtime = runtimeLabel(available.runtime);
   // better-sqlite3 is looked at (and so loaded) only when it may be taken.
   if (requested === 'node:sqlite' || (requested === undefined && !available.betterSqlite3.loads && available.nodeSqlite)) {
     if (available.nodeSqlite) return 'node:sqlite';
-    refuse(option, `needs node:sqlite, which Node.js ${process.version} does not have (${NODE_SQLITE_VERSIONS} have it)`);
+    refuse(option, `needs node:sqlite, which ${runtime} does not have (${NODE_SQLITE_VERSIONS} have it)`);
   }
   const native = available.betterSqlite3;
   if (native.loads) return 'better-sqlite3';
+  if (available.runtime.name !== 'Node.js') {
+    // Bun and Deno load no addon built on V8's own API, as better-sqlite3 is: nothing to install or rebuild.
+    const reason = `needs ${SQLITE_DRIVER_PACKAGE}, a Node.js addon that ${runtime} cannot load (${firstLine(native.error)})`;
+    if (requested === 'better-sqlite3') refuse(option, `${reason}: leave the driver option out, and the store runs on ${available.runtime.name}'s node:sqlite`, native.error);
+    refuse(option, `${reason}, and ${runtime} has no node:sqlite: use memoryStore() or postgresStore()`, native.error);
+  }
   const install = native.missing
     ? `the ${SQLITE_DRIVER_PACKAGE} package, which is not installed (npm install ${SQLITE_DRIVER_PACKAGE})`
-    : `${SQLITE_DRIVER_PACKAGE}, whose native module does not load on Node.js ${process.version} (${firstLine(native.error)}): rebuild it (npm rebuild ${SQLITE_DRIVER_PACKAGE})`;
+    : `${SQLITE_DRIVER_PACKAGE}, whose native module does not load on ${runtime} (${firstLine(native.error)}): rebuild it (npm rebuild ${SQLITE_DRIVER_PACKAGE})`;
   if (requested === 'better-sqlite3') refuse(option, `needs ${install}`, native.error);
   refuse(option, `needs ${install}, or a Node.js with node:sqlite (${NODE_SQLITE_VERSIONS}); or use memoryStore() or postgresStore()`, native.error);
 }
@@ -94,6 +104,7 @@ function driverAvailability(): SqliteDriverAvailability {
       return 'driver' in native ? { loads: true as const } : { loads: false as const, ...native };
     },
     nodeSqlite: nodeSqliteSupport().module !== undefined,
+    runtime: currentRuntime(),
   };
 }
 

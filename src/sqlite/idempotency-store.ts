@@ -1,4 +1,6 @@
 import { offerEventRecords } from '../ports/event-records.js';
+import { offerReceivedReads } from '../ports/received-reads.js';
+import { sqliteReceivedReads } from './received-reads.js';
 import { sqliteEventRecords } from './event-records.js';
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
@@ -16,7 +18,7 @@ import {
 import { asPromise } from './as-promise.js';
 import { backgroundCheckpoints } from './checkpoint.js';
 import { openConnection, sqliteConnectionShape, sqliteTarget, type SqliteConnectionOptions } from './connection.js';
-import type { SqliteDatabase } from '../ports/sqlite-database.js';
+import type { AtomicEffect, SqliteDatabase } from '../ports/sqlite-database.js';
 import { GroupCommit } from './group-commit.js';
 import { migrate } from './migrations.js';
 import { sqliteInbox } from './inbox.js';
@@ -116,7 +118,7 @@ export function sqliteStore(database: string | SqliteDatabase, options: SqliteSt
     return { status: 'in_progress', leaseExpiresAt: row?.lease_until ?? now };
   }
 
-  return offerEventRecords<IdempotencyStore>({
+  const store = offerEventRecords<IdempotencyStore>({
     retentionMs,
     // Opened and migrated above, when the factory ran.
     ready: () => Promise.resolve(),
@@ -131,7 +133,7 @@ export function sqliteStore(database: string | SqliteDatabase, options: SqliteSt
         () => {
           if (!complete(eventId, token, now, options)) return false;
           for (const effect of effects) {
-            const result: unknown = effect(db);
+            const result: unknown = (effect as AtomicEffect)(db);
             if (result instanceof Promise) throw new TypeError('An atomic effect must be synchronous: SQLite transactions cannot await');
           }
           return true;
@@ -145,4 +147,5 @@ export function sqliteStore(database: string | SqliteDatabase, options: SqliteSt
       await asPromise(() => void (owned && db.open && db.close()));
     },
   }, sqliteEventRecords(db));
+  return offerReceivedReads(store, sqliteReceivedReads(db));
 }

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { ClaimedInboxEvent, EnqueueResult, InboxCompletion, InboxFailure, InboxFilter, InboxInput, InboxStats, InboxStore } from '../ports/inbox.js';
 import { rowMapping } from '../ports/fields.js';
 import { DEFAULT_INBOX_LIST_LIMIT, insertedColumns, inboxStats, INBOX_COLUMNS, INBOX_FIELDS, toClaimed, toInboxEvent } from '../ports/inbox-rows.js';
+import type { AtomicEffect } from '../ports/sqlite-database.js';
 import { SQLITE_CODECS } from './codecs.js';
 import { asPromise } from './as-promise.js';
 import type { SqliteConnection } from './driver.js';
@@ -84,7 +85,7 @@ export function sqliteInbox(db: SqliteConnection, writes: GroupCommit, versions:
     if (sql.complete.run(now, completion.stale ? 1 : 0, eventId, token).changes !== 1) return false;
     if (completion.version) versions.record(completion.version, now);
     for (const effect of completion.effects ?? []) {
-      const result: unknown = effect(db);
+      const result: unknown = (effect as AtomicEffect)(db);
       if (result instanceof Promise) throw new TypeError('An atomic effect must be synchronous: SQLite transactions cannot await');
     }
     return true;

@@ -10,10 +10,11 @@ import pg from 'pg';
 import { nodeHandler, sqliteStore, Webhooks } from '../../dist/index.js';
 import { postgresStore } from '../../dist/postgres.js';
 import { CREATION_TYPES } from './lifecycles.mjs';
+import { ATOMIC_MODES } from './settings.mjs';
 
 const { PORT, STORE, SECRETS, MODE, FAIL_RATE, SLOW_RATE, SLOW_MS, WORK_AFTER_EFFECT_MS, STORE_KIND, PG_URL, PG_SCHEMA } = process.env;
 const inbox = MODE.startsWith('inbox');
-const atomicEffects = MODE === 'atomic' || MODE === 'inbox-atomic';
+const atomicEffects = ATOMIC_MODES.has(MODE);
 
 const EFFECT_SQL = 'INSERT INTO chaos_effects (event_id, pid, at) VALUES (?, ?, ?)';
 // A current event replaces the object's state; a stale one (only creation events reach the
@@ -28,9 +29,16 @@ const toPg = (sql) => sql.replace(/\?/g, (_, offset, text) => `$${text.slice(0, 
 function writer() {
   if (STORE_KIND === 'pg') {
     const pool = new pg.Pool({ connectionString: PG_URL, max: 4, options: `-c search_path=${PG_SCHEMA}` });
-    return async (event, stale) => {
-      await pool.query(toPg(EFFECT_SQL), [event.id, process.pid, Date.now()]);
-      if (inbox) await pool.query(toPg(stale ? STATE_SQL.stale : STATE_SQL.current), [event.data.object.id, event.data.object.seq, event.type]);
+    // The atomic effect runs on the store's connection, whose search_path is the default: the
+    // tables are named with their schema.
+    const inSchema = (sql) => toPg(sql).replace(/(chaos_effects|chaos_state)/g, `${PG_SCHEMA}.$1`);
+    const write = async (client, event, stale) => {
+      await client.query(inSchema(EFFECT_SQL), [event.id, process.pid, Date.now()]);
+      if (inbox) await client.query(inSchema(stale ? STATE_SQL.stale : STATE_SQL.current), [event.data.object.id, event.data.object.seq, event.type]);
+    };
+    return async (event, stale, atomic) => {
+      if (atomicEffects) atomic((client) => write(client, event, stale));
+      else await write(pool, event, stale);
     };
   }
   const plain = new Database(STORE);

@@ -5,18 +5,20 @@
 // restarted, and so is the dispatcher. The retry schedule runs 3 000 times faster than real time.
 // At the end it counts: events emitted, handled, lost, handled twice, finally failed, kills.
 //
-//   node test/chaos/run.mjs [--mode plain|atomic|inbox-atomic|inbox-pg|both|all] [--events 2000]
+//   node test/chaos/run.mjs [--mode plain|atomic|pg-atomic|inbox-atomic|inbox-pg|both|postgres|all] [--events 2000]
 //
 // plain:  handlers write their side effect themselves (autocommit). A process killed after that
 //         write and before the completion record lets the redelivery repeat the effect: the
 //         documented crash window. Those repeats are counted apart; any other repeat fails the run.
 // atomic: handlers write through ctx.atomic, in the completion's transaction. Repeats must be 0.
+// pg-atomic: the same on PostgreSQL (store and tables): the effects run on the store's
+//         connection, in the transaction of the done mark. Repeats must be 0.
 // inbox-atomic: the receivers run in inbox mode with the ordering guard, on SQLite, with atomic
 //         effects; the events are the lifecycles of objects, and each object's final state must
 //         be that of its last event. Repeats must be 0.
 // inbox-pg: the same on PostgreSQL (store and tables), two receiver processes sharing the inbox,
-//         plain effects (PostgreSQL offers no atomic effects): crash-window repeats counted apart.
-// both = plain + atomic; all (the default) = the four.
+//         with atomic effects. Repeats must be 0.
+// both = plain + atomic; postgres = pg-atomic + inbox-pg; all (the default) = the five.
 // Loopback only; exits by itself; non-zero exit when a check fails.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -32,7 +34,7 @@ import { EVENT_TYPES, signPayload } from '../../dist/index.js';
 import { Dispatcher } from '../../dist/dispatcher.js';
 import { createTestEvent } from '../../dist/testing.js';
 import { lifecycleEvents } from './lifecycles.mjs';
-import { chaosClock, DELIVERY_TIMEOUT_MS, DISPATCH_SETTINGS, TIME_SCALE } from './settings.mjs';
+import { ATOMIC_MODES, chaosClock, DELIVERY_TIMEOUT_MS, DISPATCH_SETTINGS, POSTGRES_MODES, TIME_SCALE } from './settings.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const { values } = parseArgs({ options: { mode: { type: 'string', default: 'all' }, events: { type: 'string', default: '2000' } } });
@@ -75,7 +77,7 @@ function kill(child) {
 
 /** Where the receivers keep their store and tables: a SQLite file, or a fresh PostgreSQL schema. */
 async function receiverStorage(mode, dir) {
-  if (mode !== 'inbox-pg') {
+  if (!POSTGRES_MODES.has(mode)) {
     const storeFile = join(dir, 'receivers.db');
     const setup = new Database(storeFile);
     setup.pragma('journal_mode = WAL');
@@ -303,7 +305,7 @@ function verdict(result) {
   const failures = [];
   if (result.lost > 0) failures.push(`${result.lost} events lost`);
   if (result.handledTwiceOtherwise > 0) failures.push(`${result.handledTwiceOtherwise} events handled twice outside the crash window`);
-  if (result.mode.endsWith('atomic') && result.handledTwiceInCrashWindow > 0) failures.push('events handled twice with atomic effects');
+  if (ATOMIC_MODES.has(result.mode) && result.handledTwiceInCrashWindow > 0) failures.push('events handled twice with atomic effects');
   if (result.wrongState > 0) failures.push(`${result.wrongState} objects not in the state of their last event`);
   if (result.dead > 0) failures.push(`${result.dead} events dead in the inbox`);
   if (result.receiverKills < 3 || result.dispatcherKills < 2) failures.push('fewer kills than planned');
@@ -311,11 +313,11 @@ function verdict(result) {
   return failures;
 }
 
-const modes = { both: ['plain', 'atomic'], all: ['plain', 'atomic', 'inbox-atomic', 'inbox-pg'] }[values.mode] ?? [values.mode];
+const modes = { both: ['plain', 'atomic'], postgres: ['pg-atomic', 'inbox-pg'], all: ['plain', 'atomic', 'pg-atomic', 'inbox-atomic', 'inbox-pg'] }[values.mode] ?? [values.mode];
 const results = [];
 for (const mode of modes) results.push(await runMode(mode));
 
-console.log(`\nacct-webhook fault-injection run: schedule ×${TIME_SCALE}, sender timeout ${DELIVERY_TIMEOUT_MS} ms, 2 receiver processes sharing one store (SQLite, or PostgreSQL for inbox-pg)\n`);
+console.log(`\nacct-webhook fault-injection run: schedule ×${TIME_SCALE}, sender timeout ${DELIVERY_TIMEOUT_MS} ms, 2 receiver processes sharing one store (SQLite, or PostgreSQL for pg-atomic and inbox-pg)\n`);
 const rows = [
   ['events emitted', 'emitted'],
   ['deliveries (2 webhooks each)', 'deliveries'],

@@ -18,3 +18,8 @@ export const DISPATCH_SETTINGS = {
 export function chaosClock(epoch = Number(process.env.CHAOS_EPOCH)) {
   return () => epoch + (Date.now() - epoch) * TIME_SCALE;
 }
+
+/** The modes whose handlers write through ctx.atomic: repeats must be 0, crash window included. */
+export const ATOMIC_MODES = new Set(['atomic', 'inbox-atomic', 'pg-atomic', 'inbox-pg']);
+/** The modes whose receivers keep store and tables in PostgreSQL. */
+export const POSTGRES_MODES = new Set(['pg-atomic', 'inbox-pg']);

@@ -182,6 +182,21 @@ describe('acct-webhook dashboard: the one-time token and the session', () => {
     }
   });
 
+  it('the printed URL opened a second time (another browser, or the same one without its cookie) → an HTML page to restart; curl gets the envelope', async () => {
+    const { db } = await databases();
+    const { url } = await start(['--db', db]);
+    await signIn(url);
+    const browser = await fetch(url, { redirect: 'manual', headers: { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' } });
+    expect(browser.status).toBe(401);
+    expect(browser.headers.get('content-type')).toContain('text/html');
+    const text = await browser.text();
+    expect(text).toContain('<h1>This link does not work (any more)</h1>');
+    expect(text).toContain('start it again and open the new URL it prints');
+    expect(text).not.toContain(url.searchParams.get('token'));
+    const api = await fetch(url, { redirect: 'manual' });
+    expect(await api.json()).toEqual({ error: { code: 'UNAUTHORIZED', message: expect.any(String), details: { reason: 'invalid_token' } } });
+  });
+
   it('the session cookie gets Secure when a TLS proxy says the request came over https (X-Forwarded-Proto), and not over plain http', async () => {
     const { db } = await databases();
     const { url } = await start(['--db', db]);

@@ -117,6 +117,23 @@ describe('CSRF', () => {
     expect(s.target.requests).toHaveLength(1);
   });
 
+  it('a refused action answers a browser with a page that says what to do next, and an API client with the envelope', async () => {
+    const s = await setup({ answer: () => 500 });
+    const { delivery } = await oneDelivery(s);
+    await s.client.get(`${BASE}/deliveries/${delivery.id}`);
+    const page = await s.client.post(`${BASE}/deliveries/${delivery.id}/retry`, { _csrf: 'A'.repeat(43) }, { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' });
+    expect(page.status).toBe(403);
+    expect(page.headers.get('content-type')).toContain('text/html');
+    expect(page.text).toMatch(/<p class="next-step">Nothing was changed\. Go back, reload the page .*submit it again/);
+    const api = await s.client.post(`${BASE}/deliveries/${delivery.id}/retry`, { _csrf: 'A'.repeat(43) }, { accept: 'application/json' });
+    expect(api.headers.get('content-type')).toContain('application/json');
+    expect(JSON.parse(api.text)).toEqual({ error: { code: 'CSRF_TOKEN_INVALID', message: expect.any(String), details: {} } });
+    const missing = await s.client.get(`${BASE}/deliveries/dlv_nope`);
+    expect(missing.status).toBe(404);
+    expect(missing.text).toContain('Go back to the list it came from');
+    expect((await s.dispatcher.deliveries.get(delivery.id)).attempt_count).toBe(1);
+  });
+
   it('a POST from a client without the cookie (a cross-site form) → 403, nothing registered', async () => {
     const s = await setup();
     const stranger = new Client(s.origin);
@@ -138,6 +155,20 @@ describe('escaping', () => {
       expect(page.text, path).not.toContain('<img src=x');
     }
     expect((await s.client.get(`${BASE}/deliveries/${delivery.id}`)).text).toContain('&lt;script&gt;alert(1)&lt;/script&gt;&quot;&gt;&lt;img src=x onerror=alert(2)&gt;');
+  });
+});
+
+describe('retention', () => {
+  it('a delivery whose payload was erased says "payload no longer kept" for the payload and the answer, and refuses a retry', async () => {
+    const s = await setup({ answer: () => ({ status: 200, body: 'private answer' }) });
+    const { delivery } = await oneDelivery(s);
+    const event = await s.dispatcher.deliveries.get(delivery.id);
+    const business = (JSON.parse(event.attempts[0]!.request_payload) as { business_id: string }).business_id;
+    expect(await s.dispatcher.eraseBusiness(business)).toMatchObject({ events: 1, attempts: 1 });
+    const page = await s.client.get(`${BASE}/deliveries/${delivery.id}`);
+    expect(page.text.match(/Payload no longer kept\./g)).toHaveLength(2);
+    expect(page.text).not.toContain('private answer');
+    await expect(s.dispatcher.deliveries.retry(delivery.id)).rejects.toMatchObject({ code: 'PAYLOAD_NOT_KEPT' });
   });
 });
 

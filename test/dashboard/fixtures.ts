@@ -83,6 +83,8 @@ export async function setup(
     authorize?: DashboardOptions['authorize'];
     /** The receiver in inbox mode, one run per event (a failure makes it dead at once). */
     inbox?: boolean;
+    /** The dashboard's clock (give the dispatcher's too, in `dispatcher`). */
+    clock?: () => number;
   } = {},
 ): Promise<Setup> {
   const dispatcher = testDispatcher(options.dispatcher);
@@ -103,7 +105,7 @@ export async function setup(
     ...(options.inbox ? { inbox: { retryDelaysMs: [], pollIntervalMs: 20 } } : {}),
   });
   onTestFinished(() => receiver.close());
-  const board = dashboardNodeHandler({ dispatcher, receiver, authorize: options.authorize ?? (() => true), basePath: BASE });
+  const board = dashboardNodeHandler({ dispatcher, receiver, authorize: options.authorize ?? (() => true), basePath: BASE, ...(options.clock ? { clock: options.clock } : {}) });
   const boardServer = await listen(board);
   onTestFinished(() => close(boardServer.server));
   return {

@@ -1,13 +1,16 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { IdempotencyStore } from '../../src/ports/idempotency-store.js';
+import { MIN_RETENTION_MS, type IdempotencyStore } from '../../src/ports/idempotency-store.js';
 import { describeDispatcherOnStore, type ProjectDispatchFixture } from '../dispatcher/dispatcher-on-store.js';
 import { describeReceiverOnInbox } from '../store/receiver-on-inbox.js';
 import {
+  describeDeliveryRetention as describePublishedDeliveryRetention,
   describeDispatchStore as describePublishedDispatchStore,
   describeFairClaims as describePublishedFairClaims,
   describeIdempotencyStore as describePublishedIdempotencyStore,
   describeInboxStore as describePublishedInboxStore,
 } from '../../src/testing/index.js';
+import { describeReceivedReads } from '../../src/testing/received-reads-contract.js';
+import { describeDispatchReads } from '../../src/testing/dispatch-reads-contract.js';
 
 /*
  * The contract suites that acct-webhook/testing publishes, bound to vitest, as this repository
@@ -27,12 +30,15 @@ export function describeIdempotencyStore(name: string, create: (options: { reten
 export function describeInboxStore(name: string, create: (options: { retentionMs: number }) => Promise<IdempotencyStore> | IdempotencyStore): void {
   describePublishedInboxStore(VITEST, name, create);
   describeReceiverOnInbox(name, create);
+  describeReceivedReads(VITEST, name, () => create({ retentionMs: MIN_RETENTION_MS }));
 }
 
-/** The published DispatchStore contract, and the Dispatcher end to end on the same store. */
+/** The published DispatchStore and retention contracts, and the Dispatcher end to end on the same store. */
 export function describeDispatchStore(name: string, create: () => Promise<ProjectDispatchFixture> | ProjectDispatchFixture): void {
   describePublishedDispatchStore(VITEST, name, create);
+  describePublishedDeliveryRetention(VITEST, name, create);
   describeDispatcherOnStore(name, create);
+  describeDispatchReads(VITEST, name, create);
 }
 
 export function describeFairClaims(name: string, create: () => Promise<ProjectDispatchFixture> | ProjectDispatchFixture): void {

@@ -29,14 +29,22 @@ const refusal = (choose: () => unknown) => {
 // node:sqlite in test/sqlite/contracts.node-sqlite.test.ts.
 describe('the SQLite driver a store runs on', () => {
   /** Node.js 20 (no node:sqlite), and 22.16+ or 24+. */
-  const node20 = { nodeSqlite: false };
-  const node24 = { nodeSqlite: true };
+  const node20 = { nodeSqlite: false, runtime: { name: 'Node.js', version: 'v20.20.2' } } as const;
+  const node24 = { nodeSqlite: true, runtime: { name: 'Node.js', version: 'v24.11.0' } } as const;
+  /** Bun and Deno: better-sqlite3 never loads (neither loads an addon outside Node-API); each has a node:sqlite of its own. */
+  const bun = { nodeSqlite: true, runtime: { name: 'Bun', version: '1.4.5' } } as const;
+  const deno = { nodeSqlite: true, runtime: { name: 'Deno', version: '2.9.6' } } as const;
+  const bunRefuses = { loads: false, missing: false, error: Object.assign(new Error("'better-sqlite3' is not yet supported in Bun."), { code: 'ERR_DLOPEN_FAILED' }) } as const;
+  const denoRefuses = { loads: false, missing: false, error: new Error('Cannot load native addon at …/better_sqlite3.node: it was built against the legacy Node.js native addon API (NODE_MODULE / nan), which Deno does not support.') } as const;
 
   it.each<[string, SqliteDriverAvailability, string]>([
     ['both work → better-sqlite3', { ...node24, betterSqlite3: loads }, 'better-sqlite3'],
     ['better-sqlite3 not installed → node:sqlite', { ...node24, betterSqlite3: missing }, 'node:sqlite'],
     ['better-sqlite3 built for another Node.js → node:sqlite', { ...node24, betterSqlite3: broken }, 'node:sqlite'],
     ['no node:sqlite (Node.js 20) → better-sqlite3', { ...node20, betterSqlite3: loads }, 'better-sqlite3'],
+    ['Bun → its node:sqlite', { ...bun, betterSqlite3: bunRefuses }, 'node:sqlite'],
+    ['Deno → its node:sqlite', { ...deno, betterSqlite3: denoRefuses }, 'node:sqlite'],
+    ['Bun without better-sqlite3 installed → its node:sqlite', { ...bun, betterSqlite3: missing }, 'node:sqlite'],
   ])('without a driver asked for: %s', (_case, available, expected) => {
     expect(chooseSqliteDriver(undefined, available, 'database')).toBe(expected);
   });
@@ -75,6 +83,27 @@ describe('the SQLite driver a store runs on', () => {
     expect(refusal(() => chooseSqliteDriver('better-sqlite3', { ...node24, betterSqlite3: missing }, 'driver'))).toEqual({
       option: 'driver',
       reason: 'needs the better-sqlite3 package, which is not installed (npm install better-sqlite3)',
+    });
+  });
+
+  it('on Bun and Deno, refuses better-sqlite3 asked for by name without advice to rebuild it: the driver option is to be left out', () => {
+    expect(refusal(() => chooseSqliteDriver('better-sqlite3', { ...bun, betterSqlite3: bunRefuses }, 'driver'))).toEqual({
+      option: 'driver',
+      reason: "needs better-sqlite3, a Node.js addon that Bun 1.4.5 cannot load ('better-sqlite3' is not yet supported in Bun.): leave the driver option out, and the store runs on Bun's node:sqlite",
+    });
+    expect(refusal(() => chooseSqliteDriver('better-sqlite3', { ...deno, betterSqlite3: denoRefuses }, 'driver'))).toEqual({
+      option: 'driver',
+      reason: expect.stringMatching(/^needs better-sqlite3, a Node\.js addon that Deno 2\.9\.6 cannot load \(Cannot load native addon .*\): leave the driver option out, and the store runs on Deno's node:sqlite$/),
+    });
+  });
+
+  it('on a Bun or Deno without node:sqlite, refuses at once in one line naming memoryStore() and postgresStore()', () => {
+    const reason = refusal(() => chooseSqliteDriver(undefined, { ...bun, nodeSqlite: false, betterSqlite3: bunRefuses }, 'database')).reason;
+    expect(reason).toBe("needs better-sqlite3, a Node.js addon that Bun 1.4.5 cannot load ('better-sqlite3' is not yet supported in Bun.), and Bun 1.4.5 has no node:sqlite: use memoryStore() or postgresStore()");
+    expect(reason).not.toContain('\n');
+    expect(refusal(() => chooseSqliteDriver('node:sqlite', { ...deno, nodeSqlite: false, betterSqlite3: denoRefuses }, 'driver'))).toEqual({
+      option: 'driver',
+      reason: 'needs node:sqlite, which Deno 2.9.6 does not have (Node.js 22.16+ and 24+ have it)',
     });
   });
 });

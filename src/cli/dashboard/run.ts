@@ -40,7 +40,7 @@ export async function runDashboard(context: CommandContext, options: DashboardCo
   try {
     store = options.eventsDb === undefined ? undefined : await openEventStore(options.eventsDb);
     const logger = requestFailureLogger(context.output);
-    const core = buildDashboard({ dispatcher, receiver: store && storeSideOf(store), authorize: () => true, basePath: '', logger });
+    const core = buildDashboard({ dispatcher, receiver: store && storeSideOf(store), authorize: () => true, basePath: '', logger, clock: Date.now });
     const gate = new TokenGate(nodeListenerOf(core, readForm), (error, request) => core.failed(error, request));
     server = await listenOn(gate.listener, options.port, options.host);
     const url = `${serverUrl(options.host, server.port, '/')}?token=${gate.token}`;

@@ -1,3 +1,4 @@
+import { payloadRemoved } from '../../ports/retention.js';
 import type { DeliveryFilter } from '../../dispatcher/delivery-filters.js';
 import type { DispatcherCore as Dispatcher } from '../../dispatcher/dispatcher.js';
 import { DispatcherError, RateLimitError } from '../../dispatcher/errors.js';
@@ -8,6 +9,8 @@ import { html, type Content, type Html } from '../html.js';
 import { htmlResponse, redirect, type DashboardResponse } from '../http.js';
 import { actionForm, codeBlock, csrfField, notice, page, statusBadge, timeOf, type PageContext } from '../layout.js';
 import { noticeText } from '../notices.js';
+import { deliveryTimeline, timelineView } from '../delivery-timeline.js';
+import { lastPageOf, pageOf, pagePosition } from '../pager.js';
 import { dispatcherOf, type Route, type RouteContext } from '../routes.js';
 
 /** Deliveries per page of the list. */
@@ -43,11 +46,6 @@ function filterProblem(error: unknown): string {
   throw error;
 }
 
-function pageNumber(query: URLSearchParams): number {
-  const page = Number(query.get('page') ?? '1');
-  return Number.isSafeInteger(page) && page >= 1 ? page : 1;
-}
-
 async function listPage(context: RouteContext): Promise<DashboardResponse> {
   const dispatcher = dispatcherOf(context);
   const { base } = context.page;
@@ -63,15 +61,12 @@ async function listPage(context: RouteContext): Promise<DashboardResponse> {
     const problem = filterProblem(error);
     return htmlResponse(page(context.page, 'deliveries', 'Deliveries', html`${form}${notice(problem, 'problem')}`), 422);
   }
-  const lastPage = Math.max(1, Math.ceil(total / PAGE_SIZE));
-  const current = Math.min(pageNumber(context.query), lastPage);
+  const lastPage = lastPageOf(total, PAGE_SIZE);
+  const current = pageOf(context.query, lastPage);
   const deliveries = await dispatcher.deliveries.list({ ...filter, limit: PAGE_SIZE, offset: (current - 1) * PAGE_SIZE });
   const details = await Promise.all(deliveries.map((delivery) => dispatcher.deliveries.get(delivery.id)));
   const urls = new Map(webhooks.map((webhook) => [webhook.id, webhook.url]));
-  const first = total === 0 ? 0 : (current - 1) * PAGE_SIZE + 1;
-  const position = html`<p class="pager" aria-live="polite"><span>Showing <strong>${first}–${first + deliveries.length - (total === 0 ? 0 : 1)}</strong> of <strong>${total.toLocaleString('en')}</strong> deliveries · page ${current} of ${lastPage}</span>
-${current > 1 ? html`<a href="${base}/deliveries${filterQuery(values, { page: String(current - 1) })}" rel="prev">← Newer</a>` : ''}
-${current < lastPage ? html`<a href="${base}/deliveries${filterQuery(values, { page: String(current + 1) })}" rel="next">Older →</a>` : ''}</p>`;
+  const position = pagePosition({ total, current, pageSize: PAGE_SIZE, shown: deliveries.length, noun: 'deliveries', link: (to) => `${base}/deliveries${filterQuery(values, { page: String(to) })}` });
   const retryAllLink = total > 0 ? html`<p class="actions"><a class="button secondary" href="${base}/deliveries/retry${filterQuery(values)}">Retry all ${total.toLocaleString('en')} matching…</a></p>` : '';
   const table =
     deliveries.length === 0
@@ -103,7 +98,9 @@ function deliveryRow(context: PageContext, delivery: DeliveryDetail, url: string
 }
 
 async function detailPage(context: RouteContext, messages: { problem?: string } = {}): Promise<DashboardResponse> {
-  const delivery = await dispatcherOf(context).deliveries.get(context.params.id!);
+  const dispatcher = dispatcherOf(context);
+  const delivery = await dispatcher.deliveries.get(context.params.id!);
+  const timeline = timelineView(deliveryTimeline(delivery, dispatcher.settings.schedule, context.now), context.now);
   const id = encodeURIComponent(delivery.id);
   const payload = delivery.attempts[0]?.request_payload;
   const attempts = [...delivery.attempts].reverse().map((attempt) => attemptSection(attempt));
@@ -119,8 +116,9 @@ async function detailPage(context: RouteContext, messages: { problem?: string } 
 <dt>Created</dt><dd>${timeOf(delivery.created_at)}</dd>
 </dl>
 <div class="actions">${actionForm(context.page, `/deliveries/${id}/retry`, 'Retry now')}</div>
+${timeline}
 <h2>Request payload</h2>
-${payload === undefined ? html`<p class="muted">Not sent yet.</p>` : codeBlock('payload', 'the request payload', payload)}
+${payload === undefined ? html`<p class="muted">Not sent yet.</p>` : payloadRemoved(payload) ? html`<p class="muted">Payload no longer kept.</p>` : codeBlock('payload', 'the request payload', payload)}
 <h2>Attempts, newest first</h2>
 ${attempts.length === 0 ? html`<p class="muted">No attempt yet.</p>` : attempts}`;
   return htmlResponse(page(context.page, 'deliveries', `Delivery of ${delivery.event_type}`, body), messages.problem ? 429 : 200);
@@ -130,7 +128,9 @@ function attemptSection(attempt: DeliveryDetail['attempts'][number]): Html {
   const answer: Content =
     attempt.response_body === null
       ? html`<p class="muted">No answer.</p>`
-      : html`<h4>Response body${attempt.response_body_truncated ? ' (cut at 64 KiB)' : ''}</h4><pre tabindex="0" role="region" aria-label="Response body of attempt ${attempt.attempt_number}">${attempt.response_body}</pre>`;
+      : payloadRemoved(attempt.response_body)
+        ? html`<h4>Response body</h4><p class="muted">Payload no longer kept.</p>`
+        : html`<h4>Response body${attempt.response_body_truncated ? ' (cut at 64 KiB)' : ''}</h4><pre tabindex="0" role="region" aria-label="Response body of attempt ${attempt.attempt_number}">${attempt.response_body}</pre>`;
   return html`<section class="attempt" aria-labelledby="attempt-${attempt.attempt_number}">
 <h3 id="attempt-${attempt.attempt_number}">Attempt ${attempt.attempt_number}${attempt.manual ? ' (manual)' : ''}</h3>
 <dl class="facts">

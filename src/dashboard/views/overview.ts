@@ -1,32 +1,110 @@
-import { DELIVERY_STATUSES } from '../../ports/dispatch-statuses.js';
+import { DELIVERY_STATUSES, type DeliveryStatus } from '../../ports/dispatch-statuses.js';
+import type { BucketRange } from '../../ports/buckets.js';
+import type { ReceivedOutcome } from '../../ports/received-reads.js';
+import { readsOfDispatcher } from '../../dispatcher/reads.js';
+import { stackedBarChart, type ChartSeries } from '../chart.js';
+import { bucketLabel, chartRange, chartRangeName, CHART_RANGES, filterTime, type ChartRangeName } from '../chart-range.js';
+import { filterQuery } from '../delivery-filter-form.js';
 import { html, type Content } from '../html.js';
 import { htmlResponse, type DashboardResponse } from '../http.js';
 import { page } from '../layout.js';
+import { receivedTotals, type ReceivedTotals } from '../received-totals.js';
+import type { ReceiverSide } from '../receiver-side.js';
 import type { Route, RouteContext } from '../routes.js';
+import { inboxListUrl } from './inbox.js';
 
-/** The start page: counts that link to the views behind them. */
+/** The start page: charts of the last 24 hours or 7 days, and counts that link to the views behind them. */
 export const OVERVIEW_ROUTES: readonly Route[] = [{ method: 'GET', path: '/', handler: overviewPage }];
+
+const DELIVERY_SERIES: readonly ChartSeries<DeliveryStatus>[] = [
+  { key: 'delivered', label: 'delivered' },
+  { key: 'retrying', label: 'retrying' },
+  { key: 'finally_failed', label: 'finally failed' },
+];
+
+const RECEIVED_SERIES: readonly ChartSeries<ReceivedOutcome>[] = [
+  { key: 'handled', label: 'handled' },
+  { key: 'stale', label: 'skipped as stale' },
+  { key: 'quarantined', label: 'quarantined' },
+  { key: 'failed', label: 'failed or dead' },
+  { key: 'pending', label: 'pending' },
+];
+
+function rangeSwitch(base: string, current: ChartRangeName): Content {
+  const links = (Object.keys(CHART_RANGES) as ChartRangeName[]).map(
+    (name) => html`<a href="${base}/?range=${name}"${name === current ? html` aria-current="true"` : ''}>${CHART_RANGES[name].label}</a>`,
+  );
+  return html`<nav class="range-switch" aria-label="Chart range"><span class="muted">Charts:</span> ${links}</nav>`;
+}
 
 async function overviewPage(context: RouteContext): Promise<DashboardResponse> {
   const { base } = context.page;
-  const sections: Content[] = [];
+  const rangeName = chartRangeName(context.query.get('range'));
+  const range = chartRange(rangeName, context.now);
+  const { label, per } = CHART_RANGES[rangeName];
+  const sections: Content[] = [rangeSwitch(base, rangeName)];
   if (context.dispatcher) {
     const dispatcher = context.dispatcher;
-    const [webhooks, ...counts] = await Promise.all([dispatcher.webhooks.list(), ...DELIVERY_STATUSES.map((status) => dispatcher.deliveries.count({ status }))]);
-    sections.push(html`<h2>Sending</h2><div class="cards">
+    const [webhooks, reads, ...counts] = await Promise.all([dispatcher.webhooks.list(), readsOfDispatcher(dispatcher), ...DELIVERY_STATUSES.map((status) => dispatcher.deliveries.count({ status }))]);
+    const chart = reads
+      ? stackedBarChart({
+          id: 'chart-deliveries',
+          title: `Deliveries per ${per}, ${label}`,
+          explanation: `By when each delivery was created and its status now. Each bar links to the deliveries of its ${per} with its status.`,
+          range,
+          series: DELIVERY_SERIES,
+          counts: await reads.deliveryBuckets(range),
+          link: (bucket, status) => `${base}/deliveries${filterQuery({ status, from: filterTime(bucket.from), to: filterTime(bucket.to) })}`,
+          label: bucketLabel,
+        })
+      : '';
+    sections.push(html`<h2>Sending</h2>${chart}<div class="cards">
 <a class="card" href="${base}/webhooks"><span class="count">${webhooks.length}</span>registrations</a>
 ${DELIVERY_STATUSES.map((status, index) => html`<a class="card" href="${base}/deliveries?status=${status}"><span class="count">${counts[index] ?? 0}</span>${status.replace('_', ' ')}</a>`)}
 </div>`);
   }
   if (context.receiver) {
-    const receiver = context.receiver;
-    const [handled, quarantined, inbox] = await Promise.all([receiver.events?.count('completed'), receiver.quarantine.list(), receiver.inbox?.stats()]);
-    sections.push(html`<h2>Receiving</h2><div class="cards">
-${handled === undefined ? '' : html`<a class="card" href="${base}/receiver/events?state=completed"><span class="count">${handled}</span>handled events</a>`}
-<a class="card" href="${base}/receiver/quarantine"><span class="count">${quarantined.length}</span>quarantined</a>
-${inbox === undefined ? '' : html`<a class="card" href="${base}/receiver/inbox?status=pending"><span class="count">${inbox.pending}</span>pending in the inbox</a>
-<a class="card" href="${base}/receiver/inbox?status=dead"><span class="count">${inbox.dead}</span>dead in the inbox</a>`}
+    const totals = await receivedTotals(context.receiver);
+    const chart = await receivedChart(context, context.receiver, totals, range, `${per}, ${label}`, per);
+    sections.push(html`<h2>Receiving</h2>${chart}<div class="cards">
+<a class="card" href="${base}/receiver/events"><span class="count">${totals.handled}</span>handled events</a>
+${totals.direct === undefined ? '' : html`<a class="card" href="${base}/receiver/events?state=processing"><span class="count">${totals.direct.inProgressOrFailed}</span>in progress or failed</a>`}
+<a class="card" href="${base}/receiver/quarantine"><span class="count">${totals.quarantined}</span>quarantined</a>
+${totals.inbox === undefined ? '' : html`<a class="card" href="${inboxListUrl(base, { status: 'done', stale: true })}"><span class="count">${totals.inbox.stale}</span>skipped as stale</a>
+<a class="card" href="${inboxListUrl(base, { status: 'pending' })}"><span class="count">${totals.inbox.pending}</span>pending in the inbox</a>
+<a class="card" href="${inboxListUrl(base, { status: 'dead' })}"><span class="count">${totals.inbox.dead}</span>dead in the inbox</a>`}
 </div>`);
   }
   return htmlResponse(page(context.page, 'overview', 'Webhooks', sections));
+}
+
+/**
+ * The receiving side's chart. Its bars lead to the list that holds their events: the Inbox
+ * (filtered by status and time) when the store has inbox events, Received events (by state) in
+ * direct mode, the quarantine for quarantined payloads.
+ */
+async function receivedChart(context: RouteContext, side: ReceiverSide, totals: ReceivedTotals, range: BucketRange, title: string, per: string): Promise<Content> {
+  if (!side.reads) return '';
+  const { base } = context.page;
+  const inbox = totals.inbox;
+  const inboxMode = inbox !== undefined && inbox.pending + inbox.processing + inbox.done + inbox.dead > 0;
+  const counts = await side.reads.receivedBuckets({ ...range, now: context.now });
+  return stackedBarChart({
+    id: 'chart-received',
+    title: `Received events per ${title}`,
+    explanation: `By when each event was first received and what became of it. Each bar links to the ${inboxMode ? 'inbox events' : 'events'} of its ${per} with that outcome.`,
+    range,
+    series: RECEIVED_SERIES,
+    counts,
+    link: (bucket, outcome) => {
+      if (outcome === 'quarantined') return `${base}/receiver/quarantine`;
+      if (!inboxMode) return `${base}/receiver/events?state=${outcome === 'handled' ? 'completed' : 'processing'}`;
+      const time = { from: new Date(bucket.from).toISOString(), to: new Date(bucket.to).toISOString() };
+      if (outcome === 'handled') return inboxListUrl(base, { status: 'done', stale: false, ...time });
+      if (outcome === 'stale') return inboxListUrl(base, { status: 'done', stale: true, ...time });
+      if (outcome === 'failed') return inboxListUrl(base, { status: 'dead', ...time });
+      return inboxListUrl(base, { status: 'pending', ...time });
+    },
+    label: bucketLabel,
+  });
 }

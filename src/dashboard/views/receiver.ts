@@ -5,6 +5,7 @@ import { html, type Html } from '../html.js';
 import { htmlResponse, redirect, type DashboardResponse } from '../http.js';
 import { actionForm, codeBlock, notice, page, statusBadge, timeOf } from '../layout.js';
 import { noticeText } from '../notices.js';
+import { receivedTotals } from '../received-totals.js';
 import { receiverOf, type Route, type RouteContext } from '../routes.js';
 
 const PAGE_SIZE = 50;
@@ -33,17 +34,21 @@ async function eventsPage(context: RouteContext): Promise<DashboardResponse> {
   }
   const stateParam = context.query.get('state');
   const state = stateParam === 'completed' || stateParam === 'processing' ? stateParam : undefined;
-  const [handled, processing, quarantined] = await Promise.all([records.count('completed'), records.count('processing'), receiver.quarantine.list()]);
+  const totals = await receivedTotals(receiver);
+  const handled = totals.direct?.handled ?? 0;
+  const processing = totals.direct?.inProgressOrFailed ?? 0;
   const total = state === undefined ? handled + processing : state === 'completed' ? handled : processing;
   const lastPage = Math.max(1, Math.ceil(total / PAGE_SIZE));
   const current = Math.min(Math.max(1, Number.parseInt(context.query.get('page') ?? '1', 10) || 1), lastPage);
   const list = await records.list({ ...(state ? { state } : {}), limit: PAGE_SIZE, offset: (current - 1) * PAGE_SIZE });
-  const now = Date.now();
+  const now = context.now;
+  const inbox = totals.inbox;
   const cards = html`<div class="cards">
-<a class="card" href="${base}/receiver/events?state=completed"><span class="count">${handled}</span>handled</a>
+<a class="card" href="${base}/receiver/events?state=completed"><span class="count">${totals.handled}</span>handled${inbox ? html`<span class="muted">${handled} directly, ${inbox.handled} through the inbox</span>` : ''}</a>
 <a class="card" href="${base}/receiver/events?state=processing"><span class="count">${processing}</span>in progress or failed</a>
-<a class="card" href="${base}/receiver/quarantine"><span class="count">${quarantined.length}</span>quarantined (authentic, but invalid)</a>
-</div>`;
+<a class="card" href="${base}/receiver/quarantine"><span class="count">${totals.quarantined}</span>quarantined (authentic, but invalid)</a>
+</div>
+${inbox && inbox.pending + inbox.processing + inbox.done + inbox.dead > 0 ? html`<p>Through the <a href="${base}/receiver/inbox">inbox</a> (inbox mode): ${inbox.handled} handled, <a href="${base}/receiver/inbox?status=done&amp;stale=1">${inbox.stale} skipped as stale</a> by the ordering guard, <a href="${base}/receiver/inbox?status=dead">${inbox.dead} dead</a>, ${inbox.pending + inbox.processing} pending or running. The list below is direct mode's; the inbox lists its own.</p>` : ''}`;
   const rows = list.map((record) => {
     const [kind, label] = outcomeOf(record.state, record.lease_until, now);
     return html`<tr><td>${timeOf(record.first_seen_at)}</td><td>${record.event_type ?? '—'}</td><td class="mono">${record.event_id}</td><td>${statusBadge(kind, label)}</td><td class="num">${record.claims}</td><td>${timeOf(record.completed_at)}</td></tr>`;

@@ -7,6 +7,7 @@ import { html, type Content, type Html } from '../html.js';
 import { htmlResponse, redirect, type DashboardResponse } from '../http.js';
 import { actionForm, csrfField, notice, page, statusBadge, timeOf, type PageContext } from '../layout.js';
 import { noticeText } from '../notices.js';
+import { disableCountdown, lastAttempt, registrationHealth, responseTimes, sparkline, successRate } from '../registration-health.js';
 import { dispatcherOf, type Route, type RouteContext } from '../routes.js';
 
 /**
@@ -45,35 +46,52 @@ export const WEBHOOK_ROUTES: readonly Route[] = [
 ];
 
 async function listPage(context: RouteContext): Promise<DashboardResponse> {
-  const webhooks = await dispatcherOf(context).webhooks.list();
+  const dispatcher = dispatcherOf(context);
+  const [webhooks, health] = await Promise.all([dispatcher.webhooks.list(), registrationHealth(dispatcher, context.now)]);
   const { base } = context.page;
-  const rows = webhooks.map(
-    (webhook) => html`<tr>
+  const disableAfterMs = dispatcher.settings.disableFailingAfterMs;
+  const rows = webhooks.map((webhook) => {
+    const stats = health.stats?.get(webhook.id);
+    return html`<tr>
 <td><a href="${base}/webhooks/${encodeURIComponent(webhook.id)}">${webhook.url}</a><br><span class="muted mono">${webhook.id}</span></td>
 <td>${webhook.events.join(', ')}</td>
 <td>${statusBadge(webhook.status)}</td>
-<td>${healthOf(webhook)}</td>
+<td>${healthOf(webhook)}${disableCountdown(webhook, disableAfterMs, context.now)}</td>
+${health.stats === undefined ? '' : html`<td>${successRate(stats)}<br>${sparkline(health, stats)}</td><td>${responseTimes(stats)}</td><td>delivered ${lastAttempt(base, stats, 'last_delivered')}<br>failed ${lastAttempt(base, stats, 'last_failed')}</td>`}
 <td>${headerNames(webhook)}</td>
 <td>${timeOf(webhook.created_at)}</td>
 <td><a href="${base}/deliveries?webhook_id=${encodeURIComponent(webhook.id)}">Deliveries</a></td>
-</tr>`,
-  );
+</tr>`;
+  });
+  const healthColumns = health.stats === undefined ? '' : html`<th scope="col">Last 24 hours</th><th scope="col">Response time</th><th scope="col">Latest attempts</th>`;
   const table =
     webhooks.length === 0
       ? html`<p>No webhooks are registered yet.</p>`
-      : html`<table><caption class="muted">${webhooks.length} registration(s), oldest first</caption>
-<thead><tr><th scope="col">URL</th><th scope="col">Events</th><th scope="col">Status</th><th scope="col">Health</th><th scope="col">Custom headers</th><th scope="col">Created</th><th scope="col"><span class="muted">Log</span></th></tr></thead>
+      : html`<table><caption class="muted">${webhooks.length} registration(s), oldest first; the last 24 hours from their attempts</caption>
+<thead><tr><th scope="col">URL</th><th scope="col">Events</th><th scope="col">Status</th><th scope="col">Health</th>${healthColumns}<th scope="col">Custom headers</th><th scope="col">Created</th><th scope="col"><span class="muted">Log</span></th></tr></thead>
 <tbody>${rows}</tbody></table>`;
   const body = html`${notice(noticeText(context.query.get('notice')))}<p class="actions"><a class="button" href="${base}/webhooks/new">Register a webhook</a></p>${table}`;
   return htmlResponse(page(context.page, 'webhooks', 'Registrations', body));
 }
 
 async function showPage(context: RouteContext): Promise<DashboardResponse> {
-  const webhook = await dispatcherOf(context).webhooks.get(context.params.id!);
-  return htmlResponse(detailPage(context.page, webhook, { notice: noticeText(context.query.get('notice')) }));
+  const dispatcher = dispatcherOf(context);
+  const webhook = await dispatcher.webhooks.get(context.params.id!);
+  const health = await registrationHealth(dispatcher, context.now, webhook.id);
+  const stats = health.stats?.get(webhook.id);
+  const section = html`<section aria-labelledby="health-heading" class="health"><h2 id="health-heading">Health, last 24 hours</h2>
+${health.stats === undefined ? html`<p class="muted">This dispatcher's store does not offer the reads for health.</p>` : html`<dl class="facts">
+<dt>Delivered</dt><dd>${successRate(stats)}</dd>
+<dt>Attempts per hour</dt><dd>${sparkline(health, stats)}</dd>
+<dt>Response time</dt><dd>${responseTimes(stats)}</dd>
+<dt>Failure streak</dt><dd>${webhook.failure_streak === 0 ? 'none' : html`${webhook.failure_streak} failed in a row since ${timeOf(webhook.failing_since)}`}${disableCountdown(webhook, dispatcher.settings.disableFailingAfterMs, context.now)}</dd>
+<dt>Last delivered</dt><dd>${lastAttempt(context.page.base, stats, 'last_delivered')}</dd>
+<dt>Last failed</dt><dd>${lastAttempt(context.page.base, stats, 'last_failed')}</dd>
+</dl>`}</section>`;
+  return htmlResponse(detailPage(context.page, webhook, { notice: noticeText(context.query.get('notice')), health: section }));
 }
 
-function detailPage(context: PageContext, webhook: WebhookRegistration, messages: { notice?: string | undefined; problem?: string; secret?: string; form?: FormValues }): Html {
+function detailPage(context: PageContext, webhook: WebhookRegistration, messages: { notice?: string | undefined; problem?: string; secret?: string; form?: FormValues; health?: Html }): Html {
   const id = encodeURIComponent(webhook.id);
   const extra = Object.entries(webhook).filter(([key]) => !KNOWN_FIELDS.has(key));
   const secret = messages.secret
@@ -106,6 +124,7 @@ ${actionForm(context, `/webhooks/${id}/rotate-secret`, 'Rotate the secret', { st
 ${toggle}
 <a href="${context.base}/deliveries?webhook_id=${id}">Its deliveries</a>
 </div>
+${messages.health ?? ''}
 <h2>Edit</h2>
 ${registrationForm(context, `/webhooks/${id}`, messages.form ?? formOf(webhook), 'Save the registration', Object.keys(webhook.headers))}`;
   return page(context, 'webhooks', `Registration ${webhook.url}`, content);

@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import { createTestEvent } from '../../../src/testing/index.js';
 import { BASE, oneDelivery, setup } from '../fixtures.js';
 import { expectAccessible, openPage, useBrowser } from './chromium.js';
-import { screenshot } from './screenshots.js';
 
 const browser = useBrowser();
 
@@ -41,7 +40,5 @@ describe('every view passes axe-core without serious or critical violations', ()
       await page.goto(`${s.origin}${BASE}${view}`);
       await expectAccessible(page);
     }
-    await page.goto(`${s.origin}${BASE}/`);
-    await screenshot(page, 'overview');
   });
 });

@@ -31,8 +31,8 @@ export interface WebhookApp {
 
 /**
  * A Fetch-API receiver, `(Request) => Promise<Response>`, served here by node:http. The same
- * `receive` function works as a Next.js route handler (`export const POST = receive`), in Hono
- * (`app.post(WEBHOOK_PATH, (c) => receive(c.req.raw))`), Bun or Deno.
+ * `receive` function works in Hono (`app.post(WEBHOOK_PATH, (c) => receive(c.req.raw))`), and
+ * with `Bun.serve` or `Deno.serve` (acct-webhook's docs/runtimes.md).
  */
 export function createApp(options: AppOptions): WebhookApp {
   const receive = fetchHandler({

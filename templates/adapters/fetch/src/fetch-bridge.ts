@@ -1,6 +1,6 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 
-/** A Fetch-API handler: what Next.js route handlers, Hono, Bun and Deno call. */
+/** A Fetch-API handler: what Hono, Bun.serve and Deno.serve call. */
 export type FetchHandler = (request: Request) => Promise<Response>;
 
 /**

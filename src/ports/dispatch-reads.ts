@@ -1,0 +1,60 @@
+/*
+ * The sending side's read methods for inspection (the dashboard's charts): deliveries per time
+ * bucket by status. Offered beside a dispatch store, as the receiving side's are
+ * (received-reads.ts), so that stores written elsewhere need not implement them: the dashboard
+ * leaves the charts out for a store without them.
+ */
+
+import type { BucketCount, BucketRange } from './buckets.js';
+import type { DeliveryStatus } from './dispatch-statuses.js';
+
+/** Which deliveries {@link DispatchReads.deliveryBuckets} counts: created in the range, of one registration when given. */
+export interface DeliveryBucketQuery extends BucketRange {
+  webhook_id?: string | undefined;
+}
+
+/** Attempts of one bucket: how many were made, how many delivered. */
+export interface AttemptBucket {
+  bucket: number;
+  attempts: number;
+  delivered: number;
+}
+
+/** One attempt, as a link to its delivery. */
+export interface AttemptRef {
+  delivery_id: string;
+  attempted_at: number;
+}
+
+/** A registration's attempts in a range: per bucket, response times, the latest delivered and failed one. */
+export interface AttemptStats {
+  webhook_id: string;
+  /** Buckets with attempts, in order. */
+  buckets: AttemptBucket[];
+  /** Response time percentiles (nearest rank) over the range's attempts. */
+  p50_ms: number;
+  p95_ms: number;
+  last_delivered: AttemptRef | null;
+  last_failed: AttemptRef | null;
+}
+
+/** The sending side's reads. */
+export interface DispatchReads {
+  /** Deliveries by the bucket of their creation and their status now; empty buckets and statuses are left out. */
+  deliveryBuckets(query: DeliveryBucketQuery): Promise<BucketCount<DeliveryStatus>[]>;
+  /** Per registration with attempts in the range (or the one asked for), its attempts by the bucket they were made in. */
+  attemptStats(query: DeliveryBucketQuery): Promise<AttemptStats[]>;
+}
+
+const offered = new WeakMap<object, DispatchReads>();
+
+/** Attaches the reads to a store; returns the store. */
+export function offerDispatchReads<Store extends object>(store: Store, reads: DispatchReads): Store {
+  offered.set(store, reads);
+  return store;
+}
+
+/** The reads of a store, when it offers them. */
+export function dispatchReadsOf(store: object): DispatchReads | undefined {
+  return offered.get(store);
+}
