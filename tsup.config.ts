@@ -14,6 +14,9 @@ const LIBRARY_ENTRIES = {
   sandbox: 'src/sandbox/index.ts',
   catalog: 'src/catalog/index.ts',
   web: 'src/web/index.ts',
+  fastify: 'src/fastify/index.ts',
+  hono: 'src/hono/index.ts',
+  koa: 'src/koa/index.ts',
 };
 
 /**

@@ -17,8 +17,8 @@ export function bodyLimits(body: Pick<BodyOptions, 'maxBodyBytes' | 'bodyTimeout
   return { maxBytes: body.maxBodyBytes, timeoutMs: body.bodyTimeoutMs };
 }
 
-/** The receiver's answer as the edge writes it: its JSON body serialized once. */
-export function webhookAnswer({ status, headers, body }: WebhookResponse): HttpAnswer {
+/** The receiver's answer as the edge writes it: its JSON body serialized once (its headers single-valued). */
+export function webhookAnswer({ status, headers, body }: WebhookResponse): HttpAnswer & { headers: Record<string, string> } {
   return { status, headers, body: JSON.stringify(body) };
 }
 

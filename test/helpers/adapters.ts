@@ -1,10 +1,27 @@
-import type { RequestListener } from 'node:http';
+/*
+ * The adapter contract table: every adapter of the receiver, served as a node:http listener on
+ * 127.0.0.1, so that test/receiver/adapters.test.ts (and the hostile-transport suite) run the same
+ * cases — the answer table of docs/receiver.md, direct and inbox mode, 413, 408, BODY_ALREADY_PARSED
+ * — against each of them. To add a framework (NestJS, Next.js, workerd), add one `Adapter` row to
+ * `adapters` below: `serve(options)` builds the real framework app with the adapter mounted at
+ * `/webhooks` and a JSON route of its own at `POST /app/echo` (which must answer the parsed body),
+ * and returns its listener and its receiver; `routes` says whether the adapter itself passes other
+ * paths on. A framework that starts asynchronously answers once it is ready (see fastifyAdapter).
+ */
+import { Server, type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';
+import { getRequestListener } from '@hono/node-server';
 import express from 'express';
 import express4 from 'express4';
+import Fastify from 'fastify';
+import { Hono } from 'hono';
+import Koa from 'koa';
+import { fastifyWebhooks } from '../../src/fastify/index.js';
+import { honoWebhooks } from '../../src/hono/index.js';
+import { koaWebhooks } from '../../src/koa/index.js';
 import { fetchHandler, nodeHandler, webhookHandler, type Receiver, type WebhookHandlerOptions } from '../../src/index.js';
 import { fetchListener } from './fetch-server.js';
 
-/** The three adapters, each served as a node:http listener so one test table runs against all of them. */
+/** One adapter served as a node:http listener, and the receiver behind it. */
 export interface Served {
   listener: RequestListener;
   receiver: Receiver;
@@ -29,9 +46,78 @@ function expressAdapter(name: string, createApp: typeof express): Adapter {
       app.get('/health', (_req, res) => {
         res.json({ from: 'app' });
       });
+      app.post('/app/echo', createApp.json(), (req, res) => {
+        res.json({ parsed: req.body as unknown });
+      });
       return { listener: app, receiver: handler.receiver };
     },
   };
+}
+
+/**
+ * `app.register(fastifyWebhooks, …)` beside a JSON route of the app. Fastify builds its plugins
+ * when it is ready, so the listener waits for that, and the receiver is reached through the app
+ * once it is (`app.webhookReceiver`).
+ */
+const fastifyAdapter: Adapter = {
+  name: 'fastify',
+  routes: true,
+  serve(options) {
+    let handle: ((req: IncomingMessage, res: ServerResponse) => void) | undefined;
+    const app = Fastify({ serverFactory: (handler) => ((handle = handler), createNodeServer()) });
+    void app.register(fastifyWebhooks, options);
+    app.post('/app/echo', (request, reply) => reply.send({ parsed: request.body }));
+    const ready = app.ready();
+    const listener: RequestListener = (req, res) => void ready.then(() => handle!(req, res));
+    const receiver = new Proxy({} as Receiver, { get: (_target, key) => Reflect.get(app.webhookReceiver, key) as unknown });
+    return { listener, receiver };
+  },
+};
+
+/** The server Fastify would make; the test's own server calls Fastify's handler instead. */
+function createNodeServer(): Server {
+  return new Server();
+}
+
+/** `app.post('/webhooks', honoWebhooks(…))` on @hono/node-server, beside a JSON route of the app. */
+const honoAdapter: Adapter = {
+  name: 'hono (node-server)',
+  routes: false,
+  serve(options) {
+    const handler = honoWebhooks(options);
+    const app = new Hono();
+    app.all('/webhooks', handler);
+    app.post('/app/echo', async (c) => c.json({ parsed: await c.req.json<unknown>() }));
+    const listen = getRequestListener(app.fetch);
+    return { listener: (req, res) => void listen(req, res), receiver: handler.receiver };
+  },
+};
+
+/** `app.use(koaWebhooks(…))` before the app's own JSON body reading. */
+const koaAdapter: Adapter = {
+  name: 'koa',
+  routes: true,
+  serve(options) {
+    const middleware = koaWebhooks(options);
+    const app = new Koa();
+    app.use(middleware);
+    app.use(async (ctx, next) => {
+      if (ctx.path !== '/app/echo') {
+        await next();
+        return;
+      }
+      ctx.body = { parsed: JSON.parse(await readText(ctx.req)) as unknown };
+    });
+    const callback = app.callback();
+    return { listener: (req, res) => void callback(req, res), receiver: middleware.receiver };
+  },
+};
+
+/** The whole body as text (the apps' own routes in this table: no body parser package needed). */
+export async function readText(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req as AsyncIterable<Buffer>) chunks.push(chunk);
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 export const adapters: Adapter[] = [
@@ -43,7 +129,11 @@ export const adapters: Adapter[] = [
     routes: true,
     serve(options) {
       const handler = nodeHandler(options);
-      return { listener: handler, receiver: handler.receiver };
+      const listener: RequestListener = (req, res) => {
+        if (req.url !== '/app/echo') return handler(req, res);
+        void readText(req).then((text) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ parsed: JSON.parse(text) as unknown })));
+      };
+      return { listener, receiver: handler.receiver };
     },
   },
   {
@@ -51,9 +141,14 @@ export const adapters: Adapter[] = [
     routes: false,
     serve(options) {
       const handler = fetchHandler(options);
-      return { listener: fetchListener(handler), receiver: handler.receiver };
+      const app = async (request: Request): Promise<Response> =>
+        new URL(request.url).pathname === '/app/echo' ? Response.json({ parsed: await request.json() }) : handler(request);
+      return { listener: fetchListener(app), receiver: handler.receiver };
     },
   },
+  fastifyAdapter,
+  honoAdapter,
+  koaAdapter,
 ];
 
 /** POSTs to `${url}/webhooks` and reads the JSON answer. */

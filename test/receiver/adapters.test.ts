@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import {
   memoryStore,
@@ -255,5 +256,40 @@ describe.each(adapters.filter((adapter) => adapter.routes))('$name routing', (ad
         expect(response.status).toBe(404);
       }
     });
+  });
+});
+
+describe.each(adapters)('$name beside the app', (adapter) => {
+  it("leaves the app's own JSON route parsing while the webhook route verifies", async () => {
+    const { hooks, runs } = recorder();
+    const { listener } = adapter.serve({ secret: SECRET, handlers: hooks, store: memoryStore(), logger: false });
+    const { body, headers } = signedRequest(createTestEvent('invoice.paid'), SECRET);
+    await withServer(listener, async (url) => {
+      const echoed = await fetch(`${url}/app/echo`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"order":42}' });
+      expect(await echoed.json()).toEqual({ parsed: { order: 42 } });
+      expect((await post(url, body, headers)).status).toBe(200);
+      const forged = await post(url, body, { ...headers, 'x-svc-signature': headers['x-svc-signature'].replace(/.$/, (c) => (c === '0' ? '1' : '0')) });
+      expect(forged.status).toBe(401);
+    });
+    expect(runs.size).toBe(1);
+  });
+
+  it('answers 408 BODY_TIMEOUT to a body that stops arriving, handler not run', async () => {
+    const { hooks, runs } = recorder();
+    const { listener } = adapter.serve({ secret: SECRET, handlers: hooks, store: memoryStore(), logger: false, bodyTimeoutMs: 100 });
+    const { body, headers } = signedRequest(createTestEvent('invoice.paid'), SECRET);
+    await withServer(listener, async (url) => {
+      const answer = await new Promise<{ status: number; text: string }>((resolve, reject) => {
+        const req = request(`${url}/webhooks`, { method: 'POST', headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) } }, (res) => {
+          let text = '';
+          res.setEncoding('utf8').on('data', (chunk: string) => (text += chunk)).on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+        });
+        req.on('error', reject);
+        req.write(body.slice(0, 10));
+      });
+      expect(answer.status).toBe(408);
+      expect(JSON.parse(answer.text)).toMatchObject({ error: { code: 'BODY_TIMEOUT' } });
+    });
+    expect(runs.size).toBe(0);
   });
 });

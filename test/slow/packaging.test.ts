@@ -121,6 +121,9 @@ const LIBRARY_ENTRIES: [entry: string, alsoNever: string[]][] = [
   ['acct-webhook/sandbox', ['src/dashboard/']],
   ['acct-webhook/dashboard', ['src/sandbox/']],
   ['acct-webhook/web', ['src/dashboard/', 'src/sandbox/', 'src/sqlite/', 'src/defaults/', 'src/signature.ts']],
+  ['acct-webhook/fastify', ['src/dashboard/', 'src/sandbox/']],
+  ['acct-webhook/hono', ['src/dashboard/', 'src/sandbox/']],
+  ['acct-webhook/koa', ['src/dashboard/', 'src/sandbox/']],
 ];
 
 // Installed as a library user installs it: no optional dependency (better-sqlite3), no peer.
