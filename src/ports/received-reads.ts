@@ -48,6 +48,8 @@ export interface ReceivedBucketQuery extends BucketRange {
 export interface ReceivedReads {
   inboxPage(query: InboxPageQuery): Promise<InboxEvent[]>;
   inboxCount(query: InboxCountQuery): Promise<number>;
+  /** How many payloads the quarantine holds (without reading them). */
+  quarantineCount(): Promise<number>;
   /** Counts by bucket and outcome; buckets and outcomes with no event are left out. */
   receivedBuckets(query: ReceivedBucketQuery): Promise<BucketCount<ReceivedOutcome>[]>;
 }
