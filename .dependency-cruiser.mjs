@@ -12,8 +12,8 @@
 
 /** Entry points: the files the package's `exports` map builds. */
 const ENTRIES = '^src/(index|internal)[.]ts$|^src/(dispatcher|sqlite|postgres|dashboard|sandbox|testing|catalog)/index[.]ts$';
-/** The receiver's framework adapters (Express, node:http, the Fetch API). */
-const ADAPTERS = '^src/receiver/(express|node|node-response|fetch)[.]ts$';
+/** The receiver's framework adapters (Express, node:http, the Fetch API) and what they share. */
+const ADAPTERS = '^src/receiver/(express|node|fetch|adapter)[.]ts$';
 
 /** @type {Record<string, { path: string; pathNot?: string; mayImport: string[] }>} */
 const LAYERS = {
@@ -22,10 +22,13 @@ const LAYERS = {
     path: '^src/(errors|configuration|ids|once|contained|timers|turn-queue|migrations|logger|json-logger|log-redaction|redacting-logger|parse-argument|signature|optional-package|runtime)[.]ts$',
     mayImport: [],
   },
+  // The HTTP edge: the bounded body reader, headers as frameworks give them, the node/Fetch answer
+  // bridge, the router. Framework-free, and below everything that speaks HTTP.
+  http: { path: '^src/http/', mayImport: ['kernel'] },
   events: { path: '^src/events/', mayImport: ['kernel'] },
   ports: { path: '^src/ports/', mayImport: ['kernel', 'events'] },
   metrics: { path: '^src/metrics/', mayImport: ['kernel', 'ports'] },
-  core: { path: '^src/(receiver|dispatcher)/', pathNot: `${ENTRIES}|${ADAPTERS}`, mayImport: ['kernel', 'events', 'ports', 'metrics'] },
+  core: { path: '^src/(receiver|dispatcher)/', pathNot: `${ENTRIES}|${ADAPTERS}`, mayImport: ['kernel', 'http', 'events', 'ports', 'metrics'] },
 
   // Backends implement the ports; they know nothing of the features, nor of each other.
   memory: { path: '^src/memory/', mayImport: ['kernel', 'events', 'ports'] },
@@ -34,19 +37,19 @@ const LAYERS = {
 
   // The composition the entry points own: which backend a receiver or dispatcher given no store gets.
   defaults: { path: '^src/defaults/', mayImport: ['kernel', 'events', 'ports', 'core', 'sqlite'] },
-  // The HTTP edge: framework adapters around the core.
-  adapters: { path: ADAPTERS, mayImport: ['kernel', 'events', 'ports', 'metrics', 'core', 'defaults'] },
+  // The receiver's framework adapters: thin shells of the HTTP edge around the core.
+  adapters: { path: ADAPTERS, mayImport: ['kernel', 'http', 'events', 'ports', 'metrics', 'core', 'defaults'] },
 
   // Features built on the core.
-  dashboard: { path: '^src/dashboard/', pathNot: ENTRIES, mayImport: ['kernel', 'events', 'ports', 'metrics', 'core'] },
-  sandbox: { path: '^src/sandbox/', pathNot: ENTRIES, mayImport: ['kernel', 'events', 'ports', 'core', 'defaults', 'sqlite'] },
+  dashboard: { path: '^src/dashboard/', pathNot: ENTRIES, mayImport: ['kernel', 'http', 'events', 'ports', 'metrics', 'core'] },
+  sandbox: { path: '^src/sandbox/', pathNot: ENTRIES, mayImport: ['kernel', 'http', 'events', 'ports', 'core', 'defaults', 'sqlite'] },
   testing: { path: '^src/testing/', pathNot: ENTRIES, mayImport: ['kernel', 'events', 'ports', 'core'] },
   // The event catalog as OpenAPI, AsyncAPI and JSON Schema: the events, and the dispatcher's schedule and timeout it documents.
   catalog: { path: '^src/catalog/', pathNot: ENTRIES, mayImport: ['kernel', 'events', 'core'] },
 
   entries: {
     path: ENTRIES,
-    mayImport: ['kernel', 'events', 'ports', 'metrics', 'core', 'memory', 'sqlite', 'postgres', 'defaults', 'adapters', 'dashboard', 'sandbox', 'testing', 'catalog'],
+    mayImport: ['kernel', 'http', 'events', 'ports', 'metrics', 'core', 'memory', 'sqlite', 'postgres', 'defaults', 'adapters', 'dashboard', 'sandbox', 'testing', 'catalog'],
   },
 
   // The command line (bin/acct-webhook) and the scaffolder (the create-acct-webhook package).
@@ -54,7 +57,7 @@ const LAYERS = {
   scaffold: { path: '^src/scaffold/', mayImport: ['kernel', 'events', 'cliKit'] },
   cli: {
     path: '^src/cli/',
-    mayImport: ['kernel', 'events', 'ports', 'metrics', 'core', 'memory', 'sqlite', 'postgres', 'defaults', 'adapters', 'dashboard', 'sandbox', 'testing', 'catalog', 'cliKit', 'scaffold'],
+    mayImport: ['kernel', 'http', 'events', 'ports', 'metrics', 'core', 'memory', 'sqlite', 'postgres', 'defaults', 'adapters', 'dashboard', 'sandbox', 'testing', 'catalog', 'cliKit', 'scaffold'],
   },
 };
 

@@ -1,7 +1,8 @@
 // npm run bench: the receiver, the verifier, the parser, the store (and the dispatcher and the
 // CLI) against their baselines and a peer, interleaved round by round, loopback only.
 // Options: --smoke (tiny durations, one round; what `npm test` runs), --out <file>,
-// --only <http|verifier|parser|store|dispatcher|inbox|dashboard|cli>[,...],
+// --only <http|verifier|parser|store|dispatcher|inbox|dashboard|cli|cold-start>[,...],
+// --baseline <dist directory>: the cold start of an older build (`git archive <commit>`, built) measured beside this one,
 // --drivers better-sqlite3,node:sqlite: the store and HTTP measurements on SQLite once per driver,
 // side by side (named after it), each driver against the first (the store's other checks use it).
 import { spawnSync } from 'node:child_process';
@@ -15,7 +16,7 @@ import { ratio, summarize } from './lib/stats.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const { values } = parseArgs({
-  options: { smoke: { type: 'boolean', default: false }, out: { type: 'string' }, only: { type: 'string' }, drivers: { type: 'string' } },
+  options: { smoke: { type: 'boolean', default: false }, out: { type: 'string' }, only: { type: 'string' }, drivers: { type: 'string' }, baseline: { type: 'string' } },
 });
 /** The SQLite drivers to measure side by side; without --drivers, the package's automatic choice, unnamed. */
 const drivers = values.drivers ? values.drivers.split(',') : undefined;
@@ -25,8 +26,8 @@ const onDriver = (name, driver = drivers?.[0]) => (driver ? `${name} on ${driver
 const DRIVER_PARITY = 0.85;
 const smoke = values.smoke;
 const settings = smoke
-  ? { rounds: 1, httpSeconds: 1, pool: 5_000, microMs: 60, connections: 20, deliveries: 500, pending: [100, 1_000], cliRuns: 2, dashboardAttempts: 2_000, dashboardEvents: 2_000 }
-  : { rounds: 3, httpSeconds: 5, pool: 200_000, microMs: 1_000, connections: 50, deliveries: 10_000, pending: [1_000, 100_000], cliRuns: 10, dashboardAttempts: 100_000, dashboardEvents: 100_000 };
+  ? { rounds: 1, httpSeconds: 1, pool: 5_000, microMs: 60, connections: 20, deliveries: 500, pending: [100, 1_000], cliRuns: 2, dashboardAttempts: 2_000, dashboardEvents: 2_000, coldStarts: 2 }
+  : { rounds: 3, httpSeconds: 5, pool: 200_000, microMs: 1_000, connections: 50, deliveries: 10_000, pending: [1_000, 100_000], cliRuns: 10, dashboardAttempts: 100_000, dashboardEvents: 100_000, coldStarts: 20 };
 const only = values.only ? new Set(values.only.split(',')) : undefined;
 const wanted = (group) => !only || only.has(group);
 
@@ -219,6 +220,25 @@ function cli() {
   progress('cli: done');
 }
 
+/**
+ * Cold start, each in a fresh process (bench/cold-start.mjs): import + fetchHandler + the first
+ * verified request, beside @octokit/webhooks' import + new Webhooks + verifyAndReceive (and an
+ * older build given with --baseline), interleaved run by run; the median of 20 each.
+ */
+async function coldStart() {
+  const script = join(here, 'cold-start.mjs');
+  const subjects = { 'acct-webhook: import + fetchHandler + first verified request': ['acct-webhook'], '@octokit/webhooks: import + new Webhooks + verifyAndReceive': ['octokit'] };
+  if (values.baseline) subjects[`acct-webhook at the baseline (${values.baseline}): import + fetchHandler + first verified request`] = ['acct-webhook', values.baseline];
+  const samples = Object.fromEntries(Object.keys(subjects).map((name) => [name, []]));
+  for (let run = 0; run < settings.coldStarts; run++) {
+    for (const [name, args] of Object.entries(subjects)) samples[name].push((await runChild(script, args)).ms);
+  }
+  for (const [name, list] of Object.entries(samples)) record('cold-start', name, 'ms', list);
+  const [ours] = Object.values(samples);
+  checks.push(threshold('cold start: import + fetchHandler + first verified request', summarize(ours), 25, 'ms', 'at most'));
+  progress(`cold start: ${Object.entries(samples).map(([name, list]) => `${name.split(':')[0]} ${summarize(list).median.toFixed(1)} ms`).join(', ')}`);
+}
+
 /** A figure against an absolute limit: `at least` (throughput) or `at most` (memory, time). */
 function threshold(name, value, limit, unit, direction = 'at least') {
   const met = direction === 'at least' ? value.median >= limit : value.median <= limit;
@@ -272,6 +292,7 @@ if (wanted('dashboard')) {
   await dashboardPages();
 }
 if (wanted('cli')) cli();
+if (wanted('cold-start')) await coldStart();
 
 const report = { machine, started, seconds: Math.round((performance.now() - t0) / 1000), smoke, settings, results, ratios: [...ratios, ...checks] };
 writeFileSync(values.out ?? join(here, 'results.json'), `${JSON.stringify(report, null, 2)}\n`);

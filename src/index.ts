@@ -14,7 +14,7 @@ export { Webhooks, type EventForPattern, type WebhookErrorHandler, type WebhookE
 export type { HandlerContext } from './receiver/context.js';
 export type { AcknowledgedBody, WebhookResponse } from './receiver/answers.js';
 export type { OutcomeKind, ReceiveOutcome } from './receiver/outcome.js';
-export type { HeadersInput } from './receiver/headers.js';
+export type { HeadersInput } from './http/headers.js';
 export {
   DEFAULT_HANDLER_TIMEOUT_MS,
   DEFAULT_MAX_BODY_BYTES,
@@ -43,7 +43,8 @@ export {
 } from './signature.js';
 
 // The events: the catalog's types and the parser.
-export { EVENT_TYPES, isEventType, type EventGroup, type EventPattern, type EventType } from './events/catalog.js';
+export { EVENT_TYPES, isEventType, type EventPattern, type EventType } from './events/event-types.js';
+export type { EventGroup } from './events/catalog.js';
 export type { EventMap, EventObject, PreviousAttributes, WebhookEvent } from './events/schemas.js';
 export { parseEvent } from './events/parse.js';
 

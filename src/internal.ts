@@ -5,5 +5,8 @@
  */
 export { webhookEventSchema } from './events/schemas.js';
 
+/** For this repository's build (`npm run build:validators`): the event validators generated from the zod schemas. */
+export { writeEventValidators } from './events/validator-source.js';
+
 /** For this repository's build (`npm run build:catalog`): schemas/ and docs/event-catalog.md's generated part. */
 export { writeRepositoryCatalog } from './catalog/repository.js';

@@ -78,6 +78,15 @@ export function oneOf<T extends string>(option: string, choices: readonly T[]): 
   };
 }
 
+/** A value that is not empty (nor only spaces), trimmed. */
+export function nonEmpty(option: string): (value: string) => string {
+  return (value) => {
+    const trimmed = value.trim();
+    if (trimmed === '') throw invalidOption(option, value, 'a value that is not empty');
+    return trimmed;
+  };
+}
+
 /** For repeatable options (`--set a=1 --set b=2`): every value, in order. */
 export function collect(value: string, previous: readonly string[] | undefined): string[] {
   return [...(previous ?? []), value];

@@ -1,15 +1,17 @@
 import { isAcctWebhookError, type AcctWebhookError } from '../errors.js';
 import { ICON, SCRIPT, STYLESHEET } from './assets.js';
 import { csrfCookie, CSRF_FIELD, csrfTokenOf, csrfTokensMatch, newCsrfToken, parseCookies, sameOrigin } from './csrf.js';
-import { DashboardError, formTooLarge, internalError, invalidPath } from './errors.js';
+import { HttpBodyError } from '../http/errors.js';
+import { matchRoute } from '../http/router.js';
+import { DashboardError, internalError, invalidPath } from './errors.js';
 import { html } from './html.js';
-import { cameOverHttps, headerOf, htmlResponse, jsonResponse, MAX_FORM_BYTES, wantsHtml, withSecurityHeaders, type DashboardRequest, type DashboardResponse } from './http.js';
+import { cameOverHttps, headerOf, htmlResponse, jsonResponse, wantsHtml, withSecurityHeaders, type DashboardRequest, type DashboardResponse } from './http.js';
 import { page, type PageContext } from './layout.js';
 import { nextStepFor } from './next-step.js';
 import type { ResolvedDashboard } from './options.js';
 import { refusalResponse } from './refusal.js';
 import { hasDotSegment, requestTarget } from './request-target.js';
-import { matchRoute, type Route, type RouteContext } from './routes.js';
+import type { Route, RouteContext } from './routes.js';
 import { DELIVERY_ROUTES } from './views/deliveries.js';
 import { INBOX_ROUTES } from './views/inbox.js';
 import { OVERVIEW_ROUTES } from './views/overview.js';
@@ -112,10 +114,10 @@ function pathBelow(pathname: string, base: string): string | undefined {
 
 /**
  * The posted form, once its CSRF token matches the cookie's and its origin (when the browser
- * names one) is this host. @throws DashboardError CSRF_TOKEN_INVALID, PAYLOAD_TOO_LARGE
+ * names one) is this host. @throws DashboardError CSRF_TOKEN_INVALID; HttpBodyError PAYLOAD_TOO_LARGE (read by the
+ * HTTP edge: refused from its `content-length` before a byte is read)
  */
 async function checkedForm(request: DashboardRequest, cookieToken: string): Promise<URLSearchParams> {
-  if (Number(headerOf(request, 'content-length') ?? 0) > MAX_FORM_BYTES) throw formTooLarge(MAX_FORM_BYTES);
   if (!sameOrigin(headerOf(request, 'origin'), headerOf(request, 'host'))) throw new DashboardError('CSRF_TOKEN_INVALID', 'The form came from another site');
   const form = new URLSearchParams(await request.body());
   // A cookie made for this very answer proves nothing: the form must carry the one the browser had.
@@ -128,7 +130,7 @@ async function checkedForm(request: DashboardRequest, cookieToken: string): Prom
 
 /** The status of a refusal: the dashboard's own from its code, the dispatcher's by what it means. */
 function statusOf(error: AcctWebhookError): number {
-  if (error instanceof DashboardError) return error.status;
+  if (error instanceof DashboardError || error instanceof HttpBodyError) return error.status;
   if (error.code === 'NOT_FOUND') return 404;
   if (error.code === 'RATE_LIMIT_EXCEEDED') return 429;
   if (error.code === 'DISPATCHER_CLOSED') return 503;

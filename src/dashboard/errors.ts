@@ -38,11 +38,6 @@ export class DashboardError extends AcctWebhookError<DashboardErrorCode> {
   }
 }
 
-/** A form larger than `maxBytes`: refused before or while it is read. */
-export function formTooLarge(maxBytes: number): DashboardError {
-  return new DashboardError('PAYLOAD_TOO_LARGE', `Forms are at most ${maxBytes} bytes`, { max_body_bytes: maxBytes });
-}
-
 /** A request path with a `.` or `..` segment (raw or `%2e`): refused before the base path is matched. */
 export function invalidPath(): DashboardError {
   return new DashboardError('INVALID_PATH', 'The path has a . or .. segment; request the page by its own path', {});

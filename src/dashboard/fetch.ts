@@ -1,6 +1,7 @@
 import { buildDashboard } from './dashboard.js';
-import { formTooLarge } from './errors.js';
-import { MAX_FORM_BYTES, type DashboardRequest, type DashboardResponse } from './http.js';
+import { fetchAnswer } from '../http/answer.js';
+import { readWebBody } from '../http/body.js';
+import { FORM_LIMITS, type DashboardRequest } from './http.js';
 import { resolveDashboardOptions, type DashboardOptions } from './options.js';
 
 /** A web-standard handler: `(Request) => Promise<Response>`. */
@@ -25,41 +26,14 @@ export function dashboardFetchHandler(options: DashboardOptions<Request>): Dashb
       dashboardRequest = { method: request.method, url: url.pathname + url.search, headers };
       const response = await core.handle({ ...dashboardRequest, tls: url.protocol === 'https:', body: () => readForm(request), original: request });
       if (!response) return new Response('Not found', { status: 404 });
-      return toResponse(response, request.method === 'HEAD');
+      return fetchAnswer(response, request.method);
     } catch (error) {
-      return toResponse(core.failed(error, dashboardRequest), request.method === 'HEAD');
+      return fetchAnswer(core.failed(error, dashboardRequest), request.method);
     }
   };
 }
 
-function toResponse(response: DashboardResponse, headOnly: boolean): Response {
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(response.headers)) for (const item of Array.isArray(value) ? value : [value]) headers.append(name, item);
-  return new Response(headOnly ? null : response.body, { status: response.status, headers });
-}
-
-/**
- * The form as text, bounded before it is read: a `Content-Length` over the limit is refused
- * without reading, and the stream is read chunk by chunk and cancelled as soon as it passes the
- * limit (a body without a length, or one longer than it said).
- * @throws DashboardError PAYLOAD_TOO_LARGE
- */
+/** The form as text, read by the HTTP edge under the form's limits. @throws HttpBodyError */
 async function readForm(request: Request): Promise<string> {
-  const declared = Number(request.headers.get('content-length') ?? 0);
-  if (declared > MAX_FORM_BYTES) throw formTooLarge(MAX_FORM_BYTES);
-  if (request.body === null) return '';
-  const reader = (request.body as ReadableStream<Uint8Array>).getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > MAX_FORM_BYTES) {
-      reader.cancel().catch(() => undefined); // the refusal is the answer; a failed cancel changes nothing
-      throw formTooLarge(MAX_FORM_BYTES);
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString('utf8');
+  return new TextDecoder().decode(await readWebBody(request, FORM_LIMITS));
 }

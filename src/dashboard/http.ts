@@ -1,3 +1,4 @@
+import type { BodyLimits } from '../http/body.js';
 import type { ErrorBody } from '../errors.js';
 import { html, type Html } from './html.js';
 
@@ -25,6 +26,12 @@ export interface DashboardResponse {
 
 /** Forms are small; anything larger is refused before it is read. */
 export const MAX_FORM_BYTES = 64 * 1024;
+
+/** A form must have arrived within this many milliseconds. */
+export const FORM_TIMEOUT_MS = 10_000;
+
+/** How the HTTP edge reads a form: at most {@link MAX_FORM_BYTES}, within {@link FORM_TIMEOUT_MS}. */
+export const FORM_LIMITS: BodyLimits = { maxBytes: MAX_FORM_BYTES, timeoutMs: FORM_TIMEOUT_MS };
 
 /**
  * Sent with every answer: scripts and styles only from the dashboard's own files (no inline

@@ -1,7 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { buildDashboard, type DashboardCore } from './dashboard.js';
-import { formTooLarge } from './errors.js';
-import { MAX_FORM_BYTES, type DashboardRequest, type DashboardResponse } from './http.js';
+import { writeNodeAnswer } from '../http/answer.js';
+import { readNodeBody } from '../http/body.js';
+import { FORM_LIMITS, type DashboardRequest, type DashboardResponse } from './http.js';
 import { resolveDashboardOptions, type DashboardOptions } from './options.js';
 
 /** A Connect-style listener: `next` when given takes what is not below the base path. */
@@ -56,15 +57,15 @@ export function nodeListenerOf<Request extends IncomingMessage>(
           // The host's error handling threw as well: the dashboard answers after all.
         }
       }
-      writeOrDrop(res, answer);
+      writeOrDrop(req, res, answer);
     };
     try {
       core
         .handle(request)
         .then((response) => {
-          if (response) return write(res, response, req.method === 'HEAD');
+          if (response) return writeNodeAnswer(req, res, response);
           if (next) return next();
-          return write(res, { status: 404, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: 'Not found' }, false);
+          return writeNodeAnswer(req, res, NOT_FOUND);
         })
         .catch(fail);
     } catch (error) {
@@ -73,39 +74,23 @@ export function nodeListenerOf<Request extends IncomingMessage>(
   };
 }
 
-function write(res: ServerResponse, response: DashboardResponse, headOnly: boolean): void {
-  res.writeHead(response.status, response.headers);
-  res.end(headOnly ? undefined : response.body);
-}
+/** Outside the base path, with no `next` to hand the request to. */
+const NOT_FOUND: DashboardResponse = { status: 404, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: 'Not found' };
 
 /**
  * Writes the 500 answer when nothing was sent yet; otherwise, or when even that fails, ends the
  * connection: the client sees the failure, the process goes on.
  */
-export function writeOrDrop(res: ServerResponse, response: DashboardResponse): void {
+export function writeOrDrop(req: IncomingMessage, res: ServerResponse, response: DashboardResponse): void {
   try {
-    if (!res.headersSent) return write(res, response, false);
+    if (!res.headersSent) return writeNodeAnswer(req, res, response);
   } catch {
     // Falls through: the connection is ended below.
   }
   res.destroy();
 }
 
-/** The body as text, refused past the form limit. */
-export function readForm(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_FORM_BYTES) {
-        req.destroy();
-        reject(formTooLarge(MAX_FORM_BYTES));
-      } else {
-        chunks.push(chunk);
-      }
-    });
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
+/** The body as text, read by the HTTP edge under the form's limits. @throws HttpBodyError */
+export async function readForm(req: IncomingMessage): Promise<string> {
+  return (await readNodeBody(req, FORM_LIMITS)).toString('utf8');
 }

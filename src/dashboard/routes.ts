@@ -1,3 +1,4 @@
+import type { RoutePattern } from '../http/router.js';
 import type { DispatcherCore as Dispatcher } from '../dispatcher/dispatcher.js';
 import { DashboardError } from './errors.js';
 import type { DashboardResponse } from './http.js';
@@ -19,49 +20,10 @@ export interface RouteContext {
 
 export type RouteHandler = (context: RouteContext) => Promise<DashboardResponse>;
 
-export interface Route {
+/** A page or form of the dashboard; src/http/router.ts matches it. */
+export interface Route extends RoutePattern {
   method: 'GET' | 'POST';
-  /** `/deliveries/:id/retry`: segments starting with `:` are parameters. */
-  path: string;
   handler: RouteHandler;
-}
-
-export interface RouteMatch {
-  route: Route;
-  params: Record<string, string>;
-}
-
-/** The route for a method and path; `undefined` when no path matches, `'method'` when only the method does not. */
-export function matchRoute(routes: readonly Route[], method: string, path: string): RouteMatch | 'method' | undefined {
-  let pathMatched = false;
-  for (const route of routes) {
-    const params = matchPath(route.path, path);
-    if (params === undefined) continue;
-    if (route.method === method || (method === 'HEAD' && route.method === 'GET')) return { route, params };
-    pathMatched = true;
-  }
-  return pathMatched ? 'method' : undefined;
-}
-
-function matchPath(pattern: string, path: string): Record<string, string> | undefined {
-  const expected = pattern.split('/');
-  const actual = path.split('/');
-  if (expected.length !== actual.length) return undefined;
-  const params: Record<string, string> = {};
-  for (const [index, segment] of expected.entries()) {
-    const given = actual[index]!;
-    if (segment.startsWith(':')) {
-      if (given === '') return undefined;
-      try {
-        params[segment.slice(1)] = decodeURIComponent(given);
-      } catch {
-        return undefined;
-      }
-    } else if (segment !== given) {
-      return undefined;
-    }
-  }
-  return params;
 }
 
 /** The dispatcher of a route that needs one (its routes exist only when one is given). */

@@ -55,3 +55,7 @@ export const INITIAL_IN_FLIGHT_PER_WEBHOOK = 2;
 export const DISABLE_FAILING_AFTER_MS = 72 * 60 * 60_000;
 /** Warnings before the disable, as shares of the stretch: at 36 h and at 64.8 h of failure by default. */
 export const FAILURE_WARNINGS: readonly number[] = Object.freeze([0.5, 0.9]);
+/** How long deliveries that are over (`delivered`, `finally_failed`) are kept, with their attempts: 30 days, like the receiver's records. */
+export const DEFAULT_DELIVERY_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
+/** The delivery log is pruned at most this often, in the background of the worker. */
+export const DELIVERY_PRUNE_INTERVAL_MS = 60 * 60 * 1000;

@@ -1,6 +1,7 @@
+import { payloadRemoved } from '../ports/retention.js';
 import type { AttemptRunner } from './attempt-runner.js';
 import { attemptQuery, countQuery, deliveryQuery, type DeliveryExportFilter, type DeliveryFilter, type DeliveryListOptions } from './delivery-filters.js';
-import { NotFoundError } from './errors.js';
+import { DispatcherError, NotFoundError } from './errors.js';
 import { writeJsonLines } from './export.js';
 import type { SlidingWindowLimiter } from './rate-limit.js';
 import type { Delivery, DeliveryAttempt, DeliveryDetail, ExportedAttempt } from './records.js';
@@ -66,12 +67,16 @@ export class Deliveries {
   /**
    * A manual attempt now, in any state. Success marks the delivery `delivered`; a failure leaves
    * its schedule as it was. At most 50 per 15 minutes per dispatcher (`manualRetryLimit`).
-   * @throws NotFoundError, RateLimitError (`RATE_LIMIT_EXCEEDED`, `details.retry_after`)
+   * @throws NotFoundError, RateLimitError (`RATE_LIMIT_EXCEEDED`, `details.retry_after`),
+   *   DispatcherError `PAYLOAD_NOT_KEPT` when its payload was removed (retention, erase)
    */
   async retry(id: string): Promise<ManualRetryResult> {
     const store = await this.options.store();
     const job = await store.loadJob(id);
     if (!job) throw new NotFoundError('delivery', id);
+    if (payloadRemoved(job.event.payload)) {
+      throw new DispatcherError('PAYLOAD_NOT_KEPT', `Delivery ${id} cannot be sent again: its payload is no longer kept`, { delivery_id: id, event_id: job.event.id });
+    }
     this.options.limiter.take();
     const recorded = await this.options.track(this.options.runner.run(job, { manual: true }));
     return { delivery: toDelivery(recorded.delivery), attempt: toAttempt(recorded.attempt) };

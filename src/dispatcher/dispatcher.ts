@@ -21,6 +21,8 @@ import type { DeliveryJob, DispatchStore, Lease, NewDelivery, RecordedAttempt } 
 import { resolveWithSystem, UrlGuard } from './url-guard.js';
 import { Worker } from './worker.js';
 import { WakeUpListener } from '../ports/wake-ups.js';
+import type { BusinessErasure } from '../ports/retention.js';
+import { DeliveryRetention, type PruneResult } from './retention.js';
 
 /**
  * Opens the store of a dispatcher given none, on its `database` file. The entry points choose it
@@ -56,6 +58,7 @@ export class DispatcherCore {
   private readonly metrics: DispatcherMetrics | null;
   private closed = false;
   private closing: Promise<void> | null = null;
+  private readonly retention: DeliveryRetention;
   /** Notifications from emits in other processes wake the worker (PostgreSQL); the poll stays. */
   private readonly wakeUpListener: WakeUpListener;
 
@@ -116,6 +119,13 @@ export class DispatcherCore {
     });
     this.wakeUpListener = new WakeUpListener(this.store.wakeUps, () => this.worker.wake(), valid.logger === false ? undefined : this.logger, 'dispatcher');
     const store = () => this.usableStore();
+    this.retention = new DeliveryRetention({
+      store,
+      clock: this.clock,
+      deliveryRetentionMs: this.settings.deliveryRetentionMs,
+      payloadRetentionMs: this.settings.payloadRetentionMs,
+      logger: this.logger,
+    });
     registerStoreAccess(this, store);
     this.webhooks = new Registrations({
       store,
@@ -223,6 +233,32 @@ export class DispatcherCore {
   }
 
   /**
+   * Prunes the delivery log now, as the running worker does at most hourly: deliveries that are
+   * over and older than `deliveryRetentionMs` with their attempts and events, then (with
+   * `payloadRetentionMs`) the payloads and response bodies older than that, each in batches of
+   * 500 rows. Nothing still retrying is touched. Resolves with what it removed.
+   * @example
+   * const { deliveries, payloads } = await dispatcher.pruneDeliveries();
+   */
+  async pruneDeliveries(): Promise<PruneResult> {
+    await this.usableStore();
+    return this.retention.run();
+  }
+
+  /**
+   * Removes every stored payload of one business (`business_id`): its events' payloads and their
+   * attempts' response bodies become the marker "payload no longer kept", metadata stays; its
+   * deliveries still retrying are ended (`finally_failed`). Logged with the counts, never a payload.
+   * @throws DispatcherError `RETENTION_UNSUPPORTED` on a store of your own without `eraseBusiness`
+   * @example
+   * await dispatcher.eraseBusiness('biz_4mVt9QeZxK2hRw7L'); // { events, attempts, deliveriesEnded }
+   */
+  async eraseBusiness(businessId: string): Promise<BusinessErasure> {
+    await this.usableStore();
+    return this.retention.erase(businessId);
+  }
+
+  /**
    * Refuses new work (`DISPATCHER_CLOSED`), stops the worker, waits for every attempt in flight to
    * be recorded, then closes connections and the database it opened. Safe to call again.
    */
@@ -265,6 +301,7 @@ export class DispatcherCore {
   private async claim(limit: number): Promise<DeliveryJob[]> {
     const store = await this.usableStore();
     const now = this.clock();
+    this.retention.runWhenDue(now);
     return store.claimDue({
       now,
       limit,

@@ -10,6 +10,8 @@ export const DISPATCHER_ERROR_CODES = [
   'EVENT_ID_CONFLICT',
   'RATE_LIMIT_EXCEEDED',
   'DISPATCHER_CLOSED',
+  'PAYLOAD_NOT_KEPT',
+  'RETENTION_UNSUPPORTED',
 ] as const;
 /** The codes of a {@link DispatcherError}. */
 export type DispatcherErrorCode = (typeof DISPATCHER_ERROR_CODES)[number];

@@ -53,3 +53,6 @@ export type {
   WebhookChanges,
   WebhookHealth,
 } from '../ports/dispatch-store.js';
+export type { PruneResult } from './retention.js';
+export { PAYLOAD_REMOVED, type BusinessErasure } from '../ports/retention.js';
+export type { WakeUpConnectionChange, WakeUps, WakeUpSubscription } from '../ports/wake-ups.js';

@@ -11,6 +11,7 @@ import {
   DELIVERY_TIMEOUT_MS,
   DISABLE_FAILING_AFTER_MS,
   DISPATCH_LEASE_MARGIN_MS,
+  DEFAULT_DELIVERY_RETENTION_MS,
   FAILURE_WARNINGS,
   INITIAL_IN_FLIGHT_PER_WEBHOOK,
   MANUAL_RETRY_LIMIT,
@@ -149,6 +150,20 @@ export interface DispatcherOptions {
    * taken over. @default timeoutMs + 15_000
    */
   leaseMs?: number;
+  /**
+   * How long deliveries that are over (`delivered`, `finally_failed`) are kept, with their
+   * attempts and events; pruned in small batches by the running worker (at most hourly) or by
+   * `pruneDeliveries()`. Never shorter than the schedule's span (its waits plus a timeout per
+   * attempt): a delivery still retrying is never pruned anyway.
+   * @default 30 days (DEFAULT_DELIVERY_RETENTION_MS)
+   */
+  deliveryRetentionMs?: number;
+  /**
+   * When set, payloads and response bodies are kept this long only (shorter than
+   * `deliveryRetentionMs`): once every delivery of an event is over and this old, they are
+   * replaced by a marker (`PAYLOAD_REMOVED`) and the metadata stays. @default undefined (kept with the delivery)
+   */
+  payloadRetentionMs?: number;
 }
 
 /** The options in effect, after defaults; `dispatcher.settings`. */
@@ -171,6 +186,9 @@ export interface DispatcherSettings {
   manualRetryLimit: Readonly<RateLimit>;
   pollIntervalMs: number;
   leaseMs: number;
+  deliveryRetentionMs: number;
+  /** `null`: payloads are kept as long as their delivery. */
+  payloadRetentionMs: number | null;
 }
 
 const STORE_METHODS: readonly (keyof DispatchStore)[] = ['ready', 'close', 'insertEvent', 'claimDue', 'nextDueAt', 'recordAttempt', 'exportAttempts'];
@@ -237,6 +255,8 @@ const dispatcherOptions = z
       .optional(),
     pollIntervalMs: numberIn(1, 60_000).optional(),
     leaseMs: numberIn(1, Number.MAX_SAFE_INTEGER).optional(),
+    deliveryRetentionMs: numberIn(1, Number.MAX_SAFE_INTEGER, { integer: true }).optional(),
+    payloadRetentionMs: numberIn(1, Number.MAX_SAFE_INTEGER, { integer: true }).optional(),
   })
   .superRefine((options, context) => {
     if (options.store !== undefined && options.database !== undefined) {
@@ -250,10 +270,23 @@ const dispatcherOptions = z
     if (options.initialInFlightPerWebhook !== undefined && options.initialInFlightPerWebhook > perWebhook) {
       context.addIssue({ code: 'custom', path: ['initialInFlightPerWebhook'], message: `must be at most maxInFlightPerWebhook (${perWebhook})` });
     }
+    const span = scheduleSpanMs(options.schedule ?? RETRY_SCHEDULE, timeoutMs);
+    const retention = options.deliveryRetentionMs ?? DEFAULT_DELIVERY_RETENTION_MS;
+    if (options.deliveryRetentionMs !== undefined && options.deliveryRetentionMs < span) {
+      context.addIssue({ code: 'custom', path: ['deliveryRetentionMs'], message: `must be at least the schedule's span (${span} ms: its waits plus a timeout per attempt)` });
+    }
+    if (options.payloadRetentionMs !== undefined && options.payloadRetentionMs > retention) {
+      context.addIssue({ code: 'custom', path: ['payloadRetentionMs'], message: `must be at most deliveryRetentionMs (${retention})` });
+    }
     if (options.leaseMs !== undefined && options.leaseMs < timeoutMs) {
       context.addIssue({ code: 'custom', path: ['leaseMs'], message: `must be at least timeoutMs (${timeoutMs}): an attempt still in flight would be taken over` });
     }
   });
+
+/** How long a delivery can go on at most: the schedule's waits, plus a timeout per attempt. */
+export function scheduleSpanMs(schedule: readonly number[], timeoutMs: number): number {
+  return schedule.reduce((sum, wait) => sum + wait * 1000 + timeoutMs, 0);
+}
 
 export type ValidDispatcherOptions = z.output<typeof dispatcherOptions>;
 
@@ -281,5 +314,7 @@ export function settingsOf(options: ValidDispatcherOptions): DispatcherSettings 
     manualRetryLimit: Object.freeze({ ...(options.manualRetryLimit ?? MANUAL_RETRY_LIMIT) }),
     pollIntervalMs: options.pollIntervalMs ?? MAX_IDLE_MS,
     leaseMs: options.leaseMs ?? timeoutMs + DISPATCH_LEASE_MARGIN_MS,
+    deliveryRetentionMs: options.deliveryRetentionMs ?? DEFAULT_DELIVERY_RETENTION_MS,
+    payloadRetentionMs: options.payloadRetentionMs ?? null,
   };
 }

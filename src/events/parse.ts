@@ -1,7 +1,8 @@
-import type { z } from 'zod';
 import { WebhookValidationError, type ValidationIssue } from '../errors.js';
-import { isEventType } from './catalog.js';
-import { EVENT_SCHEMAS, type WebhookEvent } from './schemas.js';
+import { isEventType } from './event-types.js';
+import type { WebhookEvent } from './schemas.js';
+import { FAIL, type Issue } from './validate.js';
+import { EVENT_VALIDATORS } from './validators.generated.js';
 
 /**
  * Parses and validates an event: raw JSON (string or bytes) or an already parsed value. Returns
@@ -31,10 +32,16 @@ export function parseEvent(input: unknown): WebhookEvent {
       { type, ...(typeof eventId === 'string' ? { event_id: eventId } : {}) },
     );
   }
-  const result = EVENT_SCHEMAS[type].safeParse(value);
-  if (!result.success) throw invalid(toIssues(result.error), type);
-  return result.data;
+  // The validators generated from the zod schemas (validator-source.ts): zod's result, without zod.
+  const validate = EVENT_VALIDATORS[type];
+  const event = validate(value, undefined, NO_PATH);
+  if (event !== FAIL) return event as WebhookEvent;
+  const issues: Issue[] = [];
+  validate(value, issues, NO_PATH);
+  throw invalid(toIssues(issues), type);
 }
+
+const NO_PATH: readonly PropertyKey[] = [];
 
 function isRawJson(input: unknown): input is string | Uint8Array | ArrayBuffer {
   return typeof input === 'string' || input instanceof Uint8Array || input instanceof ArrayBuffer;
@@ -110,8 +117,8 @@ function pathOf(visit: Visit): string {
   return keys.reverse().join('.');
 }
 
-function toIssues(error: z.ZodError): ValidationIssue[] {
-  return error.issues.map((issue) => ({ path: issue.path.map(String).join('.'), message: issue.message }));
+function toIssues(issues: readonly Issue[]): ValidationIssue[] {
+  return issues.map((issue) => ({ path: issue.path.map(String).join('.'), message: issue.message }));
 }
 
 function invalid(issues: ValidationIssue[], type?: string): WebhookValidationError {

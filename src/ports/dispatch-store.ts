@@ -2,6 +2,7 @@ import type { EventType } from '../events/catalog.js';
 import type { DELIVERY_STATE_FIELDS, StoredAttempt, StoredDelivery } from './delivery-fields.js';
 import type { DeliveryStatus } from './dispatch-statuses.js';
 import type { WakeUps } from './wake-ups.js';
+import type { BusinessErasure } from './retention.js';
 
 /*
  * The dispatcher's persistence, behind one interface so that SQLite (sqliteDispatchStore) and
@@ -164,6 +165,27 @@ export interface DispatchStore {
    * the same database when it commits (PostgreSQL). Absent: workers in other processes poll.
    */
   readonly wakeUps?: WakeUps;
+
+  /**
+   * Deletes at most `limit` deliveries that are over (`delivered`, `finally_failed`) and last
+   * changed before `before`, with their attempts, and then the events of theirs that no
+   * delivery or skipped record refers to any more. Never a delivery still retrying. One short
+   * statement or transaction per call; returns how many deliveries went. Optional: a store
+   * without it keeps its log.
+   */
+  pruneDeliveries?(before: number, limit: number): Promise<number>;
+  /**
+   * Replaces by `PAYLOAD_REMOVED` (retention.ts) the payloads of at most `limit` events created before
+   * `before` whose deliveries are all over and last changed before `before` (none skipped),
+   * and the response bodies of those deliveries' attempts; metadata stays. Returns how many events.
+   */
+  removePayloads?(before: number, limit: number, now: number): Promise<number>;
+  /**
+   * Replaces every stored payload of one business (`business_id`) by `PAYLOAD_REMOVED` (retention.ts):
+   * its events' payloads and their attempts' response bodies; its deliveries still retrying are
+   * ended (`finally_failed`) and its skipped records dropped, as nothing is left to send.
+   */
+  eraseBusiness?(businessId: string, now: number): Promise<BusinessErasure>;
 
   insertWebhook(webhook: StoredWebhook): Promise<void>;
   /** A registration that exists and is not deleted. */

@@ -115,5 +115,16 @@ export const DISPATCH_MIGRATIONS: MigrationSet = {
     // attempts' uniqueness) is in version 1 here. Nothing to do.
     `-- In step with SQLite's version 3: nothing to do here.`,
     `-- In step with SQLite's version 4 (UNIQUE (delivery_id, attempt_number)): in version 1 here.`,
+    // 5: the delivery log's retention. The business an event belongs to, for an erase by business
+    // (filled from the payloads already stored); when its payload was removed; and the indexes
+    // the pruning walks: deliveries that are over by their last change, events still holding
+    // their payload by creation.
+    `
+    ALTER TABLE dispatch_events ADD COLUMN business_id text, ADD COLUMN payload_removed_at bigint;
+    UPDATE dispatch_events SET business_id = payload::json->>'business_id';
+    CREATE INDEX dispatch_events_business ON dispatch_events (business_id);
+    CREATE INDEX dispatch_events_payload_kept ON dispatch_events (created_at) WHERE payload_removed_at IS NULL;
+    CREATE INDEX dispatch_deliveries_over ON dispatch_deliveries (updated_at) WHERE status <> 'retrying';
+    `,
   ],
 };

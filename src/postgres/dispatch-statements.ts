@@ -60,8 +60,8 @@ export function dispatchStatements(schema: string, prepare: Prepare, wakeUpChann
     // were queued it notifies the workers of every process: PostgreSQL delivers the notification
     // when the statement commits, never before (a worker woken early would find nothing).
     insertEvent: prepare(`WITH event AS (
-        INSERT INTO ${events} (${columns(EVENT_COLUMNS)})
-        VALUES ($1, $2, $3, $4, $5, $6)
+        INSERT INTO ${events} (${columns(EVENT_COLUMNS)}, business_id)
+        VALUES ($1, $2, $3, $4, $5, $6, $13)
         ON CONFLICT (id) DO NOTHING
         RETURNING id
       ), targets AS (
@@ -86,9 +86,6 @@ export function dispatchStatements(schema: string, prepare: Prepare, wakeUpChann
       )
       SELECT (SELECT count(*) FROM event) AS events, (SELECT count(*) FROM inserted) AS deliveries, (SELECT count(*) FROM notified) AS notified`),
     getEvent: prepare(`SELECT ${columns(EVENT_COLUMNS)} FROM ${events} WHERE id = $1`),
-    // Claims run one at a time per schema (an advisory lock, see the store), so that the counts of
-    // attempts in flight that decide each registration's room hold across workers.
-    claimLock: prepare('SELECT pg_advisory_xact_lock($1, hashtext($2))'),
     // The registrations a claim may take from, with their attempts in flight (live leases).
     claimSubjects: prepare(`SELECT w.id, w.failure_streak, w.delivered_streak, w.rate_limit, w.rate_tat, COALESCE(l.n, 0)::int AS in_flight
       FROM ${webhooks} w
@@ -198,6 +195,39 @@ export function dispatchStatements(schema: string, prepare: Prepare, wakeUpChann
       JOIN ${events} e ON e.id = a.event_id
       JOIN ${deliveries} d ON d.id = a.delivery_id
       ${where} ORDER BY a.seq LIMIT ${limit}`,
+
+    // Retention (retention.ts): each statement a short transaction of its own. A batch of
+    // deliveries that are over, with their attempts (the foreign key is checked at the end of the
+    // statement, when both are gone); rows another transaction holds are left for the next batch.
+    pruneDeliveries: prepare(`WITH picked AS (
+        SELECT id FROM ${deliveries} WHERE status <> 'retrying' AND updated_at < $1 ORDER BY updated_at LIMIT $2 FOR UPDATE SKIP LOCKED
+      ), attempts_gone AS (
+        DELETE FROM ${attempts} a USING picked p WHERE a.delivery_id = p.id
+      )
+      DELETE FROM ${deliveries} d USING picked p WHERE d.id = p.id RETURNING d.event_id`),
+    // A statement of its own, so that it sees the deliveries the one before deleted.
+    pruneEvents: prepare(`DELETE FROM ${events} e WHERE e.id = ANY($1::text[])
+      AND NOT EXISTS (SELECT 1 FROM ${deliveries} d WHERE d.event_id = e.id)
+      AND NOT EXISTS (SELECT 1 FROM ${skipped} s WHERE s.event_id = e.id)`),
+    removePayloads: prepare(`WITH picked AS (
+        SELECT e.id FROM ${events} e
+        WHERE e.payload_removed_at IS NULL AND e.created_at < $1
+          AND NOT EXISTS (SELECT 1 FROM ${deliveries} d WHERE d.event_id = e.id AND (d.status = 'retrying' OR d.updated_at >= $1))
+          AND NOT EXISTS (SELECT 1 FROM ${skipped} s WHERE s.event_id = e.id)
+        ORDER BY e.created_at LIMIT $2 FOR UPDATE SKIP LOCKED
+      ), bodies AS (
+        UPDATE ${attempts} a SET response_body = $4 FROM ${deliveries} d, picked p
+        WHERE d.event_id = p.id AND a.delivery_id = d.id AND a.response_body IS NOT NULL AND a.response_body <> $4
+      )
+      UPDATE ${events} e SET payload = $4, payload_removed_at = $3 FROM picked p WHERE e.id = p.id RETURNING e.id`),
+    // An erase by business, in one transaction: what is left to send is ended, then the payloads go.
+    eraseEndDeliveries: prepare(`UPDATE ${deliveries} d
+      SET status = 'finally_failed', next_attempt_at = NULL, lease_owner = NULL, lease_until = NULL, updated_at = $2
+      FROM ${events} e WHERE e.business_id = $1 AND d.event_id = e.id AND d.status = 'retrying'`),
+    eraseSkipped: prepare(`DELETE FROM ${skipped} s USING ${events} e WHERE e.business_id = $1 AND s.event_id = e.id`),
+    eraseBodies: prepare(`UPDATE ${attempts} a SET response_body = $2 FROM ${deliveries} d, ${events} e
+      WHERE e.business_id = $1 AND d.event_id = e.id AND a.delivery_id = d.id AND a.response_body IS NOT NULL AND a.response_body <> $2`),
+    erasePayloads: prepare(`UPDATE ${events} SET payload = $2, payload_removed_at = $3 WHERE business_id = $1 AND payload_removed_at IS NULL`),
   };
 }
 

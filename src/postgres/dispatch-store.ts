@@ -1,3 +1,4 @@
+import { businessOf, PAYLOAD_REMOVED, type BusinessErasure } from '../ports/retention.js';
 import { z } from 'zod';
 import { offerDispatchReads } from '../ports/dispatch-reads.js';
 import { postgresDispatchReads } from './dispatch-reads.js';
@@ -81,8 +82,14 @@ class PostgresDispatchStore implements DispatchStore {
   private readonly sql: ReturnType<typeof dispatchStatements>;
   private readonly migrated: () => Promise<void>;
   private readonly recorder: AttemptRecorder;
-  /** The schema's name: claims on one schema take one advisory lock. */
-  private readonly schemaName: string;
+  /**
+   * Claims run one at a time per schema (an advisory lock on the schema's name), so that the
+   * counts of attempts in flight that decide each registration's room hold across workers.
+   * A claim's BEGIN and its advisory lock go in one round trip (the schema name is an identifier the
+   * options checked, so it may be written into the text). The lock is a statement of its own, so
+   * that the claim's next statement reads with a snapshot taken after it was granted.
+   */
+  private readonly claimBegin: string;
   private closing: Promise<void> | null = null;
   /** NOTIFY when an emit queued deliveries, LISTEN in every worker (wake-ups.ts). */
   readonly wakeUps: WakeUps;
@@ -94,7 +101,7 @@ class PostgresDispatchStore implements DispatchStore {
     const channel = wakeUpChannel('dispatch', schema.name);
     this.sql = dispatchStatements(schema.quoted, prepare, channel);
     this.wakeUps = postgresWakeUps(this.pool, channel);
-    this.schemaName = schema.name;
+    this.claimBegin = `BEGIN; SELECT pg_advisory_xact_lock(${CLAIM_LOCK_NAMESPACE}, hashtext('${schema.name}'))`;
     this.recorder = new AttemptRecorder(this.pool, this.sql);
     this.migrated = onceSucceeded(async () => {
       await migrate(this.pool, schema, DISPATCH_MIGRATIONS);
@@ -162,6 +169,7 @@ class PostgresDispatchStore implements DispatchStore {
       deliveries.map((delivery) => delivery.lease?.owner ?? null),
       deliveries.map((delivery) => nullableInt8(delivery.lease?.until ?? null, 'lease.until')),
       skippedFor,
+      businessOf(event.payload),
     ]);
     if (readInt8(counts?.events, 'events') === 1) return { inserted: true, deliveries: readInt8(counts?.deliveries, 'deliveries') };
     const [existing] = await this.rows<EventRow>(this.sql.getEvent, [event.id]);
@@ -173,7 +181,6 @@ class PostgresDispatchStore implements DispatchStore {
     await this.migrated();
     const now = int8(request.now, 'now');
     return withTransaction(this.pool, async (client) => {
-      await run(client, this.sql.claimLock, [CLAIM_LOCK_NAMESPACE, this.schemaName]);
       const subjects = (await run(client, this.sql.claimSubjects, [now])).rows as ClaimSubject[];
       const rooms = claimRooms(subjects, request);
       if (rooms.length === 0) return [];
@@ -190,7 +197,7 @@ class PostgresDispatchStore implements DispatchStore {
       const budgets = rateBudgetsAfter(subjects, jobs, request.now);
       if (budgets.length > 0) await run(client, this.sql.setRateTats, [budgets.map((budget) => budget.id), budgets.map((budget) => budget.tat)]);
       return jobs;
-    });
+    }, this.claimBegin);
   }
 
   async nextDueAt(): Promise<number | null> {
@@ -265,6 +272,27 @@ class PostgresDispatchStore implements DispatchStore {
     const where = attemptWhere(query, cursor, params, this.sql.attemptsTable);
     const rows = await this.rows<Record<string, unknown>>(this.sql.exportAttempts(where, params.add(limit)), params.values);
     return rows.map((row) => ({ attempt: attemptRows.read(row), delivery_status: row.delivery_status as DeliveryStatus, cursor: readInt8(row.seq, 'seq') }));
+  }
+
+  async pruneDeliveries(before: number, limit: number): Promise<number> {
+    const gone = await this.rows<{ event_id: string }>(this.sql.pruneDeliveries, [int8(before, 'before'), limit]);
+    if (gone.length > 0) await this.query(this.sql.pruneEvents, [[...new Set(gone.map((row) => row.event_id))]]);
+    return gone.length;
+  }
+
+  async removePayloads(before: number, limit: number, now: number): Promise<number> {
+    return (await this.rows<{ id: string }>(this.sql.removePayloads, [int8(before, 'before'), limit, int8(now, 'now'), PAYLOAD_REMOVED])).length;
+  }
+
+  async eraseBusiness(businessId: string, now: number): Promise<BusinessErasure> {
+    await this.migrated();
+    return withTransaction(this.pool, async (client) => {
+      const ended = await run(client, this.sql.eraseEndDeliveries, [businessId, int8(now, 'now')]);
+      await run(client, this.sql.eraseSkipped, [businessId]);
+      const bodies = await run(client, this.sql.eraseBodies, [businessId, PAYLOAD_REMOVED]);
+      const events = await run(client, this.sql.erasePayloads, [businessId, PAYLOAD_REMOVED, int8(now, 'now')]);
+      return { events: events.rowCount ?? 0, attempts: bodies.rowCount ?? 0, deliveriesEnded: ended.rowCount ?? 0 };
+    });
   }
 
   private async query(statement: Statement | string, values: unknown[]): Promise<{ rows: unknown[] }> {

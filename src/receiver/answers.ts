@@ -1,4 +1,5 @@
 import type { AcctWebhookError, ErrorBody, VerificationErrorCode } from '../errors.js';
+import { HTTP_BODY_ERROR_STATUS, type HttpBodyErrorCode } from '../http/errors.js';
 import type { ReceiverErrorCode } from './errors.js';
 
 /** The receiver's answer, framework-free: adapters turn it into their response type. */
@@ -23,10 +24,12 @@ export interface AcknowledgedBody {
   stale?: true;
 }
 
-type AnswerCode = VerificationErrorCode | ReceiverErrorCode | 'VALIDATION_ERROR' | 'UNKNOWN_EVENT_TYPE' | 'INVALID_CONFIGURATION';
+type AnswerCode = VerificationErrorCode | ReceiverErrorCode | HttpBodyErrorCode | 'VALIDATION_ERROR' | 'UNKNOWN_EVENT_TYPE' | 'INVALID_CONFIGURATION';
 
 /** The table of docs/receiver.md#answers, by error code: the status each refusal or failure is answered with. */
 const STATUS: Record<AnswerCode, number> = {
+  // A body the HTTP edge could not read: 413, 408, 400, and 500 BODY_ALREADY_PARSED.
+  ...HTTP_BODY_ERROR_STATUS,
   MISSING_SIGNATURE: 400,
   MALFORMED_SIGNATURE: 400,
   MISSING_TIMESTAMP: 400,
@@ -36,14 +39,11 @@ const STATUS: Record<AnswerCode, number> = {
   SIGNATURE_MISMATCH: 401,
   NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,
-  BODY_TIMEOUT: 408,
   EVENT_IN_PROGRESS: 409,
   NOT_RETRYABLE: 409,
-  PAYLOAD_TOO_LARGE: 413,
   VALIDATION_ERROR: 422,
   UNKNOWN_EVENT_TYPE: 422,
   HANDLER_FAILED: 500,
-  BODY_ALREADY_PARSED: 500,
   NO_SECRET: 500,
   PAYLOAD_NOT_RAW: 500,
   INVALID_CONFIGURATION: 500,

@@ -1,6 +1,6 @@
 import type { WebhookEvent } from '../events/schemas.js';
 import { parseEvent } from '../events/parse.js';
-import type { HeadersInput } from './headers.js';
+import type { HeadersInput } from '../http/headers.js';
 import { verifyRequest } from './verify-request.js';
 import { DEFAULT_TOLERANCE_SECONDS, type RawPayload, type WebhookSecret } from '../signature.js';
 

@@ -1,8 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { WebhookSecret } from '../signature.js';
-import { readRawBody } from './body.js';
-import { ReceiverError } from './errors.js';
-import { answerNodeRequest, requestPath } from './node-response.js';
+import { readNodeBody } from '../http/body.js';
+import { bodyAlreadyParsed } from '../http/errors.js';
+import { requestPath } from '../http/path.js';
+import { answerNodeRequest, bodyLimits } from './adapter.js';
 import { openDefaultReceiverStore } from '../defaults/stores.js';
 import { resolveHandlerOptions, type BodyOptions, type WebhookHandlerOptions } from './options.js';
 import { buildReceiver, type Receiver } from './receive.js';
@@ -46,7 +47,7 @@ export function webhookHandler(options: WebhookSecret | WebhookHandlerOptions): 
   const middleware = (req: ExpressLikeRequest, res: ServerResponse, next: (error?: unknown) => void): void => {
     // On a route (app.post('/x', …)) Express has matched the path already; under app.use it has not.
     if (req.route === undefined && requestPath(req.path ?? req.url) !== body.path) return next();
-    answerNodeRequest(receiver, req, res, req.method === 'POST' ? bodyOf(req, body) : '');
+    void answerNodeRequest(receiver, req, res, req.method === 'POST' ? bodyOf(req, body) : '');
   };
   return Object.assign(middleware, { receiver });
 }
@@ -55,16 +56,10 @@ function bodyOf(req: ExpressLikeRequest, limits: BodyOptions): Buffer | string |
   const raw = req.rawBody ?? req.body;
   if (Buffer.isBuffer(raw) || typeof raw === 'string') return raw;
   if (bodyConsumed(req)) {
-    return Promise.reject(
-      new ReceiverError(
-        'BODY_ALREADY_PARSED',
-        'A body parser (such as express.json()) consumed the request before the webhook handler, so the raw bytes ' +
-          'the signature covers are gone. Mount webhookHandler before the parser, or keep a raw copy in req.rawBody.',
-        { parsed_body_type: typeof req.body },
-      ),
-    );
+    const fix = 'Mount webhookHandler before express.json() (or any body parser), or keep a raw copy in req.rawBody.';
+    return Promise.reject(bodyAlreadyParsed(fix, { parsed_body_type: typeof req.body }));
   }
-  return readRawBody(req, limits);
+  return readNodeBody(req, bodyLimits(limits));
 }
 
 function bodyConsumed(req: ExpressLikeRequest): boolean {

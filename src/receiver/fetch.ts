@@ -1,9 +1,9 @@
+import { readWebBody } from '../http/body.js';
 import type { WebhookSecret } from '../signature.js';
-import { ReceiverError } from './errors.js';
+import { bodyLimits, webhookFetchResponse } from './adapter.js';
 import { openDefaultReceiverStore } from '../defaults/stores.js';
 import { resolveHandlerOptions, type WebhookHandlerOptions } from './options.js';
 import { buildReceiver, type Receiver } from './receive.js';
-import type { WebhookResponse } from './answers.js';
 
 /** The handler `fetchHandler` returns, with its receiver attached. */
 export type FetchWebhookHandler = ((request: Request) => Promise<Response>) & {
@@ -14,7 +14,8 @@ export type FetchWebhookHandler = ((request: Request) => Promise<Response>) & {
 /**
  * A web-standard handler, `(Request) => Promise<Response>`: for Hono, `Bun.serve`, `Deno.serve`
  * (each tested), or anything with the Fetch API. The framework routes; this answers whatever
- * reaches it. Build it once, at module level, never per request.
+ * reaches it. The body is read under `maxBodyBytes` and `bodyTimeoutMs` as in the other adapters.
+ * Build it once, at module level, never per request.
  *
  * @example
  * const handler = fetchHandler({ secret: process.env.WEBHOOK_SECRET!, handlers });
@@ -24,38 +25,10 @@ export type FetchWebhookHandler = ((request: Request) => Promise<Response>) & {
 export function fetchHandler(options: WebhookSecret | WebhookHandlerOptions): FetchWebhookHandler {
   const { receiver: resolved, body } = resolveHandlerOptions(options, 'fetchHandler', openDefaultReceiverStore);
   const receiver = buildReceiver(resolved);
+  const limits = bodyLimits(body);
   const handler = async (request: Request): Promise<Response> => {
-    const rawBody = request.method === 'POST' ? readLimited(request, body.maxBodyBytes) : '';
-    return toResponse(await receiver.receive({ rawBody, headers: request.headers, method: request.method }));
+    const rawBody = request.method === 'POST' ? readWebBody(request, limits) : '';
+    return webhookFetchResponse(await receiver.receive({ rawBody, headers: request.headers, method: request.method }));
   };
   return Object.assign(handler, { receiver });
-}
-
-function toResponse({ status, headers, body }: WebhookResponse): Response {
-  return new Response(JSON.stringify(body), { status, headers });
-}
-
-/** Reads the body up to the limit, stopping (not buffering on) as soon as it is exceeded. */
-async function readLimited(request: Request, limit: number): Promise<Uint8Array> {
-  const declared = Number(request.headers.get('content-length') ?? Number.NaN);
-  if (declared > limit) throw tooLarge(limit);
-  if (!request.body) return new Uint8Array(0);
-  const reader = (request.body as ReadableStream<Uint8Array>).getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel();
-      throw tooLarge(limit);
-    }
-    chunks.push(value);
-  }
-  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
-}
-
-function tooLarge(limit: number): ReceiverError {
-  return new ReceiverError('PAYLOAD_TOO_LARGE', `The body is larger than ${limit} bytes`, { max_body_bytes: limit });
 }

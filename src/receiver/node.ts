@@ -1,9 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { writeNodeAnswer } from '../http/answer.js';
+import { readNodeBody } from '../http/body.js';
+import { requestPath } from '../http/path.js';
 import type { WebhookSecret } from '../signature.js';
+import { answerNodeRequest, bodyLimits, webhookAnswer } from './adapter.js';
 import { failed } from './answers.js';
-import { readRawBody } from './body.js';
 import { ReceiverError } from './errors.js';
-import { answerNodeRequest, requestPath, writeResponse } from './node-response.js';
 import { openDefaultReceiverStore } from '../defaults/stores.js';
 import { resolveHandlerOptions, type WebhookHandlerOptions } from './options.js';
 import { buildReceiver, type Receiver } from './receive.js';
@@ -24,13 +26,14 @@ export type NodeWebhookHandler = ((req: IncomingMessage, res: ServerResponse, ne
 export function nodeHandler(options: WebhookSecret | WebhookHandlerOptions): NodeWebhookHandler {
   const { receiver: resolved, body } = resolveHandlerOptions(options, 'nodeHandler', openDefaultReceiverStore);
   const receiver = buildReceiver(resolved);
+  const limits = bodyLimits(body);
   const handler = (req: IncomingMessage, res: ServerResponse, next?: (error?: unknown) => void): void => {
     if (requestPath(req.url) !== body.path) {
       if (next) return next();
       const error = new ReceiverError('NOT_FOUND', `Nothing here; webhooks are received at ${body.path}`, { path: body.path });
-      return writeResponse(req, res, failed(error));
+      return writeNodeAnswer(req, res, webhookAnswer(failed(error)));
     }
-    answerNodeRequest(receiver, req, res, req.method === 'POST' ? readRawBody(req, body) : '');
+    void answerNodeRequest(receiver, req, res, req.method === 'POST' ? readNodeBody(req, limits) : '');
   };
   return Object.assign(handler, { receiver });
 }

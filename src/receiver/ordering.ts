@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { callable } from '../configuration.js';
-import { EVENT_CATALOG, EVENT_GROUPS } from '../events/catalog.js';
+import { eventTypeInfo } from '../events/event-types.js';
 import type { WebhookEvent } from '../events/schemas.js';
 import { compareVersions, type ObjectVersion } from '../ports/versions.js';
 
@@ -54,7 +54,7 @@ export interface OrderingGuard {
 
 
 export function defaultOrderingKey(event: WebhookEvent): string {
-  return `${EVENT_GROUPS[EVENT_CATALOG[event.type].group].object}:${event.data.object.id}`;
+  return `${eventTypeInfo(event.type).object}:${event.data.object.id}`;
 }
 
 export function orderingGuard(options: true | OrderingOptions): OrderingGuard {
@@ -63,11 +63,11 @@ export function orderingGuard(options: true | OrderingOptions): OrderingGuard {
     versionOf(event) {
       const objectKey = key(event);
       if (objectKey === null || objectKey === undefined) return null;
-      return { key: String(objectKey), created: Date.parse(event.created), rank: EVENT_CATALOG[event.type].stage, eventId: event.id };
+      return { key: String(objectKey), created: Date.parse(event.created), rank: eventTypeInfo(event.type).stage, eventId: event.id };
     },
     decide(event, version, newest) {
       if (newest === undefined || compareVersions(version, newest) >= 0) return 'run';
-      return onStale === 'run' || 'creation' in EVENT_CATALOG[event.type] ? 'run_stale' : 'skip';
+      return onStale === 'run' || eventTypeInfo(event.type).creation === true ? 'run_stale' : 'skip';
     },
   };
 }

@@ -2,7 +2,7 @@ import type { WebhookEvent } from '../events/schemas.js';
 import { acknowledged, failed, type WebhookResponse } from './answers.js';
 import { toBuffer } from './context.js';
 import { ReceiverError } from './errors.js';
-import { readHeader, type HeadersInput } from './headers.js';
+import { readHeader, type HeadersInput } from '../http/headers.js';
 import type { Inbound } from './inbound.js';
 import type { InboxWorker } from './inbox-worker.js';
 import type { ResolvedReceiverOptions } from './options.js';

@@ -7,7 +7,7 @@ import type { IdempotencyStore } from '../ports/idempotency-store.js';
 import { acknowledged, failed, type WebhookResponse } from './answers.js';
 import { handlerContext, lazyBuffer } from './context.js';
 import { ReceiverError } from './errors.js';
-import type { HeadersInput } from './headers.js';
+import type { HeadersInput } from '../http/headers.js';
 import { runHandlers } from './handlers-run.js';
 import { LEASE_MARGIN_MS, type ResolvedReceiverOptions } from './options.js';
 import { logOutcome, type OutcomeFields, type ReceiveOutcome } from './outcome.js';

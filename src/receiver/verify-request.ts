@@ -7,7 +7,7 @@ import {
   type RawPayload,
   type WebhookSecret,
 } from '../signature.js';
-import { readHeader, type HeadersInput } from './headers.js';
+import { readHeader, type HeadersInput } from '../http/headers.js';
 
 export interface RequestVerificationOptions {
   secret: WebhookSecret;

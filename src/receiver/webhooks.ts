@@ -1,4 +1,4 @@
-import { expandEventPattern, type EventPattern, type EventType } from '../events/catalog.js';
+import { expandEventPattern, type EventPattern, type EventType } from '../events/event-types.js';
 import type { EventMap, WebhookEvent } from '../events/schemas.js';
 import { ConfigurationError } from '../errors.js';
 import type { HandlerContext } from './context.js';

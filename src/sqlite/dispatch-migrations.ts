@@ -127,5 +127,16 @@ export const DISPATCH_MIGRATIONS: MigrationSet = {
     `
     CREATE UNIQUE INDEX dispatch_attempts_number ON dispatch_attempts (delivery_id, attempt_number);
     `,
+    // 5: the delivery log's retention, as on PostgreSQL (its version 5): the business an event
+    // belongs to (filled from the stored payloads), when its payload was removed, and the indexes
+    // the pruning walks.
+    `
+    ALTER TABLE dispatch_events ADD COLUMN business_id TEXT;
+    ALTER TABLE dispatch_events ADD COLUMN payload_removed_at INTEGER;
+    UPDATE dispatch_events SET business_id = json_extract(payload, '$.business_id');
+    CREATE INDEX dispatch_events_business ON dispatch_events (business_id);
+    CREATE INDEX dispatch_events_payload_kept ON dispatch_events (created_at) WHERE payload_removed_at IS NULL;
+    CREATE INDEX dispatch_deliveries_over ON dispatch_deliveries (updated_at) WHERE status <> 'retrying';
+    `,
   ],
 };

@@ -95,7 +95,9 @@ export function prepareStatements(db: SqliteConnection): DispatchStatements {
       SET status = 'finally_failed', next_attempt_at = NULL, lease_owner = NULL, lease_until = NULL, updated_at = ?
       WHERE webhook_id = ? AND status = 'retrying'`),
     getEvent: db.prepare<[string], EventRow>(`SELECT ${EVENT_COLUMNS} FROM dispatch_events WHERE id = ?`),
-    insertEvent: db.prepare(`INSERT INTO dispatch_events (${EVENT_COLUMNS}) VALUES (@id, @type, @payload, @correlation_id, @test, @created_at)`),
+    // With the business, for an erase by business (the payload's business_id).
+    insertEvent: db.prepare(`INSERT INTO dispatch_events (${EVENT_COLUMNS}, business_id)
+      VALUES (@id, @type, @payload, @correlation_id, @test, @created_at, @business_id)`),
     // Only to a webhook that still exists, with its status at this moment.
     insertDelivery: db.prepare(`INSERT INTO dispatch_deliveries (id, event_id, webhook_id, event_type, correlation_id, status,
         webhook_active, next_attempt_at, lease_owner, lease_until, test, created_at, updated_at)

@@ -1,3 +1,5 @@
+import { businessOf, type BusinessErasure } from '../ports/retention.js';
+import { sqliteDispatchRetention } from './dispatch-retention.js';
 import { z } from 'zod';
 import { offerDispatchReads } from '../ports/dispatch-reads.js';
 import { sqliteDispatchReads } from './dispatch-reads.js';
@@ -70,6 +72,7 @@ class SqliteDispatchStore implements DispatchStore {
   // Attempts finishing in the same event-loop turn share one commit: at high throughput the
   // commit, not the statements, is what costs.
   private readonly records: GroupCommit;
+  private readonly retention: ReturnType<typeof sqliteDispatchRetention>;
 
   constructor(
     private readonly db: SqliteConnection,
@@ -77,6 +80,19 @@ class SqliteDispatchStore implements DispatchStore {
   ) {
     this.statements = prepareStatements(db);
     this.records = new GroupCommit(db);
+    this.retention = sqliteDispatchRetention(db);
+  }
+
+  pruneDeliveries(before: number, limit: number): Promise<number> {
+    return asPromise(() => this.retention.pruneDeliveries(before, limit));
+  }
+
+  removePayloads(before: number, limit: number, now: number): Promise<number> {
+    return asPromise(() => this.retention.removePayloads(before, limit, now));
+  }
+
+  eraseBusiness(businessId: string, now: number): Promise<BusinessErasure> {
+    return asPromise(() => this.retention.eraseBusiness(businessId, now));
   }
 
   /** Opened and migrated when the factory ran. */
@@ -136,7 +152,7 @@ class SqliteDispatchStore implements DispatchStore {
         .transaction((): InsertEventResult => {
           const existing = this.statements.getEvent.get(event.id);
           if (existing) return { inserted: false, existing: toEvent(existing) };
-          this.statements.insertEvent.run({ ...event, test: bit(event.test) });
+          this.statements.insertEvent.run({ ...event, test: bit(event.test), business_id: businessOf(event.payload) });
           let inserted = 0;
           for (const delivery of deliveries) {
             inserted += this.statements.insertDelivery.run({

@@ -8,3 +8,4 @@ export { describeIdempotencyStore } from './store-contract.js';
 export { describeInboxStore } from './inbox-contract.js';
 export { describeDispatchStore, type DispatchStoreFixture } from './dispatch-store-contract.js';
 export { describeFairClaims } from './claim-contract.js';
+export { describeDeliveryRetention } from './retention-contract.js';

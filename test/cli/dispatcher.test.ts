@@ -197,6 +197,22 @@ describe.sequential('acct-webhook dispatcher on a SQLite file', () => {
     expect(retried.stdout).toMatch(/^Attempt 1 \(manual\): no answer/);
   });
 
+  it('deliveries erase: removes the payloads of one business, and the log says so; a missing --business is one line, exit 2', async () => {
+    expect(json(await dispatcher(['deliveries', 'erase', '--business', 'biz_nobody000000000', '--json']))).toEqual({
+      business_id: 'biz_nobody000000000',
+      events: 0,
+      attempts: 0,
+      deliveriesEnded: 0,
+    });
+    const run = await dispatcher(['deliveries', 'erase', '--business', 'biz_4mVt9QeZxK2hRw7L']);
+    expect(run.exitCode).toBe(0);
+    expect(run.stdout).toMatch(/^Erased the payloads of biz_4mVt9QeZxK2hRw7L: [1-9]\d* events?, \d+ response bod(y|ies); \d+ deliver(y|ies) still retrying ended\n$/);
+    const shown = json<DeliveryDetail>(await dispatcher(['deliveries', 'show', delivery.id, '--json']));
+    expect(shown.attempts.map((attempt) => [attempt.request_payload, attempt.response_body])).toEqual(shown.attempts.map(() => ['[payload no longer kept]', '[payload no longer kept]']));
+    expectOneLineError(await dispatcher(['deliveries', 'erase']), 'INVALID_ARGUMENTS', 2);
+    expectOneLineError(await dispatcher(['deliveries', 'erase', '--business', ' ']), 'INVALID_OPTION', 2);
+  });
+
   it('webhooks rm: removes it', async () => {
     const run = await dispatcher(['webhooks', 'rm', webhook.id]);
     expect(run.exitCode).toBe(0);

@@ -12,6 +12,7 @@ describe('exitCodeFor', () => {
     UNKNOWN_EVENT_TYPE: 2,
     UNREADABLE_FILE: 2,
     MALFORMED_INPUT: 2,
+    PAYLOAD_NOT_KEPT: 2,
     UNREACHABLE: 1,
     DELIVERY_FAILED: 1,
     DEMO_FAILED: 1,

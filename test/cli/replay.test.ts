@@ -195,6 +195,18 @@ describe('acct-webhook replay', () => {
     expect(run.stdout).toContain('3 malformed lines skipped');
   });
 
+  it('skips an event whose payload is no longer kept, saying so, replays the rest, and exits 2', async () => {
+    const lines = readFileSync(logFile, 'utf8').trim().split('\n');
+    const file = join(workspace.path, 'with-removed-payload.jsonl');
+    const removed = { ...log[5]!, request_payload: '[payload no longer kept]', response_body: '[payload no longer kept]' };
+    writeFileSync(file, [lines[0], JSON.stringify(removed)].join('\n') + '\n');
+    const target = await freshReceiver();
+    const run = await runCommand(['replay', file, '--to', target.url, '--secret', secret]);
+    expect(run.exitCode).toBe(2);
+    expect(target.handled.map((event) => event.type)).toEqual(['invoice.paid']);
+    expect(run.stderr).toBe(`acct-webhook replay: ${removed.event_id}: payload no longer kept (removed by the dispatcher's retention or an erase); skipped [PAYLOAD_NOT_KEPT]\n`);
+  });
+
   it('exits 1 when the receiver refuses, and shows the status and code per event', async () => {
     const run = await runCommand(['replay', logFile, '--to', receiver.url, '--secret', testSecret('wrong'), '--type', 'invoice.paid']);
     expect(run.exitCode).toBe(1);

@@ -158,6 +158,20 @@ describe('escaping', () => {
   });
 });
 
+describe('retention', () => {
+  it('a delivery whose payload was erased says "payload no longer kept" for the payload and the answer, and refuses a retry', async () => {
+    const s = await setup({ answer: () => ({ status: 200, body: 'private answer' }) });
+    const { delivery } = await oneDelivery(s);
+    const event = await s.dispatcher.deliveries.get(delivery.id);
+    const business = (JSON.parse(event.attempts[0]!.request_payload) as { business_id: string }).business_id;
+    expect(await s.dispatcher.eraseBusiness(business)).toMatchObject({ events: 1, attempts: 1 });
+    const page = await s.client.get(`${BASE}/deliveries/${delivery.id}`);
+    expect(page.text.match(/Payload no longer kept\./g)).toHaveLength(2);
+    expect(page.text).not.toContain('private answer');
+    await expect(s.dispatcher.deliveries.retry(delivery.id)).rejects.toMatchObject({ code: 'PAYLOAD_NOT_KEPT' });
+  });
+});
+
 describe('registrations', () => {
   it('create shows the secret once; the list, the page and later answers never do', async () => {
     const s = await setup();

@@ -74,6 +74,8 @@ describe('options', () => {
       manualRetryLimit: MANUAL_RETRY_LIMIT,
       pollIntervalMs: 1_000,
       leaseMs: 45_000,
+      deliveryRetentionMs: 30 * 24 * 60 * 60_000,
+      payloadRetentionMs: null,
     });
     return dispatcher.close();
   });
@@ -125,6 +127,11 @@ describe('options', () => {
     ['store', { store: './dispatch.db' }],
     ['store', { store: { query: () => undefined } }],
     ['pollIntervalMs', { pollIntervalMs: 0 }],
+    // Shorter than the schedule's span (its waits, plus a timeout per attempt): 2 × 1 s + 60 s.
+    ['deliveryRetentionMs', { timeoutMs: 1_000, schedule: [0, 60], deliveryRetentionMs: 61_999 }],
+    ['deliveryRetentionMs', { deliveryRetentionMs: 1.5 }],
+    ['payloadRetentionMs', { timeoutMs: 1_000, schedule: [0, 60], deliveryRetentionMs: 62_000, payloadRetentionMs: 62_001 }],
+    ['payloadRetentionMs', { payloadRetentionMs: 0 }],
     ['timeout', { timeout: 200 }],
   ])('refuses a bad %s when the Dispatcher is built: %o', (option, options) => {
     const base = { logger: false, database: join(tempDir(), 'd.db') };

@@ -1,9 +1,9 @@
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { closedPort } from '../cli/servers.js';
 import { codeBlocks } from './code-blocks.js';
 
 /*
@@ -28,14 +28,6 @@ function tryItBlock(): string[] {
   return block!.code.split('\n').filter((line) => line.trim() !== '');
 }
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
 describe("the README's Try it in a minute", () => {
   const directory = mkdtempSync(join(tmpdir(), 'acct-webhook-try-it-'));
   afterAll(() => rmSync(directory, { recursive: true, force: true }));
@@ -46,7 +38,7 @@ describe("the README's Try it in a minute", () => {
     symlinkSync(root, join(directory, 'node_modules', 'acct-webhook'));
     symlinkSync(join(root, 'bin', 'acct-webhook.js'), join(directory, 'node_modules', '.bin', 'acct-webhook'));
 
-    const ports = { 4010: await freePort(), 3000: await freePort(), 4020: await freePort() };
+    const ports = { 4010: await closedPort(), 3000: await closedPort(), 4020: await closedPort() };
     const lines = tryItBlock().map((line) => line.replace(/\b(4010|3000|4020)\b/g, (port) => String(ports[port as unknown as keyof typeof ports])));
     expect(lines.filter((line) => line.trimEnd().split('#')[0]!.trim().endsWith('&'))).toHaveLength(2);
 

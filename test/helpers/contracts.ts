@@ -3,6 +3,7 @@ import { MIN_RETENTION_MS, type IdempotencyStore } from '../../src/ports/idempot
 import { describeDispatcherOnStore, type ProjectDispatchFixture } from '../dispatcher/dispatcher-on-store.js';
 import { describeReceiverOnInbox } from '../store/receiver-on-inbox.js';
 import {
+  describeDeliveryRetention as describePublishedDeliveryRetention,
   describeDispatchStore as describePublishedDispatchStore,
   describeFairClaims as describePublishedFairClaims,
   describeIdempotencyStore as describePublishedIdempotencyStore,
@@ -32,9 +33,10 @@ export function describeInboxStore(name: string, create: (options: { retentionMs
   describeReceivedReads(VITEST, name, () => create({ retentionMs: MIN_RETENTION_MS }));
 }
 
-/** The published DispatchStore contract, and the Dispatcher end to end on the same store. */
+/** The published DispatchStore and retention contracts, and the Dispatcher end to end on the same store. */
 export function describeDispatchStore(name: string, create: () => Promise<ProjectDispatchFixture> | ProjectDispatchFixture): void {
   describePublishedDispatchStore(VITEST, name, create);
+  describePublishedDeliveryRetention(VITEST, name, create);
   describeDispatcherOnStore(name, create);
   describeDispatchReads(VITEST, name, create);
 }

@@ -27,6 +27,7 @@ describe('the first start of several processes on a fresh schema', () => {
       { component: 'dispatch', version: 2 },
       { component: 'dispatch', version: 3 },
       { component: 'dispatch', version: 4 },
+      { component: 'dispatch', version: 5 },
       { component: 'idempotency', version: 1 },
       { component: 'idempotency', version: 2 },
       { component: 'idempotency', version: 3 },

@@ -46,6 +46,7 @@ describe('sqliteDispatchStore: the file', () => {
       { component: 'dispatch', version: 2 },
       { component: 'dispatch', version: 3 },
       { component: 'dispatch', version: 4 },
+      { component: 'dispatch', version: 5 },
     ]);
     const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all();
     expect(tables).toEqual(

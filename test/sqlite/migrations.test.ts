@@ -113,6 +113,7 @@ describe('SQLite migrations', () => {
         { component: 'dispatch', version: 2 },
         { component: 'dispatch', version: 3 },
         { component: 'dispatch', version: 4 },
+        { component: 'dispatch', version: 5 },
       ]);
       // What a 0.x build reads: version 2, which it refuses as too new instead of misreading the file.
       expect(read(file, 'SELECT MAX(version) AS version FROM dispatch_schema_migrations')).toEqual([{ version: 2 }]);
@@ -129,6 +130,7 @@ describe('SQLite migrations', () => {
       { component: 'dispatch', version: 2 },
       { component: 'dispatch', version: 3 },
       { component: 'dispatch', version: 4 },
+      { component: 'dispatch', version: 5 },
       { component: 'idempotency', version: 1 },
       { component: 'idempotency', version: 2 },
       { component: 'idempotency', version: 3 },

@@ -45,7 +45,7 @@ export class TokenGate {
     try {
       this.route(req, res);
     } catch (error) {
-      writeOrDrop(res, this.failed(error, { method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers }));
+      writeOrDrop(req, res, this.failed(error, { method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers }));
     }
   };
 

@@ -9,7 +9,7 @@ import { DELIVERY_STATUSES } from '../../ports/dispatch-statuses.js';
 import { EXIT_CODES } from '../exit-codes.js';
 import { examples } from '../help.js';
 import { openOutputFile } from '../output-file.js';
-import { isoTime, oneOf, positiveInteger } from '../options.js';
+import { isoTime, nonEmpty, oneOf, positiveInteger } from '../options.js';
 import { renderTable } from '../table.js';
 import { tableTime } from '../time-format.js';
 import { allowsInsecureUrls, withDispatcher } from './shared.js';
@@ -25,15 +25,16 @@ interface FilterOptions {
 /** A screenful; `--limit` takes more (the dispatcher allows up to 1000 a page). */
 const DEFAULT_LIST_LIMIT = 50;
 
-/** `dispatcher deliveries list|show|retry|export` */
+/** `dispatcher deliveries list|show|retry|export|erase` */
 export function deliveriesCommand(context: CommandContext): Command {
   const command = new Command('deliveries')
-    .summary('the delivery log: list, show, retry, export')
+    .summary('the delivery log: list, show, retry, export, erase')
     .addHelpText('after', examples(['acct-webhook dispatcher deliveries list --status finally_failed', 'what never arrived'], ['acct-webhook dispatcher deliveries export -o deliveries.jsonl', 'the whole log, for replay']));
   command.addCommand(listCommand(context));
   command.addCommand(showCommand(context));
   command.addCommand(retryCommand(context));
   command.addCommand(exportCommand(context));
+  command.addCommand(eraseCommand(context));
   return command;
 }
 
@@ -166,6 +167,26 @@ function exportCommand(context: CommandContext): Command {
         out.end();
         await once(out, 'finish');
         context.output.note(`${lines} attempt${lines === 1 ? '' : 's'} written to ${options.out}`);
+      }
+    });
+}
+
+function eraseCommand(context: CommandContext): Command {
+  return new Command('erase')
+    .summary("remove every stored payload of one business (its events' payloads, the answers to them)")
+    .description(
+      "Replaces the payloads of the business's events and the response bodies of their attempts by the marker \"payload no longer kept\"; the metadata stays. Deliveries of it still retrying are ended (finally_failed). Logged with the counts, never a payload.",
+    )
+    .requiredOption('--business <id>', 'the business_id (biz_…) whose payloads go', nonEmpty('--business'))
+    .addOption(jsonOption())
+    .addHelpText('after', examples(['acct-webhook dispatcher deliveries erase --business biz_4mVt9QeZxK2hRw7L', 'a data-erasure request']))
+    .action(async function (this: Command, options: { business: string; json?: boolean }) {
+      const erased = await withDispatcher(this, {}, (dispatcher) => dispatcher.eraseBusiness(options.business));
+      if (options.json) context.output.json({ business_id: options.business, ...erased });
+      else {
+        context.output.line(
+          `Erased the payloads of ${options.business}: ${erased.events} event${erased.events === 1 ? '' : 's'}, ${erased.attempts} response bod${erased.attempts === 1 ? 'y' : 'ies'}; ${erased.deliveriesEnded} deliver${erased.deliveriesEnded === 1 ? 'y' : 'ies'} still retrying ended`,
+        );
       }
     });
 }

@@ -26,7 +26,8 @@ export interface ReplayPlan {
 
 /**
  * Reads the log, selects, and sends each selected event again — or, with dryRun, only lists
- * them. Exit 1 if any replay failed; otherwise 2 if malformed lines were skipped; otherwise 0.
+ * them. Exit 1 if any replay failed; otherwise 2 if malformed lines, or events whose payload is no
+ * longer kept, were skipped; otherwise 0.
  */
 export async function runReplay(context: CommandContext, plan: ReplayPlan, commandName: string): Promise<ExitCode> {
   const reportMalformed = (line: MalformedLine): void => {
@@ -34,10 +35,14 @@ export async function runReplay(context: CommandContext, plan: ReplayPlan, comma
     context.output.note(errorLine(commandName, problem).trimEnd());
   };
   const selection = await selectForReplay(readDeliveryLog(plan.file), plan.filter, reportMalformed);
+  for (const eventId of selection.withoutPayload) {
+    const problem = new CliError('PAYLOAD_NOT_KEPT', `${eventId}: payload no longer kept (removed by the dispatcher's retention or an erase); skipped`, { event_id: eventId });
+    context.output.note(errorLine(commandName, problem).trimEnd());
+  }
   const results = plan.dryRun || plan.target === undefined ? undefined : await send(context, plan, plan.target, selection);
   report(context, plan, selection, results);
   if (results?.some((result) => result.outcome !== 'delivered')) return EXIT_CODES.failure;
-  return selection.malformed.length > 0 ? EXIT_CODES.usage : EXIT_CODES.ok;
+  return selection.malformed.length > 0 || selection.withoutPayload.length > 0 ? EXIT_CODES.usage : EXIT_CODES.ok;
 }
 
 async function send(context: CommandContext, plan: ReplayPlan, target: ReplayTarget, selection: Selection): Promise<ReplayResult[]> {
@@ -69,6 +74,7 @@ function report(context: CommandContext, plan: ReplayPlan, selection: Selection,
       to: to ?? null,
       ...(results === undefined ? { planned: selection.items.map(({ payload: _payload, ...item }) => item) } : { results: results.map(toJson) }),
       malformed: selection.malformed,
+      withoutPayload: selection.withoutPayload,
       summary: { lines: selection.lines, deliveries: selection.deliveries, events: selection.items.length, ...(counts === 'dry-run' ? {} : counts) },
     });
     return;

@@ -1,4 +1,5 @@
 import type { DeliveryStatus } from '../../dispatcher/records.js';
+import { payloadRemoved } from '../../ports/retention.js';
 import type { LoggedAttempt, LogEntry, MalformedLine } from './log-lines.js';
 
 /** Which deliveries to replay; every criterion given must hold. */
@@ -30,6 +31,8 @@ export interface Selection {
   lines: number;
   /** Deliveries that matched the filter (an event sent to several webhooks has several). */
   deliveries: number;
+  /** Selected events whose payload the dispatcher no longer keeps (retention, erase): not sent. */
+  withoutPayload: string[];
 }
 
 /**
@@ -44,6 +47,7 @@ export async function selectForReplay(entries: AsyncIterable<LogEntry>, filter: 
   const byEvent = new Map<string, ReplayItem>();
   const deliveries = new Set<string>();
   const malformed: MalformedLine[] = [];
+  const withoutPayload = new Set<string>();
   let lines = 0;
   for await (const entry of entries) {
     lines += 1;
@@ -55,9 +59,10 @@ export async function selectForReplay(entries: AsyncIterable<LogEntry>, filter: 
     const { attempt } = entry;
     if (!matches(attempt, filter)) continue;
     deliveries.add(attempt.delivery_id);
-    if (!byEvent.has(attempt.event_id)) byEvent.set(attempt.event_id, toItem(attempt));
+    if (payloadRemoved(attempt.request_payload)) withoutPayload.add(attempt.event_id);
+    else if (!byEvent.has(attempt.event_id)) byEvent.set(attempt.event_id, toItem(attempt));
   }
-  return { items: [...byEvent.values()], malformed, lines, deliveries: deliveries.size };
+  return { items: [...byEvent.values()], malformed, lines, deliveries: deliveries.size, withoutPayload: [...withoutPayload] };
 }
 
 function matches(attempt: LoggedAttempt, filter: ReplayFilter): boolean {

@@ -1,3 +1,4 @@
+import { payloadRemoved } from '../../ports/retention.js';
 import type { DeliveryFilter } from '../../dispatcher/delivery-filters.js';
 import type { DispatcherCore as Dispatcher } from '../../dispatcher/dispatcher.js';
 import { DispatcherError, RateLimitError } from '../../dispatcher/errors.js';
@@ -117,7 +118,7 @@ async function detailPage(context: RouteContext, messages: { problem?: string } 
 <div class="actions">${actionForm(context.page, `/deliveries/${id}/retry`, 'Retry now')}</div>
 ${timeline}
 <h2>Request payload</h2>
-${payload === undefined ? html`<p class="muted">Not sent yet.</p>` : codeBlock('payload', 'the request payload', payload)}
+${payload === undefined ? html`<p class="muted">Not sent yet.</p>` : payloadRemoved(payload) ? html`<p class="muted">Payload no longer kept.</p>` : codeBlock('payload', 'the request payload', payload)}
 <h2>Attempts, newest first</h2>
 ${attempts.length === 0 ? html`<p class="muted">No attempt yet.</p>` : attempts}`;
   return htmlResponse(page(context.page, 'deliveries', `Delivery of ${delivery.event_type}`, body), messages.problem ? 429 : 200);
@@ -127,7 +128,9 @@ function attemptSection(attempt: DeliveryDetail['attempts'][number]): Html {
   const answer: Content =
     attempt.response_body === null
       ? html`<p class="muted">No answer.</p>`
-      : html`<h4>Response body${attempt.response_body_truncated ? ' (cut at 64 KiB)' : ''}</h4><pre tabindex="0" role="region" aria-label="Response body of attempt ${attempt.attempt_number}">${attempt.response_body}</pre>`;
+      : payloadRemoved(attempt.response_body)
+        ? html`<h4>Response body</h4><p class="muted">Payload no longer kept.</p>`
+        : html`<h4>Response body${attempt.response_body_truncated ? ' (cut at 64 KiB)' : ''}</h4><pre tabindex="0" role="region" aria-label="Response body of attempt ${attempt.attempt_number}">${attempt.response_body}</pre>`;
   return html`<section class="attempt" aria-labelledby="attempt-${attempt.attempt_number}">
 <h3 id="attempt-${attempt.attempt_number}">Attempt ${attempt.attempt_number}${attempt.manual ? ' (manual)' : ''}</h3>
 <dl class="facts">

@@ -1,14 +1,21 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { discardUnread, readNodeBody, type BodyLimits } from '../../http/body.js';
+import { HttpBodyError } from '../../http/errors.js';
+import { requestPath } from '../../http/path.js';
+import { matchRoute } from '../../http/router.js';
 import { DispatcherError } from '../../dispatcher/errors.js';
 import type { Logger } from '../../logger.js';
 import { SandboxError } from '../errors.js';
 import { authenticate } from './auth.js';
 import { rateLimitHeaders, rateLimitOf, type RateLimitState, type WindowCounter } from './rate-limit.js';
 import type { SandboxResponse } from './response.js';
-import { matchRoute, type Route } from './router.js';
+import type { Route } from './router.js';
 
 /** Request bodies larger than this are refused. */
 export const MAX_REQUEST_BYTES = 1024 * 1024;
+/** A request body must have arrived within this many milliseconds. */
+export const REQUEST_BODY_TIMEOUT_MS = 10_000;
+const BODY_LIMITS: BodyLimits = { maxBytes: MAX_REQUEST_BYTES, timeoutMs: REQUEST_BODY_TIMEOUT_MS };
 const DELIVER_PREFIX = '/_sandbox/deliver/';
 
 export interface ApiServerOptions {
@@ -51,8 +58,9 @@ export function apiHandler(options: ApiServerOptions): (request: IncomingMessage
       try {
         limit = options.requests.take();
         authenticate(request.headers.authorization, options.apiKey);
-        const matched = matchRoute(options.routes, request.method ?? 'GET', url.pathname);
-        if (matched === null) throw new SandboxError('NOT_FOUND', `No endpoint ${request.method ?? ''} ${url.pathname}`, { method: request.method ?? '', path: url.pathname });
+        // The API's paths have no trailing slash; one sent is not a different endpoint.
+        const matched = matchRoute(options.routes, request.method ?? 'GET', requestPath(url.pathname));
+        if (matched === undefined || matched === 'method') throw new SandboxError('NOT_FOUND', `No endpoint ${request.method ?? ''} ${url.pathname}`, { method: request.method ?? '', path: url.pathname });
         if (matched.route.webhookRetry) limit = options.webhookRetries.take();
         const body = parseJson(await readBody(request));
         const run = () => Promise.resolve(matched.route.handler({ params: matched.params, query: url.searchParams, body }));
@@ -69,6 +77,8 @@ export function apiHandler(options: ApiServerOptions): (request: IncomingMessage
         answer = errorAnswer(error, options.logger);
       }
       write(response, answer, limit);
+      // A body refused before it was read to the end: dropped, not left to stall the connection.
+      discardUnread(request);
     })().catch((error: unknown) => {
       options.logger.error({ err: error }, 'sandbox request failed');
       if (!response.headersSent) response.writeHead(500).end();
@@ -103,15 +113,15 @@ function write(response: ServerResponse, answer: SandboxResponse, limit: RateLim
   response.writeHead(answer.status, { ...headers, 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(json) }).end(json);
 }
 
+/** The body, read by the HTTP edge; one it could not read is a malformed request (400). */
 async function readBody(request: IncomingMessage): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of request as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > MAX_REQUEST_BYTES) throw SandboxError.validation('', `the body must be at most ${MAX_REQUEST_BYTES} bytes`, { malformed: true });
-    chunks.push(chunk);
+  try {
+    return await readNodeBody(request, BODY_LIMITS);
+  } catch (error) {
+    if (!(error instanceof HttpBodyError)) throw error;
+    const reason = error.code === 'PAYLOAD_TOO_LARGE' ? `the body must be at most ${MAX_REQUEST_BYTES} bytes` : error.message;
+    throw SandboxError.validation('', reason, { malformed: true });
   }
-  return Buffer.concat(chunks);
 }
 
 function parseJson(body: Buffer): unknown {

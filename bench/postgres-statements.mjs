@@ -1,0 +1,96 @@
+// Statements and round trips per delivery of one PostgreSQL dispatcher worker: what
+// bench/postgres-dispatch.mjs's throughput is made of, counted rather than timed (so it is the
+// same on a busy machine). Not part of npm test; loopback only.
+//
+//   npm run build && node bench/postgres-statements.mjs [--deliveries 2000] [--concurrency 50]
+//                                                       [--url postgres://postgres@127.0.0.1:5432/test]
+//
+// The worker's store gets a pg.Pool whose every query (on the pool or on a checked-out
+// connection) is counted: a query is one round trip, and one text may hold several statements
+// (a simple-protocol "BEGIN; …"), counted apart.
+import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:http';
+import { parseArgs } from 'node:util';
+import pg from 'pg';
+import { Dispatcher } from '../dist/dispatcher.js';
+import { postgresDispatchStore } from '../dist/postgres.js';
+import { createTestEvent } from '../dist/testing.js';
+
+const { values } = parseArgs({
+  options: {
+    deliveries: { type: 'string', default: '2000' },
+    concurrency: { type: 'string', default: '50' },
+    url: { type: 'string', default: process.env.ACCT_WEBHOOK_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test' },
+  },
+});
+const deliveries = Number(values.deliveries);
+const schema = `acct_statements_${randomBytes(5).toString('hex')}`;
+
+let delivered = 0;
+const server = createServer((req, res) => {
+  req.resume();
+  req.on('end', () => {
+    delivered++;
+    res.writeHead(204).end();
+  });
+});
+await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+const url = `http://127.0.0.1:${server.address().port}/hook`;
+
+const admin = new pg.Pool({ connectionString: values.url, max: 4 });
+const setup = new Dispatcher({ store: postgresDispatchStore(admin, { schema }), allowInsecureUrls: true, logger: false });
+await setup.webhooks.create({ url, events: ['*'] });
+for (let i = 0; i < deliveries; i += 100) {
+  await Promise.all(Array.from({ length: Math.min(100, deliveries - i) }, () => setup.emit(createTestEvent('invoice.paid'))));
+}
+await setup.close();
+
+// The counted pool of the worker.
+const counts = { roundTrips: 0, statements: 0, byKind: new Map() };
+const count = (config) => {
+  const text = typeof config === 'string' ? config : config.text;
+  counts.roundTrips++;
+  for (const statement of text.split(';').map((part) => part.trim()).filter(Boolean)) {
+    counts.statements++;
+    const kind = statement.split(/\s+/).slice(0, 2).join(' ').slice(0, 40);
+    counts.byKind.set(kind, (counts.byKind.get(kind) ?? 0) + 1);
+  }
+};
+const pool = new pg.Pool({ connectionString: values.url, max: Number(values.concurrency) + 2 });
+pool.on('error', () => undefined);
+// pool.query checks a connection out too (with a callback): every query goes through a client.
+const wrap = (client) => {
+  if (client && !client.counted) {
+    const clientQuery = client.query.bind(client);
+    client.query = (config, ...rest) => {
+      count(config);
+      return clientQuery(config, ...rest);
+    };
+    client.counted = true;
+  }
+  return client;
+};
+const connect = pool.connect.bind(pool);
+pool.connect = (callback) => {
+  if (callback) return connect((error, client, release) => callback(error, wrap(client), release));
+  return connect().then(wrap);
+};
+
+const worker = new Dispatcher({ store: postgresDispatchStore(pool, { schema }), concurrency: Number(values.concurrency), allowInsecureUrls: true, logger: false });
+await worker.ready();
+counts.roundTrips = 0;
+counts.statements = 0;
+counts.byKind.clear();
+const started = performance.now();
+await worker.start();
+while (delivered < deliveries) await new Promise((resolve) => setTimeout(resolve, 5));
+const seconds = (performance.now() - started) / 1000;
+await worker.close();
+await pool.end();
+await admin.query(`DROP SCHEMA "${schema}" CASCADE`);
+await admin.end();
+server.close();
+
+console.log(`${deliveries} deliveries, concurrency ${values.concurrency}, ${(deliveries / seconds).toFixed(0)}/s on this run (timing: noisy)`);
+console.log(`round trips per delivery: ${(counts.roundTrips / deliveries).toFixed(3)}; statements per delivery: ${(counts.statements / deliveries).toFixed(3)}`);
+console.table([...counts.byKind].sort((a, b) => b[1] - a[1]).map(([kind, n]) => ({ statement: kind, 'per delivery': (n / deliveries).toFixed(3) })));
