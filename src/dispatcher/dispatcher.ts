@@ -273,6 +273,7 @@ export class DispatcherCore {
     await this.wakeUpListener.stop();
     await this.worker.stop();
     await this.worker.drain();
+    await this.retention.settled();
     this.sender.close();
     if (this.ownsStore) await this.store.close();
   }

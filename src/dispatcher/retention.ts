@@ -40,6 +40,11 @@ export class DeliveryRetention {
     return this.running;
   }
 
+  /** Resolves when no pass is running (close waits for it before the store goes). */
+  async settled(): Promise<void> {
+    await this.running?.catch(() => undefined);
+  }
+
   /** From the worker's loop: starts a run in the background when the last is an hour old. */
   runWhenDue(now: number): void {
     if (now - this.lastRun < DELIVERY_PRUNE_INTERVAL_MS) return;
