@@ -26,8 +26,8 @@ const onDriver = (name, driver = drivers?.[0]) => (driver ? `${name} on ${driver
 const DRIVER_PARITY = 0.85;
 const smoke = values.smoke;
 const settings = smoke
-  ? { rounds: 1, httpSeconds: 1, pool: 5_000, microMs: 60, connections: 20, deliveries: 500, pending: [100, 1_000], cliRuns: 2, dashboardAttempts: 2_000, coldStarts: 2 }
-  : { rounds: 3, httpSeconds: 5, pool: 200_000, microMs: 1_000, connections: 50, deliveries: 10_000, pending: [1_000, 100_000], cliRuns: 10, dashboardAttempts: 100_000, coldStarts: 20 };
+  ? { rounds: 1, httpSeconds: 1, pool: 5_000, microMs: 60, connections: 20, deliveries: 500, pending: [100, 1_000], cliRuns: 2, dashboardAttempts: 2_000, dashboardEvents: 2_000, coldStarts: 2 }
+  : { rounds: 3, httpSeconds: 5, pool: 200_000, microMs: 1_000, connections: 50, deliveries: 10_000, pending: [1_000, 100_000], cliRuns: 10, dashboardAttempts: 100_000, dashboardEvents: 100_000, coldStarts: 20 };
 const only = values.only ? new Set(values.only.split(',')) : undefined;
 const wanted = (group) => !only || only.has(group);
 
@@ -175,6 +175,20 @@ async function dashboard() {
   progress(`dashboard: ${result.deliveries} deliveries, ${attempts} attempts (filled in ${result.fillSeconds.toFixed(1)} s)`);
 }
 
+/** Every page, the charts included, over 100 000 attempts and 100 000 received events, on SQLite and on PostgreSQL: p95 of each. */
+async function dashboardPages() {
+  const attempts = settings.dashboardAttempts.toLocaleString('en-US');
+  const events = settings.dashboardEvents.toLocaleString('en-US');
+  for (const backend of ['sqlite', 'postgres']) {
+    const result = await runChild(join(here, 'dashboard-pages.mjs'), [String(settings.dashboardAttempts), String(settings.dashboardEvents), backend]);
+    for (const [view, { p95, median }] of Object.entries(result.pages)) {
+      record('dashboard', `${view} on ${backend}, ${attempts} attempts and ${events} received events: p95 (median ${median.toFixed(1)} ms)`, 'ms', [p95]);
+      checks.push(threshold(`dashboard: ${view} on ${backend}, p95`, summarize([p95]), 100, 'ms', 'at most'));
+    }
+    progress(`dashboard pages on ${backend}: filled in ${result.fillSeconds.toFixed(1)} s`);
+  }
+}
+
 async function inboxWorker() {
   const samples = [];
   const events = smoke ? 500 : 10_000;
@@ -273,7 +287,10 @@ if (wanted('store')) {
 
 if (wanted('dispatcher')) await dispatcher();
 if (wanted('inbox')) await inboxWorker();
-if (wanted('dashboard')) await dashboard();
+if (wanted('dashboard')) {
+  await dashboard();
+  await dashboardPages();
+}
 if (wanted('cli')) cli();
 if (wanted('cold-start')) await coldStart();
 

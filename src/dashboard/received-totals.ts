@@ -22,7 +22,7 @@ export async function receivedTotals(side: ReceiverSide): Promise<ReceivedTotals
     side.events?.count('processing'),
     side.inbox?.stats(),
     side.inbox && side.reads ? side.reads.inboxCount({ status: 'done', stale: true }) : 0,
-    side.quarantine.list().then((entries) => entries.length),
+    side.reads ? side.reads.quarantineCount() : side.quarantine.list().then((entries) => entries.length),
   ]);
   const direct = handled === undefined || open === undefined ? undefined : { handled, inProgressOrFailed: open };
   const inbox = stats === undefined ? undefined : { ...stats, handled: stats.done - stale, stale };

@@ -27,6 +27,7 @@ export function memoryReceivedReads(source: MemoryReceivedSource): ReceivedReads
       return Promise.resolve(page.map(toInboxEvent));
     },
     inboxCount: (query) => Promise.resolve(selected(query).length),
+    quarantineCount: async () => (await source.quarantine.list()).length,
     async receivedBuckets({ from, to, size, now }) {
       const counts: BucketCount<ReceivedOutcome>[] = [];
       const add = (at: number, outcome: ReceivedOutcome) => {

@@ -6,6 +6,7 @@
  */
 
 import type { BucketCount, BucketRange } from './buckets.js';
+import { offeredBeside } from './offered.js';
 import type { DeliveryStatus } from './dispatch-statuses.js';
 
 /** Which deliveries {@link DispatchReads.deliveryBuckets} counts: created in the range, of one registration when given. */
@@ -46,15 +47,10 @@ export interface DispatchReads {
   attemptStats(query: DeliveryBucketQuery): Promise<AttemptStats[]>;
 }
 
-const offered = new WeakMap<object, DispatchReads>();
+const reads = offeredBeside<DispatchReads>();
 
 /** Attaches the reads to a store; returns the store. */
-export function offerDispatchReads<Store extends object>(store: Store, reads: DispatchReads): Store {
-  offered.set(store, reads);
-  return store;
-}
+export const offerDispatchReads = reads.offer;
 
 /** The reads of a store, when it offers them. */
-export function dispatchReadsOf(store: object): DispatchReads | undefined {
-  return offered.get(store);
-}
+export const dispatchReadsOf = reads.of;

@@ -6,6 +6,7 @@
  */
 
 import type { BucketCount, BucketRange } from './buckets.js';
+import { offeredBeside } from './offered.js';
 import type { InboxEvent, InboxStatus } from './inbox.js';
 
 /** Which inbox events {@link ReceivedReads.inboxCount} counts. */
@@ -48,19 +49,16 @@ export interface ReceivedBucketQuery extends BucketRange {
 export interface ReceivedReads {
   inboxPage(query: InboxPageQuery): Promise<InboxEvent[]>;
   inboxCount(query: InboxCountQuery): Promise<number>;
+  /** How many payloads the quarantine holds (without reading them). */
+  quarantineCount(): Promise<number>;
   /** Counts by bucket and outcome; buckets and outcomes with no event are left out. */
   receivedBuckets(query: ReceivedBucketQuery): Promise<BucketCount<ReceivedOutcome>[]>;
 }
 
-const offered = new WeakMap<object, ReceivedReads>();
+const reads = offeredBeside<ReceivedReads>();
 
 /** Attaches the reads to a store; returns the store. */
-export function offerReceivedReads<Store extends object>(store: Store, reads: ReceivedReads): Store {
-  offered.set(store, reads);
-  return store;
-}
+export const offerReceivedReads = reads.offer;
 
 /** The reads of a store, when it offers them. */
-export function receivedReadsOf(store: object): ReceivedReads | undefined {
-  return offered.get(store);
-}
+export const receivedReadsOf = reads.of;

@@ -28,6 +28,7 @@ export function postgresReceivedReads(pool: PostgresQueryable, schema: string, {
   const sql = {
     page: prepare(`SELECT ${INBOX_COLUMNS} FROM ${inbox} WHERE ${INBOX_WHERE} ORDER BY received_at DESC, event_id LIMIT $6 OFFSET $7`),
     count: prepare(`SELECT COUNT(*)::int AS count FROM ${inbox} WHERE ${INBOX_WHERE}`),
+    quarantined: prepare(`SELECT COUNT(*)::int AS count FROM ${schema}.acct_webhook_quarantine`),
     buckets: prepare(`
       SELECT ((first_seen_at - $1) / $3)::int AS bucket,
         CASE WHEN state = 'completed' THEN 'handled' WHEN lease_until <= $4 THEN 'failed' ELSE 'pending' END AS outcome, COUNT(*)::int AS count
@@ -47,6 +48,7 @@ export function postgresReceivedReads(pool: PostgresQueryable, schema: string, {
   return {
     inboxPage: async (page) => (await query<Row>(sql.page, [...filterValues(page), page.limit, page.offset])).map((row) => toInboxEvent(inboxRows.read(row))),
     inboxCount: async (filter) => (await query<{ count: number }>(sql.count, filterValues(filter)))[0]?.count ?? 0,
+    quarantineCount: async () => (await query<{ count: number }>(sql.quarantined, []))[0]?.count ?? 0,
     receivedBuckets: async ({ from, to, size, now }) =>
       mergeBucketCounts(await query<BucketCount<ReceivedOutcome>>(sql.buckets, [int8(from, 'from'), int8(to, 'to'), int8(size, 'size'), int8(now, 'now')])),
   };

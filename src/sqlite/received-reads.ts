@@ -39,12 +39,14 @@ export function sqliteReceivedReads(db: SqliteConnection): ReceivedReads {
     page: db.prepare<Record<string, unknown>, Row>(`SELECT ${INBOX_COLUMNS} FROM acct_webhook_inbox WHERE ${INBOX_WHERE}
       ORDER BY received_at DESC, event_id LIMIT @limit OFFSET @offset`),
     count: db.prepare<Record<string, unknown>, { count: number }>(`SELECT COUNT(*) AS count FROM acct_webhook_inbox WHERE ${INBOX_WHERE}`),
+    quarantined: db.prepare<[], { count: number }>('SELECT COUNT(*) AS count FROM acct_webhook_quarantine'),
     buckets: db.prepare<ReceivedBucketQuery, BucketCount<ReceivedOutcome>>(BUCKETS),
   };
   return {
     inboxPage: (query: InboxPageQuery) =>
       asPromise(() => sql.page.all({ ...filterValues(query), limit: query.limit, offset: query.offset }).map((row) => toInboxEvent(inboxRows.read(row)))),
     inboxCount: (query) => asPromise(() => sql.count.get(filterValues(query))?.count ?? 0),
+    quarantineCount: () => asPromise(() => sql.quarantined.get()?.count ?? 0),
     receivedBuckets: (query) => asPromise(() => mergeBucketCounts(sql.buckets.all({ from: query.from, to: query.to, size: query.size, now: query.now }))),
   };
 }

@@ -91,6 +91,7 @@ export function describeReceivedReads(test: ContractTestApi, name: string, creat
       await store.quarantine.put({ reason: 'invalid_payload', event_id: 'evt_q', event_type: 'invoice.paid', error_code: 'VALIDATION_ERROR', error_message: 'x', raw_body: Buffer.from('{}'), received_at: T0 + 3 * HOUR + 5 });
       await store.quarantine.put({ reason: 'unknown_event_type', event_id: 'evt_q2', event_type: 'nope', error_code: 'UNKNOWN_EVENT_TYPE', error_message: 'x', raw_body: Buffer.from('{"a":1}'), received_at: T0 - 1 });
 
+      expect(await reads.quarantineCount()).toBe(2);
       const buckets = await reads.receivedBuckets({ from: T0, to: T0 + 24 * HOUR, size: 2 * HOUR, now: T0 + 23 * HOUR + 1 });
       expect(buckets).toEqual([
         { bucket: 0, outcome: 'handled', count: 2 }, // evt_1 (inbox), evt_d1 (direct)
