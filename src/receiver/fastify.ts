@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyPluginCallback, FastifyReply, FastifyRequest } from 'fastify';
 import { discardUnread, readNodeBody } from '../http/body.js';
-import { openDefaultReceiverStore } from '../defaults/stores.js';
+import { NODE_PLATFORM } from '../defaults/node-platform.js';
 import { bodyLimits, webhookAnswer } from './adapter.js';
 import { resolveHandlerOptions, type WebhookHandlerOptions } from './options.js';
 import { buildReceiver, type Receiver } from './receive.js';
@@ -31,7 +31,7 @@ export const fastifyWebhooks: FastifyPluginCallback<FastifyWebhooksOptions> = Ob
   (app: FastifyInstance, options: FastifyWebhooksOptions, done: (error?: Error) => void): void => {
     // Fastify hands over its own options (prefix, logLevel) with the plugin's: those are not the receiver's.
     const { prefix: _prefix, logLevel: _logLevel, logSerializers: _serializers, ...receiverOptions } = options as FastifyWebhooksOptions & Record<string, unknown>;
-    const { receiver: resolved, body } = resolveHandlerOptions(receiverOptions, 'fastifyWebhooks', openDefaultReceiverStore);
+    const { receiver: resolved, body } = resolveHandlerOptions(receiverOptions, 'fastifyWebhooks', NODE_PLATFORM);
     const receiver = buildReceiver(resolved);
     const limits = bodyLimits(body);
     app.decorate('webhookReceiver', receiver);

@@ -2,7 +2,7 @@ import type { Context } from 'hono';
 import { readWebBody } from '../http/body.js';
 import { bodyAlreadyParsed } from '../http/errors.js';
 import type { WebhookSecret } from '../signature.js';
-import { openDefaultReceiverStore } from '../defaults/stores.js';
+import { NODE_PLATFORM } from '../defaults/node-platform.js';
 import { bodyLimits, webhookFetchResponse } from './adapter.js';
 import { resolveHandlerOptions, type BodyOptions, type WebhookHandlerOptions } from './options.js';
 import { buildReceiver, type Receiver } from './receive.js';
@@ -27,7 +27,7 @@ export type HonoWebhookHandler = ((c: Context) => Promise<Response>) & {
  * // shutting down: await webhooks.receiver.close();
  */
 export function honoWebhooks(options: WebhookSecret | WebhookHandlerOptions): HonoWebhookHandler {
-  const { receiver: resolved, body } = resolveHandlerOptions(options, 'honoWebhooks', openDefaultReceiverStore);
+  const { receiver: resolved, body } = resolveHandlerOptions(options, 'honoWebhooks', NODE_PLATFORM);
   const receiver = buildReceiver(resolved);
   const handler = async (c: Context): Promise<Response> => {
     const request = c.req.raw;

@@ -2,7 +2,7 @@ import type { Context, Next } from 'koa';
 import { discardUnread, readNodeBody } from '../http/body.js';
 import { bodyAlreadyParsed } from '../http/errors.js';
 import type { WebhookSecret } from '../signature.js';
-import { openDefaultReceiverStore } from '../defaults/stores.js';
+import { NODE_PLATFORM } from '../defaults/node-platform.js';
 import { bodyLimits, webhookAnswer } from './adapter.js';
 import { resolveHandlerOptions, type BodyOptions, type WebhookHandlerOptions } from './options.js';
 import { buildReceiver, type Receiver } from './receive.js';
@@ -26,7 +26,7 @@ export type KoaWebhookMiddleware = ((ctx: Context, next: Next) => Promise<void>)
  * app.use(bodyParser()); // the rest of the app
  */
 export function koaWebhooks(options: WebhookSecret | WebhookHandlerOptions): KoaWebhookMiddleware {
-  const { receiver: resolved, body } = resolveHandlerOptions(options, 'koaWebhooks', openDefaultReceiverStore);
+  const { receiver: resolved, body } = resolveHandlerOptions(options, 'koaWebhooks', NODE_PLATFORM);
   const receiver = buildReceiver(resolved);
   const middleware = async (ctx: Context, next: Next): Promise<void> => {
     const path = ctx.path.length > 1 && ctx.path.endsWith('/') ? ctx.path.slice(0, -1) : ctx.path;
