@@ -17,6 +17,9 @@ const ENTRIES = {
   'acct-webhook/sandbox': 'src/sandbox/index.ts',
   'acct-webhook/catalog': 'src/catalog/index.ts',
   'acct-webhook/web': 'src/web/index.ts',
+  'acct-webhook/fastify': 'src/fastify/index.ts',
+  'acct-webhook/hono': 'src/hono/index.ts',
+  'acct-webhook/koa': 'src/koa/index.ts',
 } as const;
 /** The main entry stays small: the values a receiver's author calls. */
 const MAX_MAIN_VALUES = 30;

@@ -16,7 +16,8 @@ export type HonoWebhookHandler = ((c: Context) => Promise<Response>) & {
 /**
  * A Hono 4 handler for the platform's webhooks: `app.post('/webhooks', honoWebhooks(options))`.
  * Hono routes; this reads the raw body (under `maxBodyBytes` and `bodyTimeoutMs`) and answers.
- * It runs wherever Hono does (`@hono/node-server`, Bun, Deno, workerd). If a middleware before it
+ * Tested on `@hono/node-server` (it verifies with node:crypto; in a Worker use acct-webhook/web's
+ * `fetchHandler` inside the route: docs/frameworks.md). If a middleware before it
  * read the body through `c.req` (`json()`, `text()`: Hono keeps the text), that copy is verified;
  * if one read the raw `Request` (`c.req.raw.json()`), which keeps nothing, the answer is 500
  * `BODY_ALREADY_PARSED`. Build it once, at module level.
