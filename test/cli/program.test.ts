@@ -28,8 +28,9 @@ describe('acct-webhook --version and --help', () => {
     expect(run.stdout).toContain('Examples:');
   });
 
-  it('knows the thirty-one commands of the tree', () => {
-    expect(COMMANDS).toHaveLength(31);
+  it('knows the thirty-two commands of the tree (dispatcher deliveries erase the newest)', () => {
+    expect(COMMANDS).toHaveLength(32);
+    expect(COMMANDS).toContainEqual(['dispatcher', 'deliveries', 'erase']);
   });
 
   it.each(COMMANDS.map((words) => [words.join(' '), words] as const))('%s --help: usage and examples', async (_name, words) => {
