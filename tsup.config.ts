@@ -91,12 +91,14 @@ export default defineConfig({
   metafile: true,
   esbuildPlugins: [builtinsForBundledCommonJs],
   esbuildOptions(options, { format }) {
-    // Whitespace and syntax only: names stay (stack traces and `error.name` read as in src/), and
-    // there are no source maps to keep in line. Keeps the package within issue 22's budget
-    // (≤ 2.5 MB unpacked) with the adapters, the web entry and the generated validators added.
-    options.minifyWhitespace = true;
-    options.minifySyntax = true;
     if (format === 'esm') {
+      // Whitespace and syntax only: names stay (stack traces and `error.name` read as in src/),
+      // and there are no source maps to keep in line. Keeps the package within issue 22's budget
+      // (≤ 2.5 MB unpacked) with the adapters, the web entry and the generated validators added.
+      // Not the CommonJS output: tsup rewrites its optional chains after esbuild, and on minified
+      // code that rewrite produced `awaitawait` (test/optional-package.integration.test.ts).
+      options.minifyWhitespace = true;
+      options.minifySyntax = true;
       // `shims` is for the CommonJS output; in ESM it would only add a no-op `__dirname` module
       // that every lazily run module calls (no source uses `__dirname` or `__filename`).
       if (options.inject) options.inject = options.inject.filter((file) => !/[\\/]esm_shims\.js$/.test(file));
