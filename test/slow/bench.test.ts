@@ -30,7 +30,7 @@ describe('npm run bench (smoke run)', () => {
     });
     const report = JSON.parse(readFileSync(out, 'utf8')) as Report;
     expect(report.machine).toMatchObject({ cores: expect.any(Number), node: process.version });
-    expect(new Set(report.results.map((result) => result.group))).toEqual(new Set(['http', 'verifier', 'parser', 'store', 'dispatcher', 'inbox', 'dashboard', 'cli']));
+    expect(new Set(report.results.map((result) => result.group))).toEqual(new Set(['http', 'verifier', 'parser', 'store', 'dispatcher', 'inbox', 'dashboard', 'cli', 'cold-start']));
     for (const result of report.results) expect(result.median, result.name).toBeGreaterThan(0);
     expect(report.ratios.map((ratio) => ratio.name)).toEqual(
       expect.arrayContaining([
@@ -46,6 +46,7 @@ describe('npm run bench (smoke run)', () => {
         'dashboard: deliveries page, no filter, page 1, p95',
         'dashboard: deliveries page, last HTTP status 5xx, p95',
         'cli: --help wall time / node -e 0',
+        'cold start: import + fetchHandler + first verified request',
       ]),
     );
     expect(stdout).toContain('| check | median | min | max | target | met |');
