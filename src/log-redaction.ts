@@ -69,5 +69,9 @@ function redactAt(node: unknown, path: RedactionPath, depth: number, censor: str
 
 function shallowCopy(node: Record<string, unknown>): Record<string, unknown> {
   if (Array.isArray(node)) return [...(node as unknown[])] as unknown as Record<string, unknown>;
-  return Object.defineProperties(Object.create(Object.getPrototypeOf(node) as object | null) as Record<string, unknown>, Object.getOwnPropertyDescriptors(node));
+  const copy = Object.defineProperties(Object.create(Object.getPrototypeOf(node) as object | null) as Record<string, unknown>, Object.getOwnPropertyDescriptors(node));
+  // Since V8 12 (Node.js 22) an Error's `stack` is an own accessor that reads the original's
+  // internal slot: copied as a descriptor it reads undefined on the copy. Keep the text instead.
+  if (node instanceof Error) Object.defineProperty(copy, 'stack', { value: node.stack, writable: true, configurable: true, enumerable: false });
+  return copy;
 }

