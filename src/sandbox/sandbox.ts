@@ -7,6 +7,7 @@ import { Dispatcher } from '../defaults/dispatcher.js';
 import type { AttemptReport } from '../dispatcher/attempt-report.js';
 import { DEFAULT_MAX_IN_FLIGHT_PER_WEBHOOK } from '../dispatcher/defaults.js';
 import { contained } from '../contained.js';
+import { answerClientErrors } from '../http/client-error.js';
 import { ConfigurationError } from '../errors.js';
 import { resolveWithSystem } from '../dispatcher/url-guard.js';
 import { resolveLogger } from '../logger.js';
@@ -165,7 +166,8 @@ async function start(valid: ValidSandboxOptions, db: ReturnType<typeof openConne
     ...uvaRoutes(context),
     ...clockRoutes(context, persistClock),
   ];
-  const server = createServer(
+  const server = answerClientErrors(
+    createServer(
     apiHandler({
       routes,
       apiKey,
@@ -178,7 +180,7 @@ async function start(valid: ValidSandboxOptions, db: ReturnType<typeof openConne
       deliver: (request, response, dispatcherId, body) => proxy.handle(request, response, dispatcherId, body),
       logger,
     }),
-  );
+  ));
   const port = await listen(server, valid.port);
   await webhooks.useProxy(`http://127.0.0.1:${port}`);
   // Every attempt goes through the pump, so settle() sees it: on emits, on advances, and — while

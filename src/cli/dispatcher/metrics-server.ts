@@ -1,4 +1,5 @@
 import { createServer } from 'node:http';
+import { answerClientErrors } from '../../http/client-error.js';
 import type { AddressInfo } from 'node:net';
 import { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
 import { MeterProvider } from '@opentelemetry/sdk-metrics';
@@ -23,13 +24,13 @@ export interface MetricsServer {
 export async function startMetricsServer(port: number): Promise<MetricsServer> {
   const exporter = new PrometheusExporter({ preventServerStart: true });
   const provider = new MeterProvider({ readers: [exporter] });
-  const server = createServer((request, response) => {
+  const server = answerClientErrors(createServer((request, response) => {
     if (request.method === 'GET' && new URL(request.url ?? '/', 'http://localhost').pathname === METRICS_PATH) {
       exporter.getMetricsRequestHandler(request, response);
       return;
     }
     response.writeHead(404, { 'content-type': 'text/plain' }).end(`Not found: the metrics are at ${METRICS_PATH}\n`);
-  });
+  }));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, METRICS_HOST, () => resolve());

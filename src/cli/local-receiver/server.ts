@@ -1,5 +1,6 @@
 import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { answerClientErrors } from '../../http/client-error.js';
 import { CliError } from '../errors.js';
 
 export interface RunningServer {
@@ -14,7 +15,7 @@ export interface RunningServer {
  * the URL first and gets the secret back). A port in use or a bad address is INVALID_OPTION.
  */
 export function listenOn(listener: RequestListener | undefined, port: number, host: string): Promise<RunningServer> {
-  const server = listener === undefined ? createServer() : createServer(listener);
+  const server = answerClientErrors(listener === undefined ? createServer() : createServer(listener));
   return new Promise((resolve, reject) => {
     const refuse = (error: NodeJS.ErrnoException): void => {
       const reason = error.code === 'EADDRINUSE' ? `port ${port} is already in use; pick another with --port` : `cannot listen on ${host}:${port}: ${error.message}`;
