@@ -19,7 +19,7 @@ const ADAPTERS = '^src/receiver/(express|node|fetch|fastify|hono|koa|adapter|fet
 const LAYERS = {
   // The framework-free core, lowest first.
   kernel: {
-    path: '^src/(errors|configuration|ids|once|contained|timers|turn-queue|migrations|logger|json-logger|log-redaction|redacting-logger|parse-argument|signature|signature-scheme|web-signature|sha256|bytes|optional-package|runtime)[.]ts$',
+    path: '^src/(errors|configuration|options-check|ids|once|contained|timers|turn-queue|migrations|logger|json-logger|log-redaction|redacting-logger|parse-argument|signature|signature-scheme|web-signature|sha256|bytes|optional-package|runtime)[.]ts$',
     mayImport: [],
   },
   // The HTTP edge: the bounded body reader, headers as frameworks give them, the node/Fetch answer

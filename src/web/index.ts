@@ -26,7 +26,8 @@ export type { Inbox } from '../receiver/inbox.js';
 
 export { DEFAULT_TOLERANCE_SECONDS, SIGNATURE_HEADER, TIMESTAMP_HEADER, type HeaderValue, type RawPayload, type WebhookSecret } from '../signature-scheme.js';
 
-export { EVENT_TYPES, isEventType, type EventGroup, type EventPattern, type EventType } from '../events/catalog.js';
+export { EVENT_TYPES, isEventType, type EventPattern, type EventType } from '../events/event-types.js';
+export type { EventGroup } from '../events/catalog.js';
 export type { EventMap, EventObject, PreviousAttributes, WebhookEvent } from '../events/schemas.js';
 export { parseEvent } from '../events/parse.js';
 
