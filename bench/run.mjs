@@ -47,6 +47,10 @@ async function http() {
     'express bare': { server: 'express-bare.mjs', scheme: 'platform' },
     'express webhookHandler + sqliteStore': { server: 'express-webhook.mjs', scheme: 'platform' },
     'express @octokit/webhooks middleware': { server: 'express-octokit.mjs', scheme: 'github' },
+    'fastify bare': { server: 'fastify-bare.mjs', scheme: 'platform' },
+    'fastify fastifyWebhooks + sqliteStore': { server: 'fastify-webhook.mjs', scheme: 'platform' },
+    'hono bare (@hono/node-server)': { server: 'hono-bare.mjs', scheme: 'platform' },
+    'hono honoWebhooks + sqliteStore (@hono/node-server)': { server: 'hono-webhook.mjs', scheme: 'platform' },
     'node:http bare': { server: 'node-bare.mjs', scheme: 'platform' },
     'node:http nodeHandler + sqliteStore': { server: 'node-webhook.mjs', scheme: 'platform' },
     'express webhookHandler, inbox mode': { server: 'express-webhook-inbox.mjs', scheme: 'platform' },
@@ -55,7 +59,14 @@ async function http() {
     'node:http nodeHandler + postgresStore': { server: 'node-webhook-postgres.mjs', scheme: 'platform' },
   };
   // The configurations on SQLite, once per driver when --drivers names them.
-  const sqliteConfigs = ['express webhookHandler + sqliteStore', 'node:http nodeHandler + sqliteStore', 'express webhookHandler, inbox mode', 'node:http nodeHandler, inbox mode'];
+  const sqliteConfigs = [
+    'express webhookHandler + sqliteStore',
+    'fastify fastifyWebhooks + sqliteStore',
+    'hono honoWebhooks + sqliteStore (@hono/node-server)',
+    'node:http nodeHandler + sqliteStore',
+    'express webhookHandler, inbox mode',
+    'node:http nodeHandler, inbox mode',
+  ];
   for (const name of drivers ? sqliteConfigs : []) {
     for (const driver of drivers) configs[onDriver(name, driver)] = { ...configs[name], driver };
     delete configs[name];
@@ -94,6 +105,8 @@ async function http() {
   compare('express: webhookHandler inbox mode / @octokit/webhooks', sqlite('express webhookHandler, inbox mode'), samples['express @octokit/webhooks middleware'], 1.0);
   compare('node:http: nodeHandler inbox mode / bare node:http', sqlite('node:http nodeHandler, inbox mode'), samples['node:http bare'], 0.5);
   compare('express: webhookHandler / bare Express', sqlite('express webhookHandler + sqliteStore'), samples['express bare'], 0.7);
+  compare('fastify: fastifyWebhooks / bare Fastify', sqlite('fastify fastifyWebhooks + sqliteStore'), samples['fastify bare'], 0.7);
+  compare('hono: honoWebhooks / bare Hono (@hono/node-server)', sqlite('hono honoWebhooks + sqliteStore (@hono/node-server)'), samples['hono bare (@hono/node-server)'], 0.7);
   compare('express: webhookHandler / @octokit/webhooks', sqlite('express webhookHandler + sqliteStore'), samples['express @octokit/webhooks middleware'], 1.0);
   compare('node:http: nodeHandler / bare node:http', sqlite('node:http nodeHandler + sqliteStore'), samples['node:http bare'], 0.45);
   compare('node:http: nodeHandler, postgresStore / sqliteStore', samples['node:http nodeHandler + postgresStore'], sqlite('node:http nodeHandler + sqliteStore'), 0.5);
