@@ -171,24 +171,29 @@ describe('the zod-free option checks give the errors the zod schemas gave', () =
     }
   });
 
+  /** What an API call gave: ok, or its ConfigurationError's code, details and message (anything else fails the test). */
+  async function apiOutcome(call: () => Promise<unknown>): Promise<{ ok: true } | { ok: false; code: string; details: unknown; message: string }> {
+    try {
+      await call();
+      return { ok: true };
+    } catch (error) {
+      if (error instanceof ConfigurationError) return { ok: false, code: error.code, details: error.details, message: error.message };
+      throw error;
+    }
+  }
+
   it("the inbox API's filters", async () => {
     const receiver = createReceiver({ secret: 'whsec_a', store: memoryStore(), logger: false });
     try {
       for (const input of [{ status: 'pending' }, { status: 'x' }, { type: 5 }, { limit: 0 }, { limit: 10 }, { other: 1 }, null, 5]) {
         const expected = outcome(() => parseOptions(zodFilter, input, 'inbox.list'));
-        const actual = await receiver.inbox.list(input as never).then(
-          () => ({ ok: true }) as const,
-          (error: unknown) => (error instanceof ConfigurationError ? { ok: false as const, code: error.code, details: error.details, message: error.message } : Promise.reject(error)),
-        );
+        const actual = await apiOutcome(() => receiver.inbox.list(input as never));
         if (expected.ok) expect(actual.ok).toBe(true);
         else expect(actual).toEqual(expected);
       }
       for (const input of [{ status: 'done' }, { status: 'pending' }, {}, { status: 'dead', before: 'x' }, { status: 'dead', before: new Date(0) }, { status: 'dead', before: 5, other: 1 }]) {
         const expected = outcome(() => parseOptions(zodPurge, input, 'inbox.purge'));
-        const actual = await receiver.inbox.purge(input as never).then(
-          () => ({ ok: true }) as const,
-          (error: unknown) => (error instanceof ConfigurationError ? { ok: false as const, code: error.code, details: error.details, message: error.message } : Promise.reject(error)),
-        );
+        const actual = await apiOutcome(() => receiver.inbox.purge(input as never));
         if (expected.ok) expect(actual.ok).toBe(true);
         else expect(actual).toEqual(expected);
       }
