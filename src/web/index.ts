@@ -1,13 +1,15 @@
 /**
  * acct-webhook/web: the receiver for runtimes without Node's modules — Cloudflare Workers (with
- * or without nodejs_compat), the edge runtimes of Next.js and Vercel, Deno Deploy. The same
+ * or without nodejs_compat; plain or in a Hono app), the edge runtimes of Next.js and Vercel, Deno Deploy. The same
  * receiver as acct-webhook's, verifying with WebCrypto, with `store` required; nothing it loads
  * imports a Node.js module at run time (test/web/workerd.integration.test.ts). This file only re-exports.
  */
 
 export { fetchHandler } from './fetch.js';
 export { createReceiver } from './receiver.js';
+export { honoWebhooks } from './hono.js';
 export type { FetchWebhookHandler } from '../receiver/fetch-handler.js';
+export type { HonoRequestContext, HonoWebhookHandler } from '../receiver/hono-handler.js';
 export type { Receiver, ReceiveRequest } from '../receiver/receive.js';
 export { Webhooks, type EventForPattern, type WebhookErrorHandler, type WebhookEventHandler } from '../receiver/webhooks.js';
 export type { HandlerContext } from '../receiver/context.js';
