@@ -31,6 +31,7 @@ describe('the first start of several processes on a fresh schema', () => {
       { component: 'idempotency', version: 1 },
       { component: 'idempotency', version: 2 },
       { component: 'idempotency', version: 3 },
+      { component: 'idempotency', version: 4 },
     ]);
     const tables = await database.pool.query('SELECT tablename FROM pg_tables WHERE schemaname = $1 ORDER BY tablename', [schema]);
     expect(tables.rows.map((row: { tablename: string }) => row.tablename)).toEqual([
