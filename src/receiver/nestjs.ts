@@ -63,12 +63,12 @@ export type OnWebhookDecorator<P extends EventPattern> = <M extends WebhookEvent
  * class is defined. Several `@OnWebhook` on one method add up.
  *
  * @example
- * ＠Injectable()
+ * // A provider (Injectable) whose method `paid` carries OnWebhook('invoice.paid') as its decorator
+ * // (JSDoc cannot show an at-sign at the start of a line; docs/frameworks.md#nestjs shows it in place):
  * class Billing {
  *   constructor(private readonly invoices: InvoiceService) {}
- *   ＠OnWebhook('invoice.paid')
- *   async paid(event: WebhookEvent<'invoice.paid'>) {
- *     await this.invoices.markPaid(event.data.object.id);
+ *   paid(event: WebhookEvent<'invoice.paid'>) {
+ *     return this.invoices.markPaid(event.data.object.id);
  *   }
  * }
  */
@@ -97,11 +97,8 @@ export function OnWebhook<P extends EventPattern>(patterns: P | readonly P[]): O
  * app closes. Import it once per app.
  *
  * @example
- * ＠Module({
- *   imports: [AcctWebhookModule.forRoot({ path: '/webhooks', secret: process.env.WEBHOOK_SECRET! })],
- *   providers: [Billing],
- * })
- * class AppModule {}
+ * const webhooks = AcctWebhookModule.forRoot({ path: '/webhooks', secret: process.env.WEBHOOK_SECRET! });
+ * // the app's root module: Module({ imports: [webhooks], providers: [Billing] }) on class AppModule
  */
 export class AcctWebhookModule {
   /**
@@ -227,7 +224,7 @@ function lifecycle(receiver: Receiver, discovery: DiscoveryService, scanner: Met
           const patterns = reflector.get<EventPattern[] | undefined>(ON_WEBHOOK, method);
           if (patterns === undefined) continue;
           if (!wrapper.isDependencyTreeStatic() || wrapper.isTransient) {
-            throw new ConfigurationError({ option: 'OnWebhook', reason: `is on ${wrapper.name.toString()}.${name}, a request-scoped or transient provider: handlers need one instance (a default-scoped provider)` });
+            throw new ConfigurationError({ option: 'OnWebhook', reason: `is on ${String(wrapper.name as unknown)}.${name}, a request-scoped or transient provider: handlers need one instance (a default-scoped provider)` });
           }
           handlers.register(patterns, (event, context) => (method as (event: WebhookEvent, context: HandlerContext) => unknown).call(instance, event, context));
         }

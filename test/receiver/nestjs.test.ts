@@ -1,5 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { Inject, Injectable, Module, Scope, type DynamicModule, type INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
@@ -73,7 +75,7 @@ async function start(platform: Platform, webhooks: DynamicModule, providers: unk
   const app = await NestFactory.create(nestAppModule(webhooks, providers), adapter, { logger: false, abortOnError: false, rawBody: options.rawBody ?? false });
   apps.push(app);
   await app.listen(0, '127.0.0.1');
-  const address = app.getHttpServer().address() as { port: number };
+  const address = (app.getHttpServer() as Server).address() as AddressInfo;
   return { app, url: `http://127.0.0.1:${address.port}` };
 }
 
@@ -119,7 +121,7 @@ describe.each(['express', 'fastify'] as const)('AcctWebhookModule on %s', (platf
     const webhooks = AcctWebhookModule.forRootAsync({
       imports: [SettingsModule],
       inject: [SETTINGS],
-      useFactory: async (settings: { secret: string; path: string }) => ({ ...settings, store: memoryStore(), logger: false as const }),
+      useFactory: (settings: { secret: string; path: string }) => Promise.resolve({ ...settings, store: memoryStore(), logger: false as const }),
     });
     const { app, url } = await start(platform, webhooks, [Ledger, Billing]);
     const event = createTestEvent('invoice.paid');
