@@ -13,13 +13,13 @@
 /** Entry points: the files the package's `exports` map builds. */
 const ENTRIES = '^src/(index|internal)[.]ts$|^src/(dispatcher|sqlite|postgres|dashboard|sandbox|testing|catalog|web|fastify|hono|koa|nestjs)/index[.]ts$';
 /** The receiver's framework adapters (Express, node:http, the Fetch API, Fastify, Hono, Koa, NestJS) and what they share. */
-const ADAPTERS = '^src/receiver/(express|node|fetch|fastify|hono|koa|nestjs|adapter|fetch-handler)[.]ts$';
+const ADAPTERS = '^src/receiver/(express|node|fetch|fastify|hono|hono-handler|koa|nestjs|adapter|fetch-handler)[.]ts$';
 
 /** @type {Record<string, { path: string; pathNot?: string; mayImport: string[] }>} */
 const LAYERS = {
   // The framework-free core, lowest first.
   kernel: {
-    path: '^src/(errors|configuration|ids|once|contained|timers|turn-queue|migrations|logger|json-logger|log-redaction|redacting-logger|parse-argument|signature|signature-scheme|web-signature|sha256|bytes|optional-package|runtime)[.]ts$',
+    path: '^src/(errors|configuration|options-check|ids|once|contained|timers|turn-queue|migrations|logger|json-logger|log-redaction|redacting-logger|parse-argument|signature|signature-scheme|web-signature|sha256|bytes|optional-package|runtime)[.]ts$',
     mayImport: [],
   },
   // The HTTP edge: the bounded body reader, headers as frameworks give them, the node/Fetch answer

@@ -4,7 +4,10 @@
 // --only <http|verifier|parser|store|dispatcher|inbox|dashboard|cli|cold-start>[,...],
 // --baseline <dist directory>: the cold start of an older build (`git archive <commit>`, built) measured beside this one,
 // --drivers better-sqlite3,node:sqlite: the store and HTTP measurements on SQLite once per driver,
-// side by side (named after it), each driver against the first (the store's other checks use it).
+// side by side (named after it), each driver against the first (the store's other checks use it),
+// --configs express,fastify,hono: only the HTTP configurations whose name starts with one of these
+// (and the targets between them), --pool <n>: signed requests pre-generated per load run (a loaded
+// machine answers far fewer than the default 200 000 in a run, and generating them takes minutes).
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
@@ -16,7 +19,15 @@ import { ratio, summarize } from './lib/stats.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const { values } = parseArgs({
-  options: { smoke: { type: 'boolean', default: false }, out: { type: 'string' }, only: { type: 'string' }, drivers: { type: 'string' }, baseline: { type: 'string' } },
+  options: {
+    smoke: { type: 'boolean', default: false },
+    out: { type: 'string' },
+    only: { type: 'string' },
+    drivers: { type: 'string' },
+    baseline: { type: 'string' },
+    configs: { type: 'string' },
+    pool: { type: 'string' },
+  },
 });
 /** The SQLite drivers to measure side by side; without --drivers, the package's automatic choice, unnamed. */
 const drivers = values.drivers ? values.drivers.split(',') : undefined;
@@ -28,7 +39,10 @@ const smoke = values.smoke;
 const settings = smoke
   ? { rounds: 1, httpSeconds: 1, pool: 5_000, microMs: 60, connections: 20, deliveries: 500, pending: [100, 1_000], cliRuns: 2, dashboardAttempts: 2_000, dashboardEvents: 2_000, coldStarts: 2 }
   : { rounds: 3, httpSeconds: 5, pool: 200_000, microMs: 1_000, connections: 50, deliveries: 10_000, pending: [1_000, 100_000], cliRuns: 10, dashboardAttempts: 100_000, dashboardEvents: 100_000, coldStarts: 20 };
+if (values.pool !== undefined) settings.pool = Number(values.pool);
 const only = values.only ? new Set(values.only.split(',')) : undefined;
+/** The HTTP configurations to run, by the start of their names; all without --configs. */
+const configPrefixes = values.configs?.split(',');
 const wanted = (group) => !only || only.has(group);
 
 /** Registrations that accept connections and never answer, beside the healthy one. */
@@ -38,6 +52,8 @@ const ratios = [];
 const checks = [];
 const record = (group, name, unit, samples) => results.push({ group, name, unit, ...summarize(samples) });
 const compare = (name, numerator, denominator, target) => {
+  // A configuration left out with --configs: its targets are left out with it.
+  if (numerator === undefined || denominator === undefined) return;
   const value = ratio(numerator, denominator);
   ratios.push({ name, target: `≥ ${target}`, met: value.median >= target, ...value });
 };
@@ -47,6 +63,10 @@ async function http() {
     'express bare': { server: 'express-bare.mjs', scheme: 'platform' },
     'express webhookHandler + sqliteStore': { server: 'express-webhook.mjs', scheme: 'platform' },
     'express @octokit/webhooks middleware': { server: 'express-octokit.mjs', scheme: 'github' },
+    'fastify bare': { server: 'fastify-bare.mjs', scheme: 'platform' },
+    'fastify fastifyWebhooks + sqliteStore': { server: 'fastify-webhook.mjs', scheme: 'platform' },
+    'hono bare (@hono/node-server)': { server: 'hono-bare.mjs', scheme: 'platform' },
+    'hono honoWebhooks + sqliteStore (@hono/node-server)': { server: 'hono-webhook.mjs', scheme: 'platform' },
     'node:http bare': { server: 'node-bare.mjs', scheme: 'platform' },
     'node:http nodeHandler + sqliteStore': { server: 'node-webhook.mjs', scheme: 'platform' },
     'express webhookHandler, inbox mode': { server: 'express-webhook-inbox.mjs', scheme: 'platform' },
@@ -55,10 +75,20 @@ async function http() {
     'node:http nodeHandler + postgresStore': { server: 'node-webhook-postgres.mjs', scheme: 'platform' },
   };
   // The configurations on SQLite, once per driver when --drivers names them.
-  const sqliteConfigs = ['express webhookHandler + sqliteStore', 'node:http nodeHandler + sqliteStore', 'express webhookHandler, inbox mode', 'node:http nodeHandler, inbox mode'];
+  const sqliteConfigs = [
+    'express webhookHandler + sqliteStore',
+    'fastify fastifyWebhooks + sqliteStore',
+    'hono honoWebhooks + sqliteStore (@hono/node-server)',
+    'node:http nodeHandler + sqliteStore',
+    'express webhookHandler, inbox mode',
+    'node:http nodeHandler, inbox mode',
+  ];
   for (const name of drivers ? sqliteConfigs : []) {
     for (const driver of drivers) configs[onDriver(name, driver)] = { ...configs[name], driver };
     delete configs[name];
+  }
+  for (const name of Object.keys(configs)) {
+    if (configPrefixes && !configPrefixes.some((prefix) => name.startsWith(prefix))) delete configs[name];
   }
   const samples = Object.fromEntries(Object.keys(configs).map((name) => [name, []]));
   const p99 = Object.fromEntries(Object.keys(configs).map((name) => [name, []]));
@@ -88,12 +118,16 @@ async function http() {
   }
   for (const [name, list] of Object.entries(samples)) record('http', name, 'req/s', list);
   for (const inbox of ['express webhookHandler, inbox mode', 'node:http nodeHandler, inbox mode']) {
-    for (const driver of drivers ?? [undefined]) record('http', `${onDriver(inbox, driver)}: p99 acknowledge latency`, 'ms', p99[onDriver(inbox, driver)]);
+    for (const driver of drivers ?? [undefined]) {
+      if (p99[onDriver(inbox, driver)]) record('http', `${onDriver(inbox, driver)}: p99 acknowledge latency`, 'ms', p99[onDriver(inbox, driver)]);
+    }
   }
   const sqlite = (name) => samples[onDriver(name)];
   compare('express: webhookHandler inbox mode / @octokit/webhooks', sqlite('express webhookHandler, inbox mode'), samples['express @octokit/webhooks middleware'], 1.0);
   compare('node:http: nodeHandler inbox mode / bare node:http', sqlite('node:http nodeHandler, inbox mode'), samples['node:http bare'], 0.5);
   compare('express: webhookHandler / bare Express', sqlite('express webhookHandler + sqliteStore'), samples['express bare'], 0.7);
+  compare('fastify: fastifyWebhooks / bare Fastify', sqlite('fastify fastifyWebhooks + sqliteStore'), samples['fastify bare'], 0.7);
+  compare('hono: honoWebhooks / bare Hono (@hono/node-server)', sqlite('hono honoWebhooks + sqliteStore (@hono/node-server)'), samples['hono bare (@hono/node-server)'], 0.7);
   compare('express: webhookHandler / @octokit/webhooks', sqlite('express webhookHandler + sqliteStore'), samples['express @octokit/webhooks middleware'], 1.0);
   compare('node:http: nodeHandler / bare node:http', sqlite('node:http nodeHandler + sqliteStore'), samples['node:http bare'], 0.45);
   compare('node:http: nodeHandler, postgresStore / sqliteStore', samples['node:http nodeHandler + postgresStore'], sqlite('node:http nodeHandler + sqliteStore'), 0.5);

@@ -1,5 +1,4 @@
-import { z } from 'zod';
-import { parseOptions } from '../configuration.js';
+import { checkOptions, strictObject } from '../options-check.js';
 import { newId } from '../ids.js';
 import { retentionShape } from '../ports/store-options.js';
 import { memoryInbox, memoryVersions } from './inbox.js';
@@ -17,7 +16,7 @@ import {
   type StoreOptions,
 } from '../ports/idempotency-store.js';
 
-const memoryStoreOptions = z.strictObject(retentionShape);
+const memoryStoreOptions = strictObject(retentionShape);
 
 interface Entry {
   state: 'processing' | 'completed';
@@ -38,7 +37,7 @@ interface Entry {
  * app.use(webhookHandler({ secret, store: memoryStore() }));
  */
 export function memoryStore(options: StoreOptions = {}): IdempotencyStore {
-  const retentionMs = parseOptions(memoryStoreOptions, options, 'memoryStore').retentionMs ?? DEFAULT_RETENTION_MS;
+  const retentionMs = checkOptions(memoryStoreOptions, options, 'memoryStore').retentionMs ?? DEFAULT_RETENTION_MS;
   const entries = new Map<string, Entry>();
   const versions = memoryVersions();
   const inbox = memoryInbox(versions, (eventId) => entries.has(eventId));

@@ -7,9 +7,10 @@ import { z } from 'zod';
 import { parseOptions } from '../configuration.js';
 import { onceSucceeded } from '../once.js';
 import { parseArgument } from '../parse-argument.js';
-import { retentionShape } from '../ports/store-options.js';
+import { RETENTION_RULE } from '../ports/store-options.js';
 import {
   DEFAULT_RETENTION_MS,
+  MIN_RETENTION_MS,
   PRUNE_INTERVAL_MS,
   type ClaimOptions,
   type ClaimResult,
@@ -32,6 +33,11 @@ import { encodeNullableText, encodeText } from './text-codec.js';
 
 /** The options of {@link postgresStore}: retention, and the connection's. */
 export interface PostgresStoreOptions extends StoreOptions, PostgresConnectionOptions {}
+
+/** The stores' retention option (src/ports/store-options.ts, zod-free there) as a zod shape, for the PostgreSQL options. */
+const retentionShape = {
+  retentionMs: z.number({ error: RETENTION_RULE }).min(MIN_RETENTION_MS, { error: RETENTION_RULE }).max(Number.MAX_SAFE_INTEGER, { error: RETENTION_RULE }).optional(),
+};
 
 /**
  * The idempotency store on PostgreSQL, for several receiver processes or machines sharing what

@@ -1,5 +1,4 @@
-import { z } from 'zod';
-import { numberIn } from '../configuration.js';
+import { list, numberIn, optional, strictObject, union, boolean, type Check } from '../options-check.js';
 import { ConfigurationError } from '../errors.js';
 import { MAX_TIMER_MS } from '../timers.js';
 
@@ -43,19 +42,17 @@ export const DEFAULT_INBOX_CLOSE_TIMEOUT_MS = 10_000;
 /** Inbox settings after defaults; internal. */
 export type InboxSettings = Required<{ [K in keyof InboxOptions]: NonNullable<InboxOptions[K]> }>;
 
-export const inboxShape = z.union(
-  [
-    z.boolean(),
-    z.strictObject({
-      concurrency: numberIn(1, 10_000, { integer: true }).optional(),
-      handlerTimeoutMs: numberIn(1, MAX_TIMER_MS, { integer: true }).optional(),
-      leaseMs: numberIn(1, Number.MAX_SAFE_INTEGER).optional(),
-      retryDelaysMs: z.array(numberIn(0, MAX_TIMER_MS, { integer: true }), { error: 'must be an array of waits in milliseconds' }).readonly().optional(),
-      pollIntervalMs: numberIn(1, MAX_TIMER_MS).optional(),
-      closeTimeoutMs: numberIn(0, MAX_TIMER_MS).optional(),
-    }),
-  ],
-  { error: 'must be true, false or the inbox options' },
+export const inboxShape: Check<boolean | InboxOptions> = union(
+  boolean('must be true, false or the inbox options'),
+  strictObject({
+    concurrency: optional(numberIn(1, 10_000, { integer: true })),
+    handlerTimeoutMs: optional(numberIn(1, MAX_TIMER_MS, { integer: true })),
+    leaseMs: optional(numberIn(1, Number.MAX_SAFE_INTEGER)),
+    retryDelaysMs: optional(list(numberIn(0, MAX_TIMER_MS, { integer: true }), 'must be an array of waits in milliseconds')),
+    pollIntervalMs: optional(numberIn(1, MAX_TIMER_MS)),
+    closeTimeoutMs: optional(numberIn(0, MAX_TIMER_MS)),
+  }),
+  'must be true, false or the inbox options',
 );
 
 /** Fills in the defaults; refuses a lease that cannot outlast the handler budget. */

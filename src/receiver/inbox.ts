@@ -1,5 +1,4 @@
-import { z } from 'zod';
-import { numberIn, parseOptions } from '../configuration.js';
+import { checkOptions, dateOrNumber, numberIn, oneOf, optional, strictObject, string } from '../options-check.js';
 import { ConfigurationError } from '../errors.js';
 import { INBOX_STATUSES, type InboxEvent, type InboxFilter, type InboxPurge, type InboxStats, type InboxStore } from '../ports/inbox.js';
 import type { IdempotencyStore } from '../ports/idempotency-store.js';
@@ -43,16 +42,16 @@ export interface Inbox {
   drain(options?: { timeoutMs?: number }): Promise<void>;
 }
 
-const filterSchema = z.strictObject({
-  status: z.enum(INBOX_STATUSES as [string, ...string[]], { error: `must be one of ${INBOX_STATUSES.join(', ')}` }).optional(),
-  type: z.string({ error: 'must be an event type' }).optional(),
-  limit: numberIn(1, 10_000, { integer: true }).optional(),
+const filterSchema = strictObject({
+  status: optional(oneOf(INBOX_STATUSES, `must be one of ${INBOX_STATUSES.join(', ')}`)),
+  type: optional(string('must be an event type')),
+  limit: optional(numberIn(1, 10_000, { integer: true })),
 });
-const purgeSchema = z.strictObject({
-  status: z.enum(['done', 'dead'], { error: "must be 'done' or 'dead': pending and running events cannot be purged" }),
-  before: z.union([z.date(), z.number()], { error: 'must be a Date or ms since the epoch' }).optional(),
+const purgeSchema = strictObject({
+  status: oneOf(['done', 'dead'], "must be 'done' or 'dead': pending and running events cannot be purged"),
+  before: optional(dateOrNumber('must be a Date or ms since the epoch')),
 });
-const drainSchema = z.strictObject({ timeoutMs: numberIn(1, MAX_TIMER_MS).optional() });
+const drainSchema = strictObject({ timeoutMs: optional(numberIn(1, MAX_TIMER_MS)) });
 
 /** The inbox API over a store's inbox; `worker` is there in inbox mode. */
 export function inboxApi(store: IdempotencyStore, clock: () => number, worker: InboxWorker | undefined): Inbox {
@@ -61,7 +60,7 @@ export function inboxApi(store: IdempotencyStore, clock: () => number, worker: I
     return store.inbox;
   };
   return {
-    list: async (filter = {}) => inbox().list(parseOptions(filterSchema, filter, 'inbox.list') as InboxFilter),
+    list: async (filter = {}) => inbox().list(checkOptions(filterSchema, filter, 'inbox.list') as InboxFilter),
     get: async (eventId) => inbox().get(eventId),
     async retry(eventId) {
       const retried = await inbox().retry(eventId, clock());
@@ -77,13 +76,13 @@ export function inboxApi(store: IdempotencyStore, clock: () => number, worker: I
       });
     },
     async purge(options) {
-      const { status, before } = parseOptions(purgeSchema, options, 'inbox.purge');
+      const { status, before } = checkOptions(purgeSchema, options, 'inbox.purge');
       const until = before === undefined ? clock() : before instanceof Date ? before.getTime() : before;
       return inbox().purge(status, until);
     },
     stats: async () => inbox().stats(clock()),
     async drain(options = {}) {
-      const { timeoutMs = DEFAULT_DRAIN_TIMEOUT_MS } = parseOptions(drainSchema, options, 'inbox.drain');
+      const { timeoutMs = DEFAULT_DRAIN_TIMEOUT_MS } = checkOptions(drainSchema, options, 'inbox.drain');
       if (!worker) throw new ReceiverError('INBOX_CLOSED', 'This receiver is not in inbox mode; nothing runs the inbox');
       await worker.drain(timeoutMs);
     },

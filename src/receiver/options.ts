@@ -1,5 +1,4 @@
-import { z } from 'zod';
-import { callable, instanceOf, numberIn, parseOptions } from '../configuration.js';
+import { boolean, callable, checkOptions, custom, instanceOf, list, literal, numberIn, oneOf, optional, strictObject, string, union } from '../options-check.js';
 import { ConfigurationError } from '../errors.js';
 import { isLogger, resolveLogger, type Logger, type LoggerOption } from '../logger.js';
 import { DEFAULT_TOLERANCE_SECONDS, type HmacEngine, type HmacKeys, type WebhookSecret } from '../signature-scheme.js';
@@ -143,40 +142,42 @@ export interface BodyOptions {
   bodyTimeoutMs: number;
 }
 
-const nonEmptySecret = z.string({ error: 'must be the whsec_… secret (a non-empty string)' }).min(1, { error: 'must not be empty' });
+const nonEmptySecret = string('must be the whsec_… secret (a non-empty string)', { minLength: [1, 'must not be empty'] });
 
 const receiverShape = {
-  secret: z.union([nonEmptySecret, z.array(nonEmptySecret).min(1, { error: 'must not be an empty list' }).readonly()], {
-    error: 'must be the whsec_… secret or a non-empty list of them',
-  }),
-  handlers: instanceOf(Webhooks, 'a Webhooks instance: new Webhooks().on(…)').optional(),
-  store: z.custom<IdempotencyStore>(isStore, { error: 'must be a store from sqliteStore(), memoryStore() or postgresStore()' }).optional(),
-  database: z.string({ error: 'must be a SQLite file path' }).trim().min(1, { error: 'must be a SQLite file path' }).optional(),
-  toleranceSeconds: numberIn(0, Number.MAX_SAFE_INTEGER).optional(),
-  handlerTimeoutMs: numberIn(1, MAX_TIMER_MS, { integer: true }).optional(),
-  logger: z.union([z.literal(false), z.custom<Logger>(isLogger)], { error: 'must be a logger (pino, or debug/info/warn/error/child) or false' }).optional(),
-  onOutcome: callable<(outcome: ReceiveOutcome) => void>('(outcome) => void').optional(),
-  legacySignature: z.boolean({ error: 'must be true or false' }).optional(),
-  onUnknownEvent: z.enum(['acknowledge', 'reject'], { error: "must be 'acknowledge' or 'reject'" }).optional(),
-  clock: callable<() => number>('returning milliseconds since the epoch').optional(),
-  inbox: inboxShape.optional(),
-  ordering: orderingShape.optional(),
-  metrics: z.strictObject({ meter: z.custom<MetricsOptions['meter']>(isMeter, { error: 'must be an OpenTelemetry Meter' }) }, { error: 'must be { meter }' }).optional(),
+  secret: union(nonEmptySecret, list(nonEmptySecret, 'must be the whsec_… secret or a non-empty list of them', [1, 'must not be an empty list']), 'must be the whsec_… secret or a non-empty list of them'),
+  handlers: optional(instanceOf(Webhooks, 'a Webhooks instance: new Webhooks().on(…)')),
+  store: optional(custom<IdempotencyStore>(isStore, 'must be a store from sqliteStore(), memoryStore() or postgresStore()')),
+  database: optional(string('must be a SQLite file path', { trim: true, minLength: [1, 'must be a SQLite file path'] })),
+  toleranceSeconds: optional(numberIn(0, Number.MAX_SAFE_INTEGER)),
+  handlerTimeoutMs: optional(numberIn(1, MAX_TIMER_MS, { integer: true })),
+  logger: optional(union(literal(false, 'must be false'), custom<Logger>(isLogger), 'must be a logger (pino, or debug/info/warn/error/child) or false')),
+  onOutcome: optional(callable<(outcome: ReceiveOutcome) => void>('(outcome) => void')),
+  legacySignature: optional(boolean('must be true or false')),
+  onUnknownEvent: optional(oneOf(['acknowledge', 'reject'], "must be 'acknowledge' or 'reject'")),
+  clock: optional(callable<() => number>('returning milliseconds since the epoch')),
+  inbox: optional(inboxShape),
+  ordering: optional(orderingShape),
+  metrics: optional(strictObject({ meter: custom<MetricsOptions['meter']>(isMeter, 'must be an OpenTelemetry Meter') }, { message: 'must be { meter }' })),
 };
 
 const bodyShape = {
-  path: z.string({ error: 'must be a path starting with "/"' }).startsWith('/', { error: 'must start with "/"' }).optional(),
-  maxBodyBytes: numberIn(1, Number.MAX_SAFE_INTEGER, { integer: true }).optional(),
-  bodyTimeoutMs: numberIn(1, MAX_TIMER_MS).optional(),
+  path: optional(string('must be a path starting with "/"', { prefix: ['/', 'must start with "/"'] })),
+  maxBodyBytes: optional(numberIn(1, Number.MAX_SAFE_INTEGER, { integer: true })),
+  bodyTimeoutMs: optional(numberIn(1, MAX_TIMER_MS)),
 };
 
-const oneStore = (options: { store?: unknown; database?: unknown }) => options.store === undefined || options.database === undefined;
-const ONE_STORE = { error: 'give store or database, not both', path: ['database'] };
+const ONE_STORE = {
+  accepts: (options: { store?: unknown; database?: unknown }) => options.store === undefined || options.database === undefined,
+  path: 'database',
+  message: 'give store or database, not both',
+};
 
-const receiverSchema = z.strictObject(receiverShape).refine(oneStore, ONE_STORE);
-const handlerSchema = z.strictObject({ ...receiverShape, ...bodyShape }).refine(oneStore, ONE_STORE);
+const receiverSchema = strictObject(receiverShape, { refine: ONE_STORE });
+/** The adapters' options check; exported for test/options-check.test.ts. */
+export const handlerOptionsCheck = strictObject({ ...receiverShape, ...bodyShape }, { refine: ONE_STORE });
 
-type ParsedReceiverOptions = z.output<typeof receiverSchema>;
+type ParsedReceiverOptions = ReturnType<typeof receiverSchema>;
 
 /**
  * Opens the store of a receiver given none (`database` is its option, when given). The entry
@@ -196,7 +197,7 @@ export interface ReceiverPlatform {
 
 /** Accepts `secret`, `[secret, previous]` or the options; checks them all when the factory runs. */
 export function resolveReceiverOptions(input: WebhookSecret | ReceiverOptions, subject: string, platform: ReceiverPlatform): ResolvedReceiverOptions {
-  return withDefaults(parseOptions(receiverSchema, asOptions(input), subject), platform);
+  return withDefaults(checkOptions(receiverSchema, asOptions(input), subject), platform);
 }
 
 /** The adapters' options: the receiver's, and how to read the body. */
@@ -205,7 +206,7 @@ export function resolveHandlerOptions(
   subject: string,
   platform: ReceiverPlatform,
 ): { receiver: ResolvedReceiverOptions; body: BodyOptions } {
-  const { path, maxBodyBytes, bodyTimeoutMs, ...receiver } = parseOptions(handlerSchema, asOptions(input), subject);
+  const { path, maxBodyBytes, bodyTimeoutMs, ...receiver } = checkOptions(handlerOptionsCheck, asOptions(input), subject);
   const body = {
     path: normalizePath(path ?? DEFAULT_PATH),
     maxBodyBytes: maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,

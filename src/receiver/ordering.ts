@@ -1,5 +1,4 @@
-import { z } from 'zod';
-import { callable } from '../configuration.js';
+import { boolean, callable, oneOf, optional, strictObject, union, type Check } from '../options-check.js';
 import { eventTypeInfo } from '../events/event-types.js';
 import type { WebhookEvent } from '../events/schemas.js';
 import { compareVersions, type ObjectVersion } from '../ports/versions.js';
@@ -33,15 +32,13 @@ export interface OrderingOptions {
 /** @default 'skip': a later event's `data.object` is a newer snapshot of the same object. */
 export const DEFAULT_ON_STALE = 'skip';
 
-export const orderingShape = z.union(
-  [
-    z.boolean(),
-    z.strictObject({
-      key: callable<(event: WebhookEvent) => string | null>('(event) => string | null').optional(),
-      onStale: z.enum(['skip', 'run'], { error: "must be 'skip' or 'run'" }).optional(),
-    }),
-  ],
-  { error: "must be true, false or { key?, onStale? }" },
+export const orderingShape: Check<boolean | OrderingOptions> = union(
+  boolean('must be true, false or { key?, onStale? }'),
+  strictObject({
+    key: optional(callable<(event: WebhookEvent) => string | null>('(event) => string | null')),
+    onStale: optional(oneOf(['skip', 'run'], "must be 'skip' or 'run'")),
+  }),
+  'must be true, false or { key?, onStale? }',
 );
 
 /** The guard in effect; internal. */

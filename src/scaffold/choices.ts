@@ -11,6 +11,8 @@ export type Store = keyof typeof STORES;
 
 export const ADAPTERS = {
   express: { label: 'Express', hint: 'app.use(webhookHandler(…)) in an Express app' },
+  fastify: { label: 'Fastify', hint: 'app.register(fastifyWebhooks, …) from acct-webhook/fastify' },
+  hono: { label: 'Hono', hint: "app.post(path, honoWebhooks(…)) from acct-webhook/hono, on @hono/node-server" },
   node: { label: 'node:http', hint: 'nodeHandler, no web framework' },
   fetch: { label: 'Fetch API', hint: 'fetchHandler, (Request) => Response, served by node:http' },
 } as const;

@@ -27,6 +27,9 @@ export const GENERATOR_DATA_FILE = 'dist/generator.json';
 export const PROJECT_PACKAGES = [
   'pino',
   'express',
+  'fastify',
+  'hono',
+  '@hono/node-server',
   'better-sqlite3',
   'pg',
   'tsx',

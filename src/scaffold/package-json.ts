@@ -1,9 +1,19 @@
 import { acctWebhookDependency } from './acct-webhook-dependency.js';
+import type { Adapter } from './choices.js';
 import type { ProjectPackage } from './generator-data.js';
 import { PACKAGE_NAME, type GeneratorPackage } from './generator-package.js';
 import type { ProjectOptions } from './project-options.js';
 
 type Dependencies = Record<string, string>;
+
+/** The web framework each adapter's `src/app.ts` imports (node and fetch need none). */
+const ADAPTER_PACKAGES: Record<Adapter, readonly ProjectPackage[]> = {
+  express: ['express'],
+  fastify: ['fastify'],
+  hono: ['hono', '@hono/node-server'],
+  node: [],
+  fetch: [],
+};
 
 /** The generated project's package.json. */
 export function projectPackageJson(options: ProjectOptions, generator: GeneratorPackage): Record<string, unknown> {
@@ -27,7 +37,7 @@ export function projectPackageJson(options: ProjectOptions, generator: Generator
 }
 
 /**
- * acct-webhook, then what the project imports itself (pino, Express) and what its store needs:
+ * acct-webhook, then what the project imports itself (pino, its web framework) and what its store needs:
  * tsx runs the TypeScript sources (`npm start`, `npm run dev`). better-sqlite3 is listed for the
  * SQLite store although acct-webhook brings it as an optional dependency: an optional package
  * whose native build fails is left out silently and the store fails at start, while a direct
@@ -37,7 +47,7 @@ function runtimeDependencies(options: ProjectOptions, generator: GeneratorPackag
   const names: ProjectPackage[] = [
     'pino',
     'tsx',
-    ...(options.adapter === 'express' ? (['express'] as const) : []),
+    ...ADAPTER_PACKAGES[options.adapter],
     ...(options.store === 'sqlite' ? (['better-sqlite3'] as const) : []),
     ...(options.store === 'postgres' ? (['pg'] as const) : []),
   ];

@@ -49,6 +49,8 @@ const STORE_README: Record<Store, string> = {
 /** Files only some adapters have, for the README's table. */
 const ADAPTER_FILES: Record<Adapter, string> = {
   express: '',
+  fastify: '',
+  hono: '',
   node: '',
   fetch: '| `src/fetch-bridge.ts` | serves the Fetch-API handler from node:http, without another dependency |',
 };

@@ -1,5 +1,4 @@
-import { z } from 'zod';
-import { numberIn } from '../configuration.js';
+import { custom, numberIn, oneOf, optional } from '../options-check.js';
 import { ConfigurationError } from '../errors.js';
 import type { SqliteDatabase } from '../ports/sqlite-database.js';
 import { givenConnection, openSqliteFile, SQLITE_DRIVERS, type SqliteConnection, type SqliteDriver } from './driver.js';
@@ -30,17 +29,18 @@ export interface SqliteConnectionOptions {
   driver?: SqliteDriver;
 }
 
-/** The zod shape of {@link SqliteConnectionOptions}, for the factories' option schemas. */
+/** The shape of {@link SqliteConnectionOptions}, for the factories' option checks. */
 export const sqliteConnectionShape = {
-  synchronous: z.enum(['NORMAL', 'FULL'], { error: "must be 'NORMAL' or 'FULL'" }).optional(),
-  busyTimeoutMs: numberIn(0, MAX_TIMER_MS, { integer: true }).optional(),
-  driver: z.enum(SQLITE_DRIVERS, { error: `must be ${SQLITE_DRIVERS.map((name) => `'${name}'`).join(' or ')}` }).optional(),
+  synchronous: optional(oneOf(['NORMAL', 'FULL'], "must be 'NORMAL' or 'FULL'")),
+  busyTimeoutMs: optional(numberIn(0, MAX_TIMER_MS, { integer: true })),
+  driver: optional(oneOf(SQLITE_DRIVERS, `must be ${SQLITE_DRIVERS.map((name) => `'${name}'`).join(' or ')}`)),
 };
 
 /** The first argument of a SQLite factory: a file name, or a better-sqlite3 Database the application opened. */
-export const sqliteTarget = z.custom<string | SqliteDatabase>((value) => (typeof value === 'string' ? value.trim() !== '' : isConnection(value)), {
-  error: 'must be a file name or an open better-sqlite3 Database',
-});
+export const sqliteTarget = custom<string | SqliteDatabase>(
+  (value) => (typeof value === 'string' ? value.trim() !== '' : isConnection(value)),
+  'must be a file name or an open better-sqlite3 Database',
+);
 
 export interface OpenedConnection {
   db: SqliteConnection;

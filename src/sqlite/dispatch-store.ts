@@ -1,10 +1,8 @@
 import { businessOf, type BusinessErasure } from '../ports/retention.js';
 import { sqliteDispatchRetention } from './dispatch-retention.js';
-import { z } from 'zod';
 import { offerDispatchReads } from '../ports/dispatch-reads.js';
 import { sqliteDispatchReads } from './dispatch-reads.js';
-import { parseOptions } from '../configuration.js';
-import { parseArgument } from '../parse-argument.js';
+import { checkArgument, checkOptions, strictObject } from '../options-check.js';
 import type { DeliveryStatus } from '../ports/dispatch-statuses.js';
 import type {
   AttemptQuery,
@@ -42,7 +40,7 @@ import { migrate } from './migrations.js';
 /** The options of {@link sqliteDispatchStore}: the connection's (durability, lock waiting). */
 export type SqliteDispatchStoreOptions = SqliteConnectionOptions;
 
-const sqliteDispatchStoreOptions = z.strictObject(sqliteConnectionShape);
+const sqliteDispatchStoreOptions = strictObject(sqliteConnectionShape);
 
 /**
  * The dispatcher's store in one SQLite file (WAL): registrations, events, the schedule (a partial
@@ -58,8 +56,8 @@ const sqliteDispatchStoreOptions = z.strictObject(sqliteConnectionShape);
  * const dispatcher = new Dispatcher({ store: sqliteDispatchStore('./data/dispatch.db', { synchronous: 'FULL' }) });
  */
 export function sqliteDispatchStore(database: string | SqliteDatabase, options: SqliteDispatchStoreOptions = {}): DispatchStore {
-  parseArgument(sqliteTarget, 'database', database, 'sqliteDispatchStore');
-  const valid = parseOptions(sqliteDispatchStoreOptions, options, 'sqliteDispatchStore');
+  checkArgument(sqliteTarget, 'database', database, 'sqliteDispatchStore');
+  const valid = checkOptions(sqliteDispatchStoreOptions, options, 'sqliteDispatchStore');
   const { db, owned } = openConnection(database, { ...valid, foreignKeys: true });
   migrate(db, DISPATCH_MIGRATIONS);
   return offerDispatchReads(new SqliteDispatchStore(db, owned), sqliteDispatchReads(db));

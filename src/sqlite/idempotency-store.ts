@@ -3,9 +3,7 @@ import { offerReceivedReads } from '../ports/received-reads.js';
 import { sqliteReceivedReads } from './received-reads.js';
 import { sqliteEventRecords } from './event-records.js';
 import { randomUUID } from 'node:crypto';
-import { z } from 'zod';
-import { parseOptions } from '../configuration.js';
-import { parseArgument } from '../parse-argument.js';
+import { checkArgument, checkOptions, strictObject } from '../options-check.js';
 import { retentionShape } from '../ports/store-options.js';
 import {
   DEFAULT_RETENTION_MS,
@@ -32,7 +30,7 @@ export { DEFAULT_STORE_FILE } from './defaults.js';
 /** The options of {@link sqliteStore}: retention, durability, lock waiting. */
 export interface SqliteStoreOptions extends StoreOptions, SqliteConnectionOptions {}
 
-const sqliteStoreOptions = z.strictObject({ ...retentionShape, ...sqliteConnectionShape });
+const sqliteStoreOptions = strictObject({ ...retentionShape, ...sqliteConnectionShape });
 
 /**
  * The default idempotency store: one SQLite file (WAL), safe for several processes on one
@@ -51,8 +49,8 @@ const sqliteStoreOptions = z.strictObject({ ...retentionShape, ...sqliteConnecti
  * app.use(webhookHandler({ secret, store: sqliteStore('./data/webhook-events.db') }));
  */
 export function sqliteStore(database: string | SqliteDatabase, options: SqliteStoreOptions = {}): IdempotencyStore {
-  parseArgument(sqliteTarget, 'database', database, 'sqliteStore');
-  const valid = parseOptions(sqliteStoreOptions, options, 'sqliteStore');
+  checkArgument(sqliteTarget, 'database', database, 'sqliteStore');
+  const valid = checkOptions(sqliteStoreOptions, options, 'sqliteStore');
   const retentionMs = valid.retentionMs ?? DEFAULT_RETENTION_MS;
   const { db, owned, driver } = openConnection(database, valid);
   migrate(db, STORE_MIGRATIONS);

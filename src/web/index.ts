@@ -1,13 +1,15 @@
 /**
  * acct-webhook/web: the receiver for runtimes without Node's modules — Cloudflare Workers (with
- * or without nodejs_compat), the edge runtimes of Next.js and Vercel, Deno Deploy. The same
+ * or without nodejs_compat; plain or in a Hono app), the edge runtimes of Next.js and Vercel, Deno Deploy. The same
  * receiver as acct-webhook's, verifying with WebCrypto, with `store` required; nothing it loads
  * imports a Node.js module at run time (test/web/workerd.integration.test.ts). This file only re-exports.
  */
 
 export { fetchHandler } from './fetch.js';
 export { createReceiver } from './receiver.js';
+export { honoWebhooks } from './hono.js';
 export type { FetchWebhookHandler } from '../receiver/fetch-handler.js';
+export type { HonoRequestContext, HonoWebhookHandler } from '../receiver/hono-handler.js';
 export type { Receiver, ReceiveRequest } from '../receiver/receive.js';
 export { Webhooks, type EventForPattern, type WebhookErrorHandler, type WebhookEventHandler } from '../receiver/webhooks.js';
 export type { HandlerContext } from '../receiver/context.js';
@@ -26,7 +28,8 @@ export type { Inbox } from '../receiver/inbox.js';
 
 export { DEFAULT_TOLERANCE_SECONDS, SIGNATURE_HEADER, TIMESTAMP_HEADER, type HeaderValue, type RawPayload, type WebhookSecret } from '../signature-scheme.js';
 
-export { EVENT_TYPES, isEventType, type EventGroup, type EventPattern, type EventType } from '../events/catalog.js';
+export { EVENT_TYPES, isEventType, type EventPattern, type EventType } from '../events/event-types.js';
+export type { EventGroup } from '../events/catalog.js';
 export type { EventMap, EventObject, PreviousAttributes, WebhookEvent } from '../events/schemas.js';
 export { parseEvent } from '../events/parse.js';
 

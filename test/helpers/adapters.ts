@@ -21,6 +21,7 @@ import { Hono } from 'hono';
 import Koa from 'koa';
 import { fastifyWebhooks } from '../../src/fastify/index.js';
 import { honoWebhooks } from '../../src/hono/index.js';
+import { honoWebhooks as webHonoWebhooks } from '../../src/web/index.js';
 import { koaWebhooks } from '../../src/koa/index.js';
 import { AcctWebhookModule, WEBHOOK_RECEIVER } from '../../src/nestjs/index.js';
 import { fetchHandler, nodeHandler, webhookHandler, type Receiver, type WebhookHandlerOptions } from '../../src/index.js';
@@ -84,19 +85,26 @@ function createNodeServer(): Server {
   return new Server();
 }
 
-/** `app.post('/webhooks', honoWebhooks(…))` on @hono/node-server, beside a JSON route of the app. */
-const honoAdapter: Adapter = {
-  name: 'hono (node-server)',
-  routes: false,
-  serve(options) {
-    const handler = honoWebhooks(options);
-    const app = new Hono();
-    app.all('/webhooks', handler);
-    app.post('/app/echo', async (c) => c.json({ parsed: await c.req.json<unknown>() }));
-    const listen = getRequestListener(app.fetch);
-    return { listener: (req, res) => void listen(req, res), receiver: handler.receiver };
-  },
-};
+/**
+ * `app.post('/webhooks', honoWebhooks(…))` on @hono/node-server, beside a JSON route of the app:
+ * acct-webhook/hono's handler (node:crypto), or acct-webhook/web's (WebCrypto, what a Worker runs).
+ * The workerd runtime itself is test/web/hono-workerd.integration.test.ts: this table reaches the
+ * receiver in process (inbox, clock), which a Worker's isolate does not allow.
+ */
+function honoAdapter(name: string, build: typeof honoWebhooks): Adapter {
+  return {
+    name,
+    routes: false,
+    serve(options) {
+      const handler = build(options);
+      const app = new Hono();
+      app.all('/webhooks', handler);
+      app.post('/app/echo', async (c) => c.json({ parsed: await c.req.json<unknown>() }));
+      const listen = getRequestListener(app.fetch);
+      return { listener: (req, res) => void listen(req, res), receiver: handler.receiver };
+    },
+  };
+}
 
 /** `app.use(koaWebhooks(…))` before the app's own JSON body reading. */
 const koaAdapter: Adapter = {
@@ -197,7 +205,8 @@ export const adapters: Adapter[] = [
     },
   },
   fastifyAdapter,
-  honoAdapter,
+  honoAdapter('hono (node-server)', honoWebhooks),
+  honoAdapter('hono (acct-webhook/web: WebCrypto, on node-server)', webHonoWebhooks),
   koaAdapter,
   nestAdapter('express'),
   nestAdapter('fastify'),

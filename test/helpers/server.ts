@@ -1,4 +1,4 @@
-import { createServer, type RequestListener, type Server } from 'node:http';
+import { createServer, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export interface RunningServer {
@@ -43,4 +43,16 @@ export async function withServer<T>(
   } finally {
     await close(running.server);
   }
+}
+
+/**
+ * A request listener for a dispatcher's deliveries: reads each body whole, takes the event id
+ * from its JSON, and hands both to `onDelivery`, which answers.
+ */
+export function eventDeliveries(onDelivery: (eventId: string, res: ServerResponse) => void): RequestListener {
+  return (req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => onDelivery((JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id: string }).id, res));
+  };
 }

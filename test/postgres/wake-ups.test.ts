@@ -1,4 +1,3 @@
-import { createServer } from 'node:http';
 import { resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createReceiver, Webhooks, type Logger } from '../../src/index.js';
@@ -7,7 +6,7 @@ import { postgresDispatchStore, postgresStore } from '../../src/postgres/index.j
 import { wakeUpChannel } from '../../src/postgres/wake-ups.js';
 import { createTestEvent, signedRequest } from '../../src/testing/index.js';
 import { useTestDatabase, type TestDatabase } from '../helpers/postgres.js';
-import { close, listen, type RunningServer } from '../helpers/server.js';
+import { close, eventDeliveries, listen, type RunningServer } from '../helpers/server.js';
 import { ChildScript } from './child-process.js';
 
 /*
@@ -28,16 +27,11 @@ class ArrivalReceiver {
 
   async start(): Promise<string> {
     this.server = await listen(
-      createServer((req, res) => {
-        const chunks: Buffer[] = [];
-        req.on('data', (chunk: Buffer) => chunks.push(chunk));
-        req.on('end', () => {
-          const at = performance.now();
-          const { id } = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id: string };
-          this.arrivals.set(id, at);
-          this.waiting.get(id)?.(at);
-          res.writeHead(204).end();
-        });
+      eventDeliveries((id, res) => {
+        const at = performance.now();
+        this.arrivals.set(id, at);
+        this.waiting.get(id)?.(at);
+        res.writeHead(204).end();
       }),
     );
     return this.server.url;

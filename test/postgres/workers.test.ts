@@ -1,11 +1,11 @@
-import { createServer, type ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
 import { resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Dispatcher } from '../../src/dispatcher/index.js';
 import { postgresDispatchStore } from '../../src/postgres/index.js';
 import { createTestEvent } from '../../src/testing/index.js';
 import { useTestDatabase, type TestDatabase } from '../helpers/postgres.js';
-import { close, listen, type RunningServer } from '../helpers/server.js';
+import { close, eventDeliveries, listen, type RunningServer } from '../helpers/server.js';
 import { ChildScript } from './child-process.js';
 
 const fixture = resolve(import.meta.dirname, '..', 'fixtures', 'postgres-dispatch-worker.mjs');
@@ -24,14 +24,10 @@ class HoldingReceiver {
 
   async start(): Promise<string> {
     this.server = await listen(
-      createServer((req, res) => {
-        const chunks: Buffer[] = [];
-        req.on('data', (chunk: Buffer) => chunks.push(chunk));
-        req.on('end', () => {
-          this.eventIds.push((JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id: string }).id);
-          if (this.holding) this.held.push(res);
-          else res.writeHead(204).end();
-        });
+      eventDeliveries((id, res) => {
+        this.eventIds.push(id);
+        if (this.holding) this.held.push(res);
+        else res.writeHead(204).end();
       }),
     );
     return this.server.url;

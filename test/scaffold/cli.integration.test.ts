@@ -161,6 +161,25 @@ describe('choices', () => {
     expect(Object.keys(pkg.dependencies).sort()).toEqual(['acct-webhook', 'better-sqlite3', 'pino', 'tsx']);
   });
 
+  it('registers fastifyWebhooks in a Fastify app for --adapter fastify, with fastify and not Express', async () => {
+    const project = await generate('fast', ['--adapter', 'fastify', ...QUIET]);
+    const pkg = readJson<GeneratedPackage>(join(project, 'package.json'));
+    expect(read(project, 'src/app.ts')).toContain("from 'acct-webhook/fastify'");
+    expect(read(project, 'src/app.ts')).toContain('app.register(fastifyWebhooks, {');
+    expect(Object.keys(pkg.dependencies).sort()).toEqual(['acct-webhook', 'better-sqlite3', 'fastify', 'pino', 'tsx']);
+    expect(pkg.devDependencies).not.toHaveProperty('@types/express');
+    expect(read(project, 'README.md')).toContain('Fastify, SQLite store');
+  });
+
+  it('routes to honoWebhooks in a Hono app on @hono/node-server for --adapter hono', async () => {
+    const project = await generate('honey', ['--adapter', 'hono', ...QUIET]);
+    const pkg = readJson<GeneratedPackage>(join(project, 'package.json'));
+    expect(read(project, 'src/app.ts')).toContain("from 'acct-webhook/hono'");
+    expect(read(project, 'src/app.ts')).toContain("app.post('/webhooks', webhooks);");
+    expect(Object.keys(pkg.dependencies).sort()).toEqual(['@hono/node-server', 'acct-webhook', 'better-sqlite3', 'hono', 'pino', 'tsx']);
+    expect(pkg.devDependencies).not.toHaveProperty('@types/express');
+  });
+
   it('uses memoryStore for --store memory, with no database setting', async () => {
     const project = await generate('in-memory', ['--store', 'memory', ...QUIET]);
     expect(read(project, 'src/store.ts')).toContain('return memoryStore();');

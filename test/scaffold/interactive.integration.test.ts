@@ -83,7 +83,7 @@ describe('create-acct-webhook on a terminal', () => {
     await terminal.press(KEYS.enter);
 
     await terminal.waitFor('How should the receiver be served?');
-    await terminal.press(KEYS.down); // express → node
+    for (let step = 0; step < 3; step++) await terminal.press(KEYS.down); // express → fastify → hono → node
     await terminal.press(KEYS.enter);
 
     expect(await terminal.exit()).toBe(0);

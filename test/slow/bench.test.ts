@@ -36,6 +36,8 @@ describe('npm run bench (smoke run)', () => {
       expect.arrayContaining([
         'express: webhookHandler / bare Express',
         'express: webhookHandler / @octokit/webhooks',
+        'fastify: fastifyWebhooks / bare Fastify',
+        'hono: honoWebhooks / bare Hono (@hono/node-server)',
         'node:http: nodeHandler / bare node:http',
         'node:http: nodeHandler, postgresStore / sqliteStore',
         'express: webhookHandler inbox mode / @octokit/webhooks',

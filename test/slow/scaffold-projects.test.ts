@@ -9,20 +9,24 @@ import { createTestEvent } from '../../src/testing/index.js';
 import { POSTGRES_URL } from '../helpers/postgres.js';
 import { childEnvironment, listFiles, readJson, REPO_ROOT, runGenerator, runProcess, temporaryDirectory, waitFor } from '../scaffold/helpers.js';
 
-const ADAPTERS = ['express', 'node', 'fetch'] as const;
+const ADAPTERS = ['express', 'fastify', 'hono', 'node', 'fetch'] as const;
 /**
  * Besides its adapter, each project varies something else whose code must compile and run: the
- * Express one handles all 18 events (so every generated handler is type-checked), the Fetch one
- * uses the in-memory store. The node:http one is the default otherwise.
+ * Express one handles all 18 events (so every generated handler is type-checked), the Fetch and
+ * Hono ones use the in-memory store. The others are the default otherwise.
  */
 const EXTRA_FLAGS: Record<(typeof ADAPTERS)[number], string[]> = {
   express: ['--events', '*'],
+  fastify: [],
+  hono: ['--store', 'memory'],
   node: [],
   fetch: ['--store', 'memory'],
 };
+/** The projects whose server is started and delivered to by the Dispatcher (the web frameworks). */
+const STARTED = ['express', 'fastify', 'hono'] as const;
 const NPM_FLAGS = ['--prefer-offline', '--no-audit', '--no-fund'];
 /**
- * A fourth project on the PostgreSQL store: its server needs a database, but its own tests use
+ * One more project on the PostgreSQL store: its server needs a database, but its own tests use
  * memoryStore(), so `npm test` checks that its store module compiles against acct-webhook/postgres
  * (with pg installed, without @types/pg) and that the rest runs as in the others.
  */
@@ -36,9 +40,9 @@ interface Manifest {
 }
 
 /**
- * The three generated projects sit side by side in one folder whose node_modules they share:
+ * The generated projects sit side by side in one folder whose node_modules they share:
  * one install (the union of what their package.json files declare, acct-webhook and
- * create-acct-webhook from their packed tarballs) instead of three. Node, tsc and vitest look for packages in parent folders,
+ * create-acct-webhook from their packed tarballs) instead of one each. Node, tsc and vitest look for packages in parent folders,
  * so each project's own `npm test` runs exactly as it would with its own node_modules.
  */
 const workspace = temporaryDirectory('scaffold-projects');
@@ -185,7 +189,7 @@ class GeneratedServer {
   }
 }
 
-describe('the generated Express server', () => {
+describe.each(STARTED)('the generated %s server', (adapter) => {
   let dispatcher: Dispatcher;
   let server: GeneratedServer | undefined;
 
@@ -195,13 +199,13 @@ describe('the generated Express server', () => {
   });
 
   it('handles an event the Dispatcher delivers, logs its key fields, and runs nothing for a redelivery', async () => {
-    dispatcher = new Dispatcher({ database: join(workspace.path, 'dispatch.db'), allowInsecureUrls: true, logger: false });
+    dispatcher = new Dispatcher({ database: join(workspace.path, `dispatch-${adapter}.db`), allowInsecureUrls: true, logger: false });
     // The secret is issued when the webhook is registered; the URL is known once the server listens.
     const webhook = await dispatcher.webhooks.create({ url: 'http://127.0.0.1:9/webhooks', events: ['invoice.*'] });
-    server = await GeneratedServer.start(projectOf('express'), {
+    server = await GeneratedServer.start(projectOf(adapter), {
       WEBHOOK_SECRET: webhook.secret,
       PORT: '0',
-      WEBHOOK_DB: join(workspace.path, 'events.db'),
+      WEBHOOK_DB: join(workspace.path, `events-${adapter}.db`),
     });
     await dispatcher.webhooks.update(webhook.id, { url: server.url });
 

@@ -25,6 +25,8 @@ describe('POST {{webhookPath}}', () => {
     });
     // A fresh in-memory store per test: nothing handled yet, and no database needed.
     app = createApp({ secret: SECRET, store: memoryStore(), webhooks, logger: false });
+    // As the server does before it listens: the store opened, the framework's routes loaded.
+    await app.ready();
     // A real HTTP server on a free port, exactly as the platform reaches it.
     app.server.listen(0, '127.0.0.1');
     await once(app.server, 'listening');
