@@ -178,7 +178,7 @@ describe('the zod-free option checks give the errors the zod schemas gave', () =
         const expected = outcome(() => parseOptions(zodFilter, input, 'inbox.list'));
         const actual = await receiver.inbox.list(input as never).then(
           () => ({ ok: true }) as const,
-          (error: unknown) => (error instanceof ConfigurationError ? { ok: false as const, code: error.code, details: error.details, message: error.message } : Promise.reject(error)),
+          (error: unknown) => (error instanceof ConfigurationError ? { ok: false as const, code: error.code, details: error.details, message: error.message } : Promise.reject(error as Error)),
         );
         if (expected.ok) expect(actual.ok).toBe(true);
         else expect(actual).toEqual(expected);
@@ -187,7 +187,7 @@ describe('the zod-free option checks give the errors the zod schemas gave', () =
         const expected = outcome(() => parseOptions(zodPurge, input, 'inbox.purge'));
         const actual = await receiver.inbox.purge(input as never).then(
           () => ({ ok: true }) as const,
-          (error: unknown) => (error instanceof ConfigurationError ? { ok: false as const, code: error.code, details: error.details, message: error.message } : Promise.reject(error)),
+          (error: unknown) => (error instanceof ConfigurationError ? { ok: false as const, code: error.code, details: error.details, message: error.message } : Promise.reject(error as Error)),
         );
         if (expected.ok) expect(actual.ok).toBe(true);
         else expect(actual).toEqual(expected);

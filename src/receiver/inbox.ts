@@ -60,7 +60,7 @@ export function inboxApi(store: IdempotencyStore, clock: () => number, worker: I
     return store.inbox;
   };
   return {
-    list: async (filter = {}) => inbox().list(checkOptions(filterSchema, filter, 'inbox.list') as InboxFilter),
+    list: async (filter = {}) => inbox().list(checkOptions(filterSchema, filter, 'inbox.list')),
     get: async (eventId) => inbox().get(eventId),
     async retry(eventId) {
       const retried = await inbox().retry(eventId, clock());
