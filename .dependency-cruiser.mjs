@@ -11,9 +11,9 @@
  */
 
 /** Entry points: the files the package's `exports` map builds. */
-const ENTRIES = '^src/(index|internal)[.]ts$|^src/(dispatcher|sqlite|postgres|dashboard|sandbox|testing|catalog|web|fastify|hono|koa)/index[.]ts$';
-/** The receiver's framework adapters (Express, node:http, the Fetch API, Fastify, Hono, Koa) and what they share. */
-const ADAPTERS = '^src/receiver/(express|node|fetch|fastify|hono|hono-handler|koa|adapter|fetch-handler)[.]ts$';
+const ENTRIES = '^src/(index|internal)[.]ts$|^src/(dispatcher|sqlite|postgres|dashboard|sandbox|testing|catalog|web|fastify|hono|koa|nestjs)/index[.]ts$';
+/** The receiver's framework adapters (Express, node:http, the Fetch API, Fastify, Hono, Koa, NestJS) and what they share. */
+const ADAPTERS = '^src/receiver/(express|node|fetch|fastify|hono|hono-handler|koa|nestjs|adapter|fetch-handler)[.]ts$';
 
 /** @type {Record<string, { path: string; pathNot?: string; mayImport: string[] }>} */
 const LAYERS = {

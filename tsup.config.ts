@@ -17,6 +17,7 @@ const LIBRARY_ENTRIES = {
   fastify: 'src/fastify/index.ts',
   hono: 'src/hono/index.ts',
   koa: 'src/koa/index.ts',
+  nestjs: 'src/nestjs/index.ts',
 };
 
 /**

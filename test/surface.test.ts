@@ -20,6 +20,7 @@ const ENTRIES = {
   'acct-webhook/fastify': 'src/fastify/index.ts',
   'acct-webhook/hono': 'src/hono/index.ts',
   'acct-webhook/koa': 'src/koa/index.ts',
+  'acct-webhook/nestjs': 'src/nestjs/index.ts',
 } as const;
 /** The main entry stays small: the values a receiver's author calls. */
 const MAX_MAIN_VALUES = 30;

@@ -1,6 +1,7 @@
 import { toInboxEvent, type InboxRow } from '../ports/inbox-rows.js';
 import type { QuarantineStore } from '../ports/idempotency-store.js';
 import { mergeBucketCounts, type BucketCount } from '../ports/buckets.js';
+import { isEmpty } from '../ports/received-queries.js';
 import { type InboxCountQuery, type ReceivedOutcome, type ReceivedReads } from '../ports/received-reads.js';
 
 /** What the memory store's reads look at. */
@@ -28,7 +29,9 @@ export function memoryReceivedReads(source: MemoryReceivedSource): ReceivedReads
     },
     inboxCount: (query) => Promise.resolve(selected(query).length),
     quarantineCount: async () => (await source.quarantine.list()).length,
-    async receivedBuckets({ from, to, size, now }) {
+    async receivedBuckets(range) {
+      const { from, to, size, now } = range;
+      if (isEmpty(range)) return [];
       const counts: BucketCount<ReceivedOutcome>[] = [];
       const add = (at: number, outcome: ReceivedOutcome) => {
         if (at >= from && at < to) counts.push({ bucket: Math.floor((at - from) / size), outcome, count: 1 });

@@ -9,6 +9,9 @@ import { integer, text, time, toPublicRecord, value, type RecordOf, type StoredO
 /** Where an event id stands in the idempotency store. */
 export type EventRecordState = 'processing' | 'completed';
 
+/** Every state a record can be in. */
+export const EVENT_RECORD_STATES: readonly EventRecordState[] = ['completed', 'processing'];
+
 /*
  * The one description of an idempotency record: the row each backend keeps, its codecs and the
  * public record derive from it.

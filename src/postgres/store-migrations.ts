@@ -71,5 +71,16 @@ export const STORE_MIGRATIONS: MigrationSet = {
     // 3: in step with SQLite's version 3, which made its tables STRICT: PostgreSQL's columns are
     // typed already. Nothing to do.
     `-- In step with SQLite's version 3 (STRICT tables): PostgreSQL's columns are typed already.`,
+    // 4: the indexes of SQLite's version 4, for the dashboard's reads (docs/performance.md, "The
+    // dashboard"): counts by state and per time bucket from the indexes (index-only scans once
+    // vacuumed), the inbox's pages newest first along an index per filter. Built in the migration's
+    // transaction: writes to these tables wait until they are built (seconds for a million rows).
+    `
+    CREATE INDEX acct_webhook_events_state ON acct_webhook_events (state, first_seen_at, lease_until);
+    CREATE INDEX acct_webhook_inbox_received ON acct_webhook_inbox (received_at DESC, event_id, stale);
+    CREATE INDEX acct_webhook_inbox_status ON acct_webhook_inbox (status, received_at DESC, event_id, stale);
+    CREATE INDEX acct_webhook_inbox_type ON acct_webhook_inbox (event_type, received_at DESC, event_id);
+    CREATE INDEX acct_webhook_quarantine_received ON acct_webhook_quarantine (first_received_at);
+    `,
   ],
 };

@@ -44,21 +44,27 @@ export type ExpressWebhookHandler = ((req: ExpressLikeRequest, res: ServerRespon
 export function webhookHandler(options: WebhookSecret | WebhookHandlerOptions): ExpressWebhookHandler {
   const { receiver: resolved, body } = resolveHandlerOptions(options, 'webhookHandler', NODE_PLATFORM);
   const receiver = buildReceiver(resolved);
-  const middleware = (req: ExpressLikeRequest, res: ServerResponse, next: (error?: unknown) => void): void => {
-    // On a route (app.post('/x', …)) Express has matched the path already; under app.use it has not.
-    if (req.route === undefined && requestPath(req.path ?? req.url) !== body.path) return next();
-    void answerNodeRequest(receiver, req, res, req.method === 'POST' ? bodyOf(req, body) : '');
-  };
-  return Object.assign(middleware, { receiver });
+  const fix = 'Mount webhookHandler before express.json() (or any body parser), or keep a raw copy in req.rawBody.';
+  return Object.assign(expressMiddleware(receiver, body, fix), { receiver });
 }
 
-function bodyOf(req: ExpressLikeRequest, limits: BodyOptions): Buffer | string | Promise<Buffer> {
+/**
+ * The middleware behind `webhookHandler`, for a receiver built elsewhere (the NestJS module
+ * mounts it on Nest's Express instance). `fix` is what the log line of a 500
+ * `BODY_ALREADY_PARSED` tells the user to change, in the terms of their framework.
+ */
+export function expressMiddleware(receiver: Receiver, body: BodyOptions, fix: string) {
+  return (req: ExpressLikeRequest, res: ServerResponse, next: (error?: unknown) => void): void => {
+    // On a route (app.post('/x', …)) Express has matched the path already; under app.use it has not.
+    if (req.route === undefined && requestPath(req.path ?? req.url) !== body.path) return next();
+    void answerNodeRequest(receiver, req, res, req.method === 'POST' ? bodyOf(req, body, fix) : '');
+  };
+}
+
+function bodyOf(req: ExpressLikeRequest, limits: BodyOptions, fix: string): Buffer | string | Promise<Buffer> {
   const raw = req.rawBody ?? req.body;
   if (Buffer.isBuffer(raw) || typeof raw === 'string') return raw;
-  if (bodyConsumed(req)) {
-    const fix = 'Mount webhookHandler before express.json() (or any body parser), or keep a raw copy in req.rawBody.';
-    return Promise.reject(bodyAlreadyParsed(fix, { parsed_body_type: typeof req.body }));
-  }
+  if (bodyConsumed(req)) return Promise.reject(bodyAlreadyParsed(fix, { parsed_body_type: typeof req.body }));
   return readNodeBody(req, bodyLimits(limits));
 }
 

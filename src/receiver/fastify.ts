@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyPluginCallback, FastifyReply, FastifyReque
 import { discardUnread, readNodeBody } from '../http/body.js';
 import { NODE_PLATFORM } from '../defaults/node-platform.js';
 import { bodyLimits, webhookAnswer } from './adapter.js';
-import { resolveHandlerOptions, type WebhookHandlerOptions } from './options.js';
+import { resolveHandlerOptions, type BodyOptions, type WebhookHandlerOptions } from './options.js';
 import { buildReceiver, type Receiver } from './receive.js';
 
 /** What `app.register(fastifyWebhooks, options)` takes: the receiver's options; `path` is the route (default `/webhooks`). */
@@ -33,24 +33,32 @@ export const fastifyWebhooks: FastifyPluginCallback<FastifyWebhooksOptions> = Ob
     const { prefix: _prefix, logLevel: _logLevel, logSerializers: _serializers, ...receiverOptions } = options as FastifyWebhooksOptions & Record<string, unknown>;
     const { receiver: resolved, body } = resolveHandlerOptions(receiverOptions, 'fastifyWebhooks', NODE_PLATFORM);
     const receiver = buildReceiver(resolved);
-    const limits = bodyLimits(body);
     app.decorate('webhookReceiver', receiver);
     app.addHook('onClose', () => receiver.close());
-    // A child context: the parsers removed here stay removed for this route only.
-    app.register((route: FastifyInstance, _options: unknown, registered: (error?: Error) => void) => {
-      route.removeAllContentTypeParsers();
-      // The body is left unread for the handler, which reads the raw bytes itself.
-      route.addContentTypeParser('*', (_request: FastifyRequest, _payload: unknown, parsed: (error: Error | null, body?: unknown) => void) => parsed(null));
-      route.all(body.path, async (request: FastifyRequest, reply: FastifyReply) => {
-        const rawBody = request.method === 'POST' ? readNodeBody(request.raw, limits) : '';
-        const answer = webhookAnswer(await receiver.receive({ rawBody, headers: request.headers, method: request.method }));
-        discardUnread(request.raw);
-        return reply.code(answer.status).headers(answer.headers).send(answer.body);
-      });
-      registered();
-    });
+    app.register(fastifyWebhookRoute(receiver, body));
     done();
   },
   // As fastify-plugin marks a plugin: the decorator and the onClose hook belong to the app; the route's context stays its own.
   { [Symbol.for('skip-override')]: true, [Symbol.for('fastify.display-name')]: 'acct-webhook' },
 );
+
+/**
+ * The webhook route as a plugin of its own, for a receiver built elsewhere (`fastifyWebhooks`;
+ * the NestJS module registers it on Nest's Fastify instance). Registered without skip-override,
+ * it is a child context: the parsers removed there stay removed for this route only.
+ */
+export function fastifyWebhookRoute(receiver: Receiver, body: BodyOptions): FastifyPluginCallback {
+  const limits = bodyLimits(body);
+  return (route: FastifyInstance, _options: unknown, registered: (error?: Error) => void) => {
+    route.removeAllContentTypeParsers();
+    // The body is left unread for the handler, which reads the raw bytes itself.
+    route.addContentTypeParser('*', (_request: FastifyRequest, _payload: unknown, parsed: (error: Error | null, body?: unknown) => void) => parsed(null));
+    route.all(body.path, async (request: FastifyRequest, reply: FastifyReply) => {
+      const rawBody = request.method === 'POST' ? readNodeBody(request.raw, limits) : '';
+      const answer = webhookAnswer(await receiver.receive({ rawBody, headers: request.headers, method: request.method }));
+      discardUnread(request.raw);
+      return reply.code(answer.status).headers(answer.headers).send(answer.body);
+    });
+    registered();
+  };
+}

@@ -215,6 +215,14 @@ export function resolveHandlerOptions(
   return { receiver: withDefaults(receiver, platform), body };
 }
 
+/**
+ * Checks the adapters' options (names, types, ranges) without building anything: no store is
+ * opened. For the NestJS module, which builds its receiver only when the app is created.
+ */
+export function checkHandlerOptions(input: WebhookSecret | WebhookHandlerOptions, subject: string): void {
+  parseOptions(handlerSchema, asOptions(input), subject);
+}
+
 function asOptions(input: unknown): unknown {
   return typeof input === 'string' || Array.isArray(input) ? { secret: input } : input;
 }

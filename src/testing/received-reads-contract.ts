@@ -1,6 +1,7 @@
 import type { IdempotencyStore } from '../ports/idempotency-store.js';
-import type { InboxInput } from '../ports/inbox.js';
-import { receivedReadsOf, type ReceivedReads } from '../ports/received-reads.js';
+import { eventRecordsOf } from '../ports/event-records.js';
+import type { InboxInput, InboxStatus } from '../ports/inbox.js';
+import { receivedReadsOf, type InboxCountQuery, type ReceivedReads } from '../ports/received-reads.js';
 import type { ContractTestApi } from './contract-api.js';
 
 const HOUR = 3_600_000;
@@ -77,6 +78,49 @@ export function describeReceivedReads(test: ContractTestApi, name: string, creat
       expect(await reads.inboxCount({ received_after: T0 + 3 * HOUR })).toBe(2);
     });
 
+    it('pages and counts by every combination of filters as the events say (each combination is its own query)', async () => {
+      await fiveInboxEvents();
+      // The five events as fiveInboxEvents leaves them: id, type, status, stale, received.
+      const known: [string, string, InboxStatus, boolean, number][] = [
+        ['evt_1', 'invoice.paid', 'done', false, T0],
+        ['evt_2', 'invoice.paid', 'done', true, T0 + HOUR],
+        ['evt_3', 'customer.created', 'dead', false, T0 + 2 * HOUR],
+        ['evt_4', 'invoice.paid', 'processing', false, T0 + 3 * HOUR],
+        ['evt_5', 'customer.created', 'pending', false, T0 + 4 * HOUR],
+      ];
+      const values = { status: 'done' as const, type: 'invoice.paid', stale: false, received_after: T0 + HOUR, received_before: T0 + 4 * HOUR };
+      const names = Object.keys(values) as (keyof typeof values)[];
+      for (let mask = 0; mask < 2 ** names.length; mask++) {
+        const query: InboxCountQuery = Object.fromEntries(names.filter((_, bit) => mask & (2 ** bit)).map((name) => [name, values[name]]));
+        const expected = known
+          .filter(([, type, status, stale, at]) =>
+            (query.status === undefined || status === query.status) && (query.type === undefined || type === query.type) && (query.stale === undefined || stale === query.stale) &&
+            (query.received_after === undefined || at >= query.received_after) && (query.received_before === undefined || at < query.received_before))
+          .map(([id]) => id)
+          .reverse();
+        expect({ query, count: await reads.inboxCount(query) }).toEqual({ query, count: expected.length });
+        const page = await reads.inboxPage({ ...query, limit: 2, offset: 1 });
+        expect({ query, page: page.map((event) => event.event_id) }).toEqual({ query, page: expected.slice(1, 3) });
+      }
+    });
+
+    it('lists direct-mode records newest first, all of them and by state, a page at a time; counts them', async () => {
+      const records = eventRecordsOf(store);
+      if (!records) return expect(records).toBeUndefined();
+      for (let index = 0; index < 7; index++) {
+        const claimed = await store.claim(`evt_r${index}`, { now: T0 + index * 1_000, leaseMs: LEASE });
+        if (claimed.status !== 'claimed') throw new Error(`evt_r${index} not claimed`);
+        if (index % 3 !== 1) await store.complete(`evt_r${index}`, claimed.token, T0 + index * 1_000 + 1);
+      }
+      const ids = async (query: Parameters<typeof records.list>[0]) => (await records.list(query)).map((record) => record.event_id);
+      expect(await ids({ limit: 10, offset: 0 })).toEqual(['evt_r6', 'evt_r5', 'evt_r4', 'evt_r3', 'evt_r2', 'evt_r1', 'evt_r0']);
+      expect(await ids({ limit: 3, offset: 2 })).toEqual(['evt_r4', 'evt_r3', 'evt_r2']);
+      expect(await ids({ limit: 3, offset: 6 })).toEqual(['evt_r0']);
+      expect(await ids({ state: 'processing', limit: 10, offset: 0 })).toEqual(['evt_r4', 'evt_r1']);
+      expect(await ids({ state: 'completed', limit: 2, offset: 1 })).toEqual(['evt_r5', 'evt_r3']);
+      expect([await records.count(), await records.count('completed'), await records.count('processing')]).toEqual([7, 5, 2]);
+    });
+
     it('counts what was received per bucket and outcome: direct claims, inbox events and quarantined payloads, inside the range only', async () => {
       await fiveInboxEvents();
       const claim = async (id: string, at: number) => {
@@ -103,6 +147,15 @@ export function describeReceivedReads(test: ContractTestApi, name: string, creat
         { bucket: 11, outcome: 'pending', count: 1 }, // evt_d3 leased
       ]);
       expect(await reads.receivedBuckets({ from: T0 + 30 * HOUR, to: T0 + 31 * HOUR, size: HOUR, now: T0 })).toEqual([]);
+      // A range that is not a whole number of buckets: the last one is short, and ends at `to`.
+      expect(await reads.receivedBuckets({ from: T0 + HOUR, to: T0 + 3 * HOUR + 6, size: 2 * HOUR, now: T0 + 23 * HOUR + 1 })).toEqual([
+        { bucket: 0, outcome: 'failed', count: 2 }, // evt_3 dead, evt_d2 lease run out
+        { bucket: 0, outcome: 'stale', count: 1 },
+        { bucket: 1, outcome: 'pending', count: 1 }, // evt_4
+        { bucket: 1, outcome: 'quarantined', count: 1 }, // evt_q, 5 ms after the bucket's start
+      ]);
+      expect(await reads.receivedBuckets({ from: T0, to: T0, size: HOUR, now: T0 })).toEqual([]);
+      expect(await reads.receivedBuckets({ from: T0, to: T0 + HOUR, size: 0, now: T0 })).toEqual([]);
     });
   });
 }

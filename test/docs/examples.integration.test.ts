@@ -55,6 +55,10 @@ function compile(): Map<string, string[]> {
       skipLibCheck: true,
       types: ['node'],
       lib: ['lib.es2023.d.ts', 'lib.dom.d.ts'],
+      // As a NestJS project's tsconfig has them (docs/frameworks.md): Nest's decorators are the
+      // legacy ones, and its injection reads constructor types from the emitted metadata.
+      experimentalDecorators: true,
+      emitDecoratorMetadata: true,
     },
   );
   const errors = new Map<string, string[]>();

@@ -10,6 +10,10 @@
  */
 import { Server, type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';
 import { getRequestListener } from '@hono/node-server';
+import { Body, Controller, Module, Post, type DynamicModule } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { ExpressAdapter } from '@nestjs/platform-express';
+import { FastifyAdapter } from '@nestjs/platform-fastify';
 import express from 'express';
 import express4 from 'express4';
 import Fastify from 'fastify';
@@ -19,6 +23,7 @@ import { fastifyWebhooks } from '../../src/fastify/index.js';
 import { honoWebhooks } from '../../src/hono/index.js';
 import { honoWebhooks as webHonoWebhooks } from '../../src/web/index.js';
 import { koaWebhooks } from '../../src/koa/index.js';
+import { AcctWebhookModule, WEBHOOK_RECEIVER } from '../../src/nestjs/index.js';
 import { fetchHandler, nodeHandler, webhookHandler, type Receiver, type WebhookHandlerOptions } from '../../src/index.js';
 import { fetchListener } from './fetch-server.js';
 
@@ -121,6 +126,51 @@ const koaAdapter: Adapter = {
   },
 };
 
+/** The app's own JSON route: Nest's body parser parses it, as in any Nest app. */
+@Controller('app')
+class EchoController {
+  @Post('echo')
+  echo(@Body() body: unknown) {
+    return { parsed: body };
+  }
+}
+
+/** A Nest app with the module imported beside a controller of its own. */
+export function nestAppModule(webhooks: DynamicModule, providers: unknown[] = []) {
+  @Module({ imports: [webhooks], controllers: [EchoController], providers: providers as never[] })
+  class AppModule {}
+  return AppModule;
+}
+
+/**
+ * `AcctWebhookModule.forRoot(…)` in a NestJS app on the Express or the Fastify platform, beside
+ * the app's own JSON route, with Nest's body parsing as it comes (no `rawBody`). Nest creates the
+ * app asynchronously: the listener answers once `app.init()` is done, with the platform's own
+ * handler (Express's app; Fastify's, through its serverFactory), and the receiver is the module's.
+ */
+function nestAdapter(platform: 'express' | 'fastify'): Adapter {
+  return {
+    name: `nestjs (${platform})`,
+    routes: true,
+    serve(options) {
+      let handle: RequestListener | undefined;
+      let receiver: Receiver | undefined;
+      const adapter =
+        platform === 'express' ? new ExpressAdapter() : new FastifyAdapter({ serverFactory: (handler: RequestListener) => ((handle = handler), createNodeServer()) });
+      const ready = (async () => {
+        const app = await NestFactory.create(nestAppModule(AcctWebhookModule.forRoot(options)), adapter, { logger: false, abortOnError: false });
+        receiver = app.get<Receiver>(WEBHOOK_RECEIVER);
+        await app.init();
+        const instance: unknown = app.getHttpAdapter().getInstance();
+        if (platform === 'express') handle = instance as RequestListener;
+        else await (instance as { ready(): Promise<unknown> }).ready();
+      })();
+      const listener: RequestListener = (req, res) => void ready.then(() => handle!(req, res));
+      return { listener, receiver: new Proxy({} as Receiver, { get: (_target, key) => Reflect.get(receiver!, key) as unknown }) };
+    },
+  };
+}
+
 /** The whole body as text (the apps' own routes in this table: no body parser package needed). */
 export async function readText(req: IncomingMessage): Promise<string> {
   const chunks: Buffer[] = [];
@@ -158,6 +208,8 @@ export const adapters: Adapter[] = [
   honoAdapter('hono (node-server)', honoWebhooks),
   honoAdapter('hono (acct-webhook/web: WebCrypto, on node-server)', webHonoWebhooks),
   koaAdapter,
+  nestAdapter('express'),
+  nestAdapter('fastify'),
 ];
 
 /** POSTs to `${url}/webhooks` and reads the JSON answer. */

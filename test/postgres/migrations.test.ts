@@ -1,5 +1,9 @@
 import { resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { eventRecordsOf } from '../../src/ports/event-records.js';
+import { receivedReadsOf } from '../../src/ports/received-reads.js';
+import { postgresStore } from '../../src/postgres/index.js';
+import { STORE_MIGRATIONS } from '../../src/postgres/store-migrations.js';
 import { useTestDatabase } from '../helpers/postgres.js';
 import { ChildScript } from './child-process.js';
 
@@ -31,6 +35,7 @@ describe('the first start of several processes on a fresh schema', () => {
       { component: 'idempotency', version: 1 },
       { component: 'idempotency', version: 2 },
       { component: 'idempotency', version: 3 },
+      { component: 'idempotency', version: 4 },
     ]);
     const tables = await database.pool.query('SELECT tablename FROM pg_tables WHERE schemaname = $1 ORDER BY tablename', [schema]);
     expect(tables.rows.map((row: { tablename: string }) => row.tablename)).toEqual([
@@ -45,5 +50,60 @@ describe('the first start of several processes on a fresh schema', () => {
       'dispatch_skipped',
       'dispatch_webhooks',
     ]);
+  }, 30_000);
+});
+
+describe("a version-3 store's schema", () => {
+  const database = useTestDatabase({ poolSize: 2 });
+
+  it("gets the dashboard's indexes (version 4); its rows read as before, through them", async () => {
+    const schema = database.newSchema();
+    const T0 = Date.UTC(2026, 10, 1, 9, 0, 0);
+    const client = await database.pool.connect();
+    try {
+      await client.query(`CREATE SCHEMA "${schema}"`);
+      await client.query(`SET search_path TO "${schema}"`);
+      await client.query('CREATE TABLE acct_webhook_migrations (component text NOT NULL, version integer NOT NULL, applied_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (component, version))');
+      for (const [index, sql] of STORE_MIGRATIONS.migrations.slice(0, 3).entries()) {
+        await client.query(sql);
+        await client.query("INSERT INTO acct_webhook_migrations (component, version) VALUES ('idempotency', $1)", [index + 1]);
+      }
+      await client.query("INSERT INTO acct_webhook_events VALUES ('evt_done', 'completed', 'tok', 0, 'invoice.paid', $1, $2, 1), ('evt_failed', 'processing', 'tok2', $3, 'invoice.paid', $4, NULL, 1)", [T0, T0 + 5, T0 + 60_000, T0 + 1]);
+      const headers = '{"headers":{},"secret_index":0,"signature_scheme":"v1"}';
+      await client.query(
+        `INSERT INTO acct_webhook_inbox (event_id, event_type, status, raw_body, headers, received_at, event_created, next_attempt_at, stale, completed_at) VALUES
+          ('evt_in_done', 'invoice.paid', 'done', '\\x7b7d', $1, $2, $2, $2, false, $2),
+          ('evt_in_stale', 'customer.created', 'done', '\\x7b7d', $1, $3, $2, $2, true, $2),
+          ('evt_in_dead', 'invoice.paid', 'dead', '\\x7b7d', $1, $4, $2, $2, false, NULL)`,
+        [headers, T0 + 2, T0 + 3, T0 + 4],
+      );
+      await client.query("INSERT INTO acct_webhook_quarantine VALUES ('qev_1', 'evt_bad', 'invalid_payload', 'evt_bad', 'invoice.paid', 'VALIDATION_ERROR', 'amount', '\\x7b7d', $1, $1, 1)", [T0 + 5]);
+    } finally {
+      client.release();
+    }
+
+    const store = postgresStore(database.pool, { schema });
+    await store.ready();
+    const reads = receivedReadsOf(store)!;
+    const records = eventRecordsOf(store)!;
+    expect([await records.count('completed'), await records.count('processing')]).toEqual([1, 1]);
+    expect((await records.list({ limit: 10, offset: 0 })).map((record) => record.event_id)).toEqual(['evt_failed', 'evt_done']);
+    expect((await reads.inboxPage({ status: 'done', limit: 10, offset: 0 })).map((event) => event.event_id)).toEqual(['evt_in_stale', 'evt_in_done']);
+    expect(await reads.inboxCount({ status: 'done', stale: true })).toBe(1);
+    expect(await reads.inboxCount({ type: 'invoice.paid' })).toBe(2);
+    expect(await reads.receivedBuckets({ from: T0, to: T0 + 3_600_000, size: 3_600_000, now: T0 + 120_000 })).toEqual([
+      { bucket: 0, outcome: 'failed', count: 2 },
+      { bucket: 0, outcome: 'handled', count: 2 },
+      { bucket: 0, outcome: 'quarantined', count: 1 },
+      { bucket: 0, outcome: 'stale', count: 1 },
+    ]);
+    await store.close();
+    const versions = await database.pool.query(`SELECT MAX(version) AS version FROM "${schema}".acct_webhook_migrations WHERE component = 'idempotency'`);
+    expect(versions.rows).toEqual([{ version: 4 }]);
+    const indexes = await database.pool.query<{ indexname: string }>(
+      "SELECT indexname FROM pg_indexes WHERE schemaname = $1 AND indexname IN ('acct_webhook_events_state', 'acct_webhook_inbox_received', 'acct_webhook_inbox_status', 'acct_webhook_inbox_type', 'acct_webhook_quarantine_received') ORDER BY indexname",
+      [schema],
+    );
+    expect(indexes.rows.map((row) => row.indexname)).toEqual(['acct_webhook_events_state', 'acct_webhook_inbox_received', 'acct_webhook_inbox_status', 'acct_webhook_inbox_type', 'acct_webhook_quarantine_received']);
   }, 30_000);
 });

@@ -4,6 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { Dispatcher } from '../../src/dispatcher/index.js';
 import { sqliteDispatchStore, sqliteStore } from '../../src/sqlite/index.js';
 import { STORE_MIGRATIONS } from '../../src/sqlite/store-migrations.js';
+import { eventRecordsOf } from '../../src/ports/event-records.js';
+import { receivedReadsOf } from '../../src/ports/received-reads.js';
 import { createTestEvent } from '../../src/testing/index.js';
 import { tempDir } from '../dispatcher/fixtures.js';
 import { DISPATCH_SCHEMA_0X, STORE_SCHEMA_0X } from '../fixtures/sqlite-0x-schemas.js';
@@ -52,6 +54,7 @@ describe('SQLite migrations', () => {
       { component: 'idempotency', version: 1 },
       { component: 'idempotency', version: 2 },
       { component: 'idempotency', version: 3 },
+      { component: 'idempotency', version: 4 },
     ];
     expect(read(file, 'SELECT component, version FROM acct_webhook_migrations ORDER BY version')).toEqual(versions);
 
@@ -134,6 +137,7 @@ describe('SQLite migrations', () => {
       { component: 'idempotency', version: 1 },
       { component: 'idempotency', version: 2 },
       { component: 'idempotency', version: 3 },
+      { component: 'idempotency', version: 4 },
     ]);
   });
 
@@ -161,7 +165,50 @@ describe('SQLite migrations', () => {
     expect(await store.versions!.newest('invoice:inv_1')).toEqual({ key: 'invoice:inv_1', created: T0 - 2, rank: 3, eventId: 'evt_done' });
     await store.close();
     expect(read(file, "SELECT name FROM pragma_table_list WHERE name LIKE 'acct_webhook_%' AND strict = 0")).toEqual([]);
-    expect(read(file, "SELECT MAX(version) AS version FROM acct_webhook_migrations WHERE component = 'idempotency'")).toEqual([{ version: 3 }]);
+    expect(read(file, "SELECT MAX(version) AS version FROM acct_webhook_migrations WHERE component = 'idempotency'")).toEqual([{ version: 4 }]);
+  });
+
+  it("give a version-3 receiver's file the dashboard's indexes (version 4); its rows read as before, through them", async () => {
+    const file = join(tempDir(), 'written-by-version-3.db');
+    const db = new BetterSqlite3(file);
+    db.exec(`CREATE TABLE acct_webhook_migrations (component TEXT NOT NULL, version INTEGER NOT NULL, applied_at TEXT NOT NULL DEFAULT 'then', PRIMARY KEY (component, version)) STRICT`);
+    for (const [index, sql] of STORE_MIGRATIONS.migrations.slice(0, 3).entries()) {
+      db.exec(sql);
+      db.prepare("INSERT INTO acct_webhook_migrations (component, version) VALUES ('idempotency', ?)").run(index + 1);
+    }
+    const insertRecord = db.prepare('INSERT INTO acct_webhook_events VALUES (?, ?, ?, ?, ?, ?, ?, 1)');
+    insertRecord.run('evt_done', 'completed', 'tok', 0, 'invoice.paid', T0, T0 + 5);
+    insertRecord.run('evt_failed', 'processing', 'tok2', T0 + 60_000, 'invoice.paid', T0 + 1, null);
+    const insertInbox = db.prepare(`INSERT INTO acct_webhook_inbox (event_id, event_type, status, raw_body, headers, received_at, event_created, next_attempt_at, stale, completed_at)
+      VALUES (?, ?, ?, ?, '{"headers":{},"secret_index":0,"signature_scheme":"v1"}', ?, ?, ?, ?, ?)`);
+    insertInbox.run('evt_in_done', 'invoice.paid', 'done', Buffer.from('{}'), T0 + 2, T0, T0, 0, T0 + 10);
+    insertInbox.run('evt_in_stale', 'customer.created', 'done', Buffer.from('{}'), T0 + 3, T0, T0, 1, T0 + 10);
+    insertInbox.run('evt_in_dead', 'invoice.paid', 'dead', Buffer.from('{}'), T0 + 4, T0, T0, 0, null);
+    db.prepare(`INSERT INTO acct_webhook_quarantine VALUES ('qev_1', 'evt_bad', 'invalid_payload', 'evt_bad', 'invoice.paid', 'VALIDATION_ERROR', 'amount', ?, ?, ?, 1)`).run(Buffer.from('{}'), T0 + 5, T0 + 5);
+    db.close();
+
+    const store = sqliteStore(file);
+    const reads = receivedReadsOf(store)!;
+    const records = eventRecordsOf(store)!;
+    expect([await records.count('completed'), await records.count('processing')]).toEqual([1, 1]);
+    expect((await reads.inboxPage({ status: 'done', limit: 10, offset: 0 })).map((event) => event.event_id)).toEqual(['evt_in_stale', 'evt_in_done']);
+    expect(await reads.inboxCount({ status: 'done', stale: true })).toBe(1);
+    expect(await reads.inboxCount({ type: 'invoice.paid' })).toBe(2);
+    expect(await reads.receivedBuckets({ from: T0, to: T0 + 3_600_000, size: 3_600_000, now: T0 + 120_000 })).toEqual([
+      { bucket: 0, outcome: 'failed', count: 2 },
+      { bucket: 0, outcome: 'handled', count: 2 },
+      { bucket: 0, outcome: 'quarantined', count: 1 },
+      { bucket: 0, outcome: 'stale', count: 1 },
+    ]);
+    await store.close();
+    expect(read(file, "SELECT MAX(version) AS version FROM acct_webhook_migrations WHERE component = 'idempotency'")).toEqual([{ version: 4 }]);
+    expect(read<{ name: string }>(file, "SELECT name FROM sqlite_master WHERE type = 'index' AND name IN ('acct_webhook_events_state', 'acct_webhook_inbox_received', 'acct_webhook_inbox_status', 'acct_webhook_inbox_type', 'acct_webhook_quarantine_received') ORDER BY name").map((row) => row.name)).toEqual([
+      'acct_webhook_events_state',
+      'acct_webhook_inbox_received',
+      'acct_webhook_inbox_status',
+      'acct_webhook_inbox_type',
+      'acct_webhook_quarantine_received',
+    ]);
   });
 
   it('refuse a file a newer version migrated, when the store is created', () => {

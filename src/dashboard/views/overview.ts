@@ -1,5 +1,5 @@
 import { DELIVERY_STATUSES, type DeliveryStatus } from '../../ports/dispatch-statuses.js';
-import type { BucketRange } from '../../ports/buckets.js';
+import type { BucketCount, BucketRange } from '../../ports/buckets.js';
 import type { ReceivedOutcome } from '../../ports/received-reads.js';
 import { readsOfDispatcher } from '../../dispatcher/reads.js';
 import { stackedBarChart, type ChartSeries } from '../chart.js';
@@ -42,40 +42,49 @@ async function overviewPage(context: RouteContext): Promise<DashboardResponse> {
   const rangeName = chartRangeName(context.query.get('range'));
   const range = chartRange(rangeName, context.now);
   const { label, per } = CHART_RANGES[rangeName];
-  const sections: Content[] = [rangeSwitch(base, rangeName)];
-  if (context.dispatcher) {
-    const dispatcher = context.dispatcher;
-    const [webhooks, reads, ...counts] = await Promise.all([dispatcher.webhooks.list(), readsOfDispatcher(dispatcher), ...DELIVERY_STATUSES.map((status) => dispatcher.deliveries.count({ status }))]);
-    const chart = reads
-      ? stackedBarChart({
-          id: 'chart-deliveries',
-          title: `Deliveries per ${per}, ${label}`,
-          explanation: `By when each delivery was created and its status now. Each bar links to the deliveries of its ${per} with its status.`,
-          range,
-          series: DELIVERY_SERIES,
-          counts: await reads.deliveryBuckets(range),
-          link: (bucket, status) => `${base}/deliveries${filterQuery({ status, from: filterTime(bucket.from), to: filterTime(bucket.to) })}`,
-          label: bucketLabel,
-        })
-      : '';
-    sections.push(html`<h2>Sending</h2>${chart}<div class="cards">
+  // Both sides' queries at once: on PostgreSQL each takes a connection of its own, so the page
+  // waits for the slowest query instead of their sum (docs/performance.md, "The dashboard").
+  const [sending, receiving] = await Promise.all([
+    context.dispatcher ? sendingSection(context, context.dispatcher, range, label, per) : '',
+    context.receiver ? receivingSection(context, context.receiver, range, label, per) : '',
+  ]);
+  return htmlResponse(page(context.page, 'overview', 'Webhooks', [rangeSwitch(base, rangeName), sending, receiving]));
+}
+
+async function sendingSection(context: RouteContext, dispatcher: NonNullable<RouteContext['dispatcher']>, range: BucketRange, label: string, per: string): Promise<Content> {
+  const { base } = context.page;
+  const readsAndBuckets = readsOfDispatcher(dispatcher).then(async (reads) => (reads ? await reads.deliveryBuckets(range) : undefined));
+  const [webhooks, buckets, ...counts] = await Promise.all([dispatcher.webhooks.list(), readsAndBuckets, ...DELIVERY_STATUSES.map((status) => dispatcher.deliveries.count({ status }))]);
+  const chart = buckets
+    ? stackedBarChart({
+        id: 'chart-deliveries',
+        title: `Deliveries per ${per}, ${label}`,
+        explanation: `By when each delivery was created and its status now. Each bar links to the deliveries of its ${per} with its status.`,
+        range,
+        series: DELIVERY_SERIES,
+        counts: buckets,
+        link: (bucket, status) => `${base}/deliveries${filterQuery({ status, from: filterTime(bucket.from), to: filterTime(bucket.to) })}`,
+        label: bucketLabel,
+      })
+    : '';
+  return html`<h2>Sending</h2>${chart}<div class="cards">
 <a class="card" href="${base}/webhooks"><span class="count">${webhooks.length}</span>registrations</a>
 ${DELIVERY_STATUSES.map((status, index) => html`<a class="card" href="${base}/deliveries?status=${status}"><span class="count">${counts[index] ?? 0}</span>${status.replace('_', ' ')}</a>`)}
-</div>`);
-  }
-  if (context.receiver) {
-    const totals = await receivedTotals(context.receiver);
-    const chart = await receivedChart(context, context.receiver, totals, range, `${per}, ${label}`, per);
-    sections.push(html`<h2>Receiving</h2>${chart}<div class="cards">
+</div>`;
+}
+
+async function receivingSection(context: RouteContext, side: ReceiverSide, range: BucketRange, label: string, per: string): Promise<Content> {
+  const { base } = context.page;
+  const [totals, counts] = await Promise.all([receivedTotals(side), side.reads?.receivedBuckets({ ...range, now: context.now })]);
+  const chart = counts ? receivedChart(context, totals, counts, range, `${per}, ${label}`, per) : '';
+  return html`<h2>Receiving</h2>${chart}<div class="cards">
 <a class="card" href="${base}/receiver/events"><span class="count">${totals.handled}</span>handled events</a>
 ${totals.direct === undefined ? '' : html`<a class="card" href="${base}/receiver/events?state=processing"><span class="count">${totals.direct.inProgressOrFailed}</span>in progress or failed</a>`}
 <a class="card" href="${base}/receiver/quarantine"><span class="count">${totals.quarantined}</span>quarantined</a>
 ${totals.inbox === undefined ? '' : html`<a class="card" href="${inboxListUrl(base, { status: 'done', stale: true })}"><span class="count">${totals.inbox.stale}</span>skipped as stale</a>
 <a class="card" href="${inboxListUrl(base, { status: 'pending' })}"><span class="count">${totals.inbox.pending}</span>pending in the inbox</a>
 <a class="card" href="${inboxListUrl(base, { status: 'dead' })}"><span class="count">${totals.inbox.dead}</span>dead in the inbox</a>`}
-</div>`);
-  }
-  return htmlResponse(page(context.page, 'overview', 'Webhooks', sections));
+</div>`;
 }
 
 /**
@@ -83,12 +92,10 @@ ${totals.inbox === undefined ? '' : html`<a class="card" href="${inboxListUrl(ba
  * (filtered by status and time) when the store has inbox events, Received events (by state) in
  * direct mode, the quarantine for quarantined payloads.
  */
-async function receivedChart(context: RouteContext, side: ReceiverSide, totals: ReceivedTotals, range: BucketRange, title: string, per: string): Promise<Content> {
-  if (!side.reads) return '';
+function receivedChart(context: RouteContext, totals: ReceivedTotals, counts: BucketCount<ReceivedOutcome>[], range: BucketRange, title: string, per: string): Content {
   const { base } = context.page;
   const inbox = totals.inbox;
   const inboxMode = inbox !== undefined && inbox.pending + inbox.processing + inbox.done + inbox.dead > 0;
-  const counts = await side.reads.receivedBuckets({ ...range, now: context.now });
   return stackedBarChart({
     id: 'chart-received',
     title: `Received events per ${title}`,
