@@ -220,7 +220,7 @@ export function resolveHandlerOptions(
  * opened. For the NestJS module, which builds its receiver only when the app is created.
  */
 export function checkHandlerOptions(input: WebhookSecret | WebhookHandlerOptions, subject: string): void {
-  parseOptions(handlerSchema, asOptions(input), subject);
+  checkOptions(handlerOptionsCheck, asOptions(input), subject);
 }
 
 function asOptions(input: unknown): unknown {
