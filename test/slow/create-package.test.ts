@@ -72,13 +72,13 @@ describe('the two packages of this repository', () => {
 });
 
 describe('the versions data', () => {
-  const development = { express: '^5.3.0', typescript: '~5.9.3', vitest: '^4.1.0', '@types/node': '^20.0.0', '@types/express': '^5.0.0' };
+  const development = { express: '^5.3.0', fastify: '^5.12.0', hono: '^4.13.0', '@hono/node-server': '^1.19.0', typescript: '~5.9.3', vitest: '^4.1.0', '@types/node': '^20.0.0', '@types/express': '^5.0.0' };
   const acctWebhook: ManifestVersions = {
     version: '1.2.3',
     engines: { node: '>=20.12' },
     dependencies: { pino: '^10.0.0' },
     optionalDependencies: { 'better-sqlite3': '^12.0.0' },
-    peerDependencies: { express: '^4.21.0 || ^5.0.0', pg: '^8.11.0' },
+    peerDependencies: { express: '^4.21.0 || ^5.0.0', fastify: '^5.0.0', hono: '^4.0.0', pg: '^8.11.0' },
     devDependencies: { ...development, pg: '^8.23.1' },
   };
   const createPackage: ManifestVersions = { devDependencies: { tsx: '^4.21.0' } };
@@ -86,7 +86,7 @@ describe('the versions data', () => {
   it('takes the most specific range: a dependency, then a development one, then a peer range; tsx from the create package', () => {
     const data = generatorData(acctWebhook, createPackage);
     expect(data).toMatchObject({ acctWebhookVersion: '1.2.3', nodeEngine: '>=20.12' });
-    expect(data.versions).toMatchObject({ pino: '^10.0.0', 'better-sqlite3': '^12.0.0', express: '^5.3.0', pg: '^8.23.1', tsx: '^4.21.0' });
+    expect(data.versions).toMatchObject({ pino: '^10.0.0', 'better-sqlite3': '^12.0.0', express: '^5.3.0', fastify: '^5.12.0', hono: '^4.13.0', '@hono/node-server': '^1.19.0', pg: '^8.23.1', tsx: '^4.21.0' });
     expect(generatorData({ ...acctWebhook, devDependencies: development }, createPackage).versions.pg).toBe('^8.11.0');
   });
 
