@@ -1,11 +1,9 @@
 import { join } from 'node:path';
-import type { Readable } from 'node:stream';
-import { build } from 'esbuild';
-import { Miniflare } from 'miniflare';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signPayload } from '../../src/signature.js';
 import { createTestEvent } from '../../src/testing/index.js';
 import { dist, externalImports } from '../helpers/dist.js';
+import { bundleWorker, WorkerdWorker } from '../helpers/workerd.js';
 
 /*
  * acct-webhook/web's honoWebhooks in workerd (the npm package, through miniflare, on 127.0.0.1):
@@ -44,19 +42,7 @@ export default app;
 let script: string;
 
 beforeAll(async () => {
-  const result = await build({
-    stdin: { contents: WORKER, resolveDir: dist, loader: 'js' },
-    bundle: true,
-    write: false,
-    format: 'esm',
-    // As wrangler bundles a Worker: neutral platform, the Worker conditions, and (without
-    // nodejs_compat) no Node.js built-in to resolve; hono comes from this repository's node_modules.
-    platform: 'neutral',
-    conditions: ['workerd', 'worker', 'browser'],
-    mainFields: ['module', 'main'],
-    logLevel: 'silent',
-  });
-  script = result.outputFiles[0]!.text;
+  script = await bundleWorker(WORKER);
 }, 60_000);
 
 describe('the built acct-webhook/web with honoWebhooks', () => {
@@ -74,34 +60,19 @@ describe.each([
   ['without nodejs_compat', [] as string[]],
   ['with nodejs_compat', ['nodejs_compat']],
 ])('honoWebhooks in a Hono app on workerd %s', (_name, compatibilityFlags) => {
-  let mf: Miniflare;
+  let worker: WorkerdWorker;
   let url: URL;
-  let stderr = '';
 
   beforeAll(async () => {
-    mf = new Miniflare({
-      modules: true,
-      script,
-      compatibilityDate: '2025-09-01',
-      compatibilityFlags,
-      bindings: { WEBHOOK_SECRET: SECRET },
-      host: '127.0.0.1',
-      handleRuntimeStdio(stdout: Readable, errors: Readable) {
-        stdout.resume();
-        errors.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-      },
-    });
-    url = await mf.ready;
+    worker = await WorkerdWorker.start(script, { compatibilityFlags, bindings: { WEBHOOK_SECRET: SECRET } });
+    url = worker.url;
   }, 60_000);
 
   afterAll(async () => {
-    await mf?.dispose();
+    await worker?.dispose();
   });
 
-  async function deliver(body: string, headers: Record<string, string>): Promise<{ status: number; body: Record<string, unknown> }> {
-    const response = await fetch(new URL('/webhooks', url), { method: 'POST', body, headers: { 'content-type': 'application/json', ...headers } });
-    return { status: response.status, body: (await response.json()) as Record<string, unknown> };
-  }
+  const deliver = (body: string, headers: Record<string, string>) => worker.post('/webhooks', body, headers);
 
   const event = createTestEvent('invoice.paid');
   const body = JSON.stringify(event);
@@ -165,12 +136,12 @@ describe.each([
   });
 
   it('the default logger writes its JSON lines to the console, with no secret', () => {
-    const lines = stderr
+    const lines = worker.stderr
       .split('\n')
       .filter((line) => line.startsWith('{'))
       .map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(lines.some((line) => line.component === 'receiver' && line.eventId === event.id && line.outcome === 'duplicate')).toBe(true);
     expect(lines.some((line) => line.code === 'SIGNATURE_MISMATCH')).toBe(true);
-    expect(stderr).not.toContain(SECRET);
+    expect(worker.stderr).not.toContain(SECRET);
   });
 });
