@@ -29,7 +29,7 @@ export const LINGER_MAX_BYTES = 1024 * 1024;
  */
 export function answerClientErrors(server: Server): Server {
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
-    if (socket.writable && !(error.code === 'ECONNRESET')) {
+    if (socket.writable && error.code !== 'ECONNRESET') {
       const answer = error.code === 'HPE_HEADER_OVERFLOW' || error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? CLIENT_ERROR_ANSWERS[error.code] : CLIENT_ERROR_ANSWERS.OTHER;
       const body = JSON.stringify({ error: { code: answer.code, message: answer.message, details: {} } });
       socket.end(
