@@ -1,4 +1,7 @@
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { isBuiltin } from 'node:module';
+import { basename, join, resolve } from 'node:path';
+import { rollup } from 'rollup';
 import { defineConfig, type Options } from 'tsup';
 
 type EsbuildPlugin = NonNullable<Options['esbuildPlugins']>[number];
@@ -59,6 +62,80 @@ const builtinsForBundledCommonJs: EsbuildPlugin = {
   },
 };
 
+interface Metafile {
+  outputs: Record<string, { bytes: number; entryPoint?: string; inputs: Record<string, { bytesInOutput: number }>; imports: { path: string; kind: string; external?: boolean }[] }>;
+}
+
+/**
+ * The files `import('acct-webhook')` loads, merged into two chunks (issue 28, cold start). esbuild
+ * splits shared code into one chunk per set of entries that reach it: with 15 entries and the
+ * CLI's and dispatcher's lazy modules that made `dist/index.js` load 32 files, and on Node.js
+ * every module the ES module loader resolves, reads, compiles and links costs about as much as
+ * the code in it (a cold start measured 100 M instructions for the 32 files against 50 M for
+ * the same code in one file; docs/performance.md). Rollup re-chunks esbuild's ESM output:
+ * every chunk `index.js` loads goes into `receiver-web` when `web.js` loads it too, else into
+ * `receiver-node` (so acct-webhook/web still loads no Node-only code); an entry that used one of
+ * those chunks now loads its whole group. Everything else stays as esbuild chunked it, no code is
+ * removed (`treeshake: false`), and every entry keeps its exports. The metafile is rewritten to
+ * the new files (the package test maps the loaded files back to their sources with it).
+ * The CommonJS output is not touched.
+ */
+async function mergeReceiverChunks(dist: string): Promise<void> {
+  const metafilePath = join(dist, 'metafile-esm.json');
+  const metafile = JSON.parse(readFileSync(metafilePath, 'utf8')) as Metafile;
+  const staticClosure = (output: string, seen = new Set<string>()): Set<string> => {
+    if (seen.has(output)) return seen;
+    seen.add(output);
+    for (const imported of metafile.outputs[output]?.imports ?? []) if (imported.kind === 'import-statement' && !imported.external) staticClosure(imported.path, seen);
+    return seen;
+  };
+  const outDir = basename(dist);
+  const receiver = staticClosure(`${outDir}/index.js`);
+  const web = staticClosure(`${outDir}/web.js`);
+  const entries = Object.keys({ ...LIBRARY_ENTRIES, ...ESM_ONLY_ENTRIES });
+  const bundle = await rollup({
+    input: Object.fromEntries(entries.map((name) => [name, join(dist, `${name}.js`)])),
+    external: (id) => isBuiltin(id) || !/^[./]/.test(id),
+    treeshake: false,
+    onwarn(warning, warn) {
+      if (warning.code !== 'CIRCULAR_DEPENDENCY') warn(warning);
+    },
+  });
+  const { output } = await bundle.generate({
+    format: 'es',
+    entryFileNames: '[name].js',
+    chunkFileNames: '[name]-[hash].js',
+    compact: true,
+    generatedCode: 'es2015',
+    hoistTransitiveImports: false,
+    manualChunks(id) {
+      const file = `${outDir}/${basename(id)}`;
+      if (file === `${outDir}/index.js` || !receiver.has(file)) return undefined;
+      return web.has(file) ? 'receiver-web' : 'receiver-node';
+    },
+  });
+  await bundle.close();
+  const outputs: Metafile['outputs'] = {};
+  for (const chunk of output) {
+    if (chunk.type !== 'chunk') continue;
+    const inputs: Metafile['outputs'][string]['inputs'] = {};
+    for (const id of Object.keys(chunk.modules)) Object.assign(inputs, metafile.outputs[`${outDir}/${basename(id)}`]?.inputs);
+    const entryPoint = chunk.facadeModuleId ? metafile.outputs[`${outDir}/${basename(chunk.facadeModuleId)}`]?.entryPoint : undefined;
+    outputs[`${outDir}/${chunk.fileName}`] = {
+      bytes: Buffer.byteLength(chunk.code),
+      ...(entryPoint === undefined ? {} : { entryPoint }),
+      inputs,
+      imports: [
+        ...chunk.imports.map((path) => (isBuiltin(path) || !path.endsWith('.js') ? { path, kind: 'import-statement', external: true } : { path: `${outDir}/${path}`, kind: 'import-statement' })),
+        ...chunk.dynamicImports.map((path) => ({ path: `${outDir}/${path}`, kind: 'dynamic-import' })),
+      ],
+    };
+  }
+  for (const file of readdirSync(dist)) if (file.endsWith('.js')) rmSync(join(dist, file));
+  for (const chunk of output) writeFileSync(join(dist, chunk.fileName), chunk.type === 'chunk' ? chunk.code : chunk.source);
+  writeFileSync(metafilePath, JSON.stringify({ ...metafile, outputs: { ...outputs, ...Object.fromEntries(Object.entries(metafile.outputs).filter(([file]) => !file.endsWith('.js'))) } }));
+}
+
 // One build, two module formats: `import` gets ESM, `require` gets CJS, each with its own
 // declarations. Shared code is split into chunks so that both `acct-webhook` and
 // `acct-webhook/dispatcher` see the same error classes within one format, and so that the CLI
@@ -91,6 +168,8 @@ export default defineConfig({
   // maps the files a library import loads back to their sources.
   metafile: true,
   esbuildPlugins: [builtinsForBundledCommonJs],
+  // After both formats are written (tsup runs this once, before the declarations are done).
+  onSuccess: () => mergeReceiverChunks(resolve('dist')),
   esbuildOptions(options, { format }) {
     if (format === 'esm') {
       // Whitespace and syntax only: names stay (stack traces and `error.name` read as in src/),

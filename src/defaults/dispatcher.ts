@@ -1,6 +1,6 @@
 import { DispatcherCore } from '../dispatcher/dispatcher.js';
 import type { DispatcherOptions } from '../dispatcher/options.js';
-import { openDefaultDispatchStore } from './stores.js';
+import { openDefaultDispatchStore } from './dispatch-store.js';
 
 /**
  * The platform's sending side: registrations, signing, a 30 s timeout, the 7-attempt schedule
