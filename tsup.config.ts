@@ -72,10 +72,13 @@ interface Metafile {
  * CLI's and dispatcher's lazy modules that made `dist/index.js` load 32 files, and on Node.js
  * every module the ES module loader resolves, reads, compiles and links costs about as much as
  * the code in it (a cold start measured 100 M instructions for the 32 files against 50 M for
- * the same code in one file; docs/performance.md). Rollup re-chunks esbuild's ESM output:
- * every chunk `index.js` loads goes into `receiver-web` when `web.js` loads it too, else into
- * `receiver-node` (so acct-webhook/web still loads no Node-only code); an entry that used one of
- * those chunks now loads its whole group. Everything else stays as esbuild chunked it, no code is
+ * the same code in one file; docs/performance.md). Rollup re-chunks esbuild's ESM output: the
+ * chunks `index.js` loads are grouped by which of `web.js` and `cli.js` load them too — so
+ * acct-webhook/web still loads no Node-only code and `acct-webhook --help` no receiver code:
+ * `receiver-web`, `receiver-node`, and the few small modules the CLI shares with the receiver,
+ * `shared-web` and `shared-node`. Another entry that used one of those chunks now loads its whole
+ * group (acct-webhook/catalog and /testing: the receiver's code, about 100 kB more than they
+ * need). Everything else stays as esbuild chunked it, no code is
  * removed (`treeshake: false`), and every entry keeps its exports. The metafile is rewritten to
  * the new files (the package test maps the loaded files back to their sources with it).
  * The CommonJS output is not touched.
@@ -92,6 +95,7 @@ async function mergeReceiverChunks(dist: string): Promise<void> {
   const outDir = basename(dist);
   const receiver = staticClosure(`${outDir}/index.js`);
   const web = staticClosure(`${outDir}/web.js`);
+  const cli = staticClosure(`${outDir}/cli.js`);
   const entries = Object.keys({ ...LIBRARY_ENTRIES, ...ESM_ONLY_ENTRIES });
   const bundle = await rollup({
     input: Object.fromEntries(entries.map((name) => [name, join(dist, `${name}.js`)])),
@@ -111,7 +115,7 @@ async function mergeReceiverChunks(dist: string): Promise<void> {
     manualChunks(id) {
       const file = `${outDir}/${basename(id)}`;
       if (file === `${outDir}/index.js` || !receiver.has(file)) return undefined;
-      return web.has(file) ? 'receiver-web' : 'receiver-node';
+      return `${cli.has(file) ? 'shared' : 'receiver'}-${web.has(file) ? 'web' : 'node'}`;
     },
   });
   await bundle.close();

@@ -80,13 +80,13 @@ describe('a cold start of the receiver loads neither zod nor pino', () => {
   });
 
   // Each module the ES module loader loads costs about as much as its code (docs/performance.md):
-  // the build merges what index.js loads into two chunks (tsup.config.ts, mergeReceiverChunks),
-  // one of them shared with web.js. esbuild's own chunking made it 32 files.
-  it('dist/index.js: the import, fetchHandler and its first request load three files of dist/ (index.js and its two chunks)', async () => {
+  // the build merges what index.js loads into four chunks (tsup.config.ts, mergeReceiverChunks),
+  // by what web.js and the CLI share with it. esbuild's own chunking made it 36 files.
+  it('dist/index.js: the import, fetchHandler and its first request load five files of dist/ (index.js and its four chunks)', async () => {
     const script = `const lib = await import(${JSON.stringify(pathToFileURL(join(dist, 'index.js')).href)});\n${RECEIVE}`;
     const distUrl = `${pathToFileURL(dist).href}/`;
     const files = (await loadedFiles('index-files', script)).filter((file) => file.startsWith(distUrl));
-    expect(files.map((file) => file.slice(distUrl.length).replace(/-[\w-]{8}\.js$/, '.js')).sort()).toEqual(['index.js', 'receiver-node.js', 'receiver-web.js']);
+    expect(files.map((file) => file.slice(distUrl.length).replace(/-[\w-]{8}\.js$/, '.js')).sort()).toEqual(['index.js', 'receiver-node.js', 'receiver-web.js', 'shared-node.js', 'shared-web.js']);
   });
 
   it.each(['fastify', 'hono', 'koa'])('dist/%s.js: the import', async (entry) => {
