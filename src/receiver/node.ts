@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { writeNodeAnswer } from '../http/answer.js';
-import { readNodeBody } from '../http/body.js';
+import { readConsumableNodeBody } from '../http/body.js';
 import { requestPath } from '../http/path.js';
 import type { WebhookSecret } from '../signature-scheme.js';
 import { answerNodeRequest, bodyLimits, webhookAnswer } from './adapter.js';
@@ -16,9 +16,15 @@ export type NodeWebhookHandler = ((req: IncomingMessage, res: ServerResponse, ne
   readonly receiver: Receiver;
 };
 
+/** What a 500 `BODY_ALREADY_PARSED` from `nodeHandler` tells the user to change. */
+const FIX = 'In a Next.js Pages Router API route, export const config = { api: { bodyParser: false } }; elsewhere, hand the request to nodeHandler before any body parser reads it (or keep a raw copy in req.rawBody).';
+
 /**
  * A node:http request listener. It answers on `options.path` (default `/webhooks`); other paths
- * go to `next` when given (Connect-style), or get 404 `NOT_FOUND`.
+ * go to `next` when given (Connect-style), or get 404 `NOT_FOUND`. It reads the raw body itself;
+ * when something read it first (a Next.js Pages Router API route without
+ * `bodyParser: false`), a raw copy left in `req.rawBody` or a `req.body` that is still the text
+ * is verified, and a parsed object alone is a 500 `BODY_ALREADY_PARSED`, never a 401.
  *
  * @example
  * http.createServer(nodeHandler({ secret: process.env.WEBHOOK_SECRET!, handlers })).listen(3000);
@@ -33,7 +39,7 @@ export function nodeHandler(options: WebhookSecret | WebhookHandlerOptions): Nod
       const error = new ReceiverError('NOT_FOUND', `Nothing here; webhooks are received at ${body.path}`, { path: body.path });
       return writeNodeAnswer(req, res, webhookAnswer(failed(error)));
     }
-    void answerNodeRequest(receiver, req, res, req.method === 'POST' ? readNodeBody(req, limits) : '');
+    void answerNodeRequest(receiver, req, res, req.method === 'POST' ? readConsumableNodeBody(req, limits, FIX) : '');
   };
   return Object.assign(handler, { receiver });
 }
