@@ -49,10 +49,11 @@ export const POST = fetchHandler({ secret: process.env.WEBHOOK_SECRET!, handlers
   );
 }
 `,
-  'pages/api/webhooks.ts': `import { nodeHandler } from 'acct-webhook';
+  'pages/api/webhooks.ts': `import type { PageConfig } from 'next';
+import { nodeHandler } from 'acct-webhook';
 import { handlers } from '../../lib/handlers';
 
-export const config = { api: { bodyParser: false } };
+export const config: PageConfig = { api: { bodyParser: false } };
 
 export default nodeHandler({ path: '/api/webhooks', secret: process.env.WEBHOOK_SECRET!, handlers: handlers('pages') });
 `,
