@@ -1,6 +1,6 @@
-import type { ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { WebhookSecret } from '../signature-scheme.js';
-import { readConsumableNodeBody, type ParsedNodeRequest } from '../http/body.js';
+import { readConsumableNodeBody } from '../http/body.js';
 import { requestPath } from '../http/path.js';
 import { answerNodeRequest, bodyLimits } from './adapter.js';
 import { NODE_PLATFORM } from '../defaults/node-platform.js';
@@ -8,9 +8,12 @@ import { resolveHandlerOptions, type BodyOptions, type WebhookHandlerOptions } f
 import { buildReceiver, type Receiver } from './receive.js';
 
 /** The parts of Express's request this adapter reads; any Express `Request` fits. */
-export interface ExpressLikeRequest extends ParsedNodeRequest {
+export interface ExpressLikeRequest extends IncomingMessage {
   path?: string;
   route?: unknown;
+  body?: unknown;
+  /** Set by some frameworks and `express.json({ verify })` recipes: the unparsed body. */
+  rawBody?: unknown;
 }
 
 /** The middleware `webhookHandler` returns: an Express request handler with its receiver attached. */

@@ -17,14 +17,12 @@ export type NodeWebhookHandler = ((req: IncomingMessage, res: ServerResponse, ne
 };
 
 /** What a 500 `BODY_ALREADY_PARSED` from `nodeHandler` tells the user to change. */
-const FIX = 'In a Next.js Pages Router API route, export const config = { api: { bodyParser: false } }; elsewhere, hand the request to nodeHandler before any body parser reads it (or keep a raw copy in req.rawBody).';
+const FIX = 'In a Next.js API route: export const config = { api: { bodyParser: false } }. Elsewhere: call nodeHandler before any body parser.';
 
 /**
  * A node:http request listener. It answers on `options.path` (default `/webhooks`); other paths
- * go to `next` when given (Connect-style), or get 404 `NOT_FOUND`. It reads the raw body itself;
- * when something read it first (a Next.js Pages Router API route without
- * `bodyParser: false`), a raw copy left in `req.rawBody` or a `req.body` that is still the text
- * is verified, and a parsed object alone is a 500 `BODY_ALREADY_PARSED`, never a 401.
+ * go to `next` when given (Connect-style), or get 404 `NOT_FOUND`. A body a parser consumed
+ * first (Next.js's Pages Router without `bodyParser: false`) is a 500 `BODY_ALREADY_PARSED`.
  *
  * @example
  * http.createServer(nodeHandler({ secret: process.env.WEBHOOK_SECRET!, handlers })).listen(3000);
