@@ -35,7 +35,7 @@ export class AttemptRecorder {
 
   constructor(
     pool: PostgresPool,
-    private readonly sql: { lockHealth: Statement; lockDeliveries: Statement; recordAttempts: Statement; setHealth: Statement; syncWebhooksActive: Statement },
+    private readonly sql: { lockHealth: Statement; lockStatus: Statement; lockDeliveries: Statement; recordAttempts: Statement; setHealth: Statement; syncWebhooksActive: Statement },
   ) {
     this.batch = new TurnBatch((batch) => withTransaction(pool, (client) => this.apply(client, batch)));
   }
@@ -47,9 +47,10 @@ export class AttemptRecorder {
   }
 
   /**
-   * Under the row locks of every webhook and then every delivery in the batch, each in id order
-   * (as a webhook's update locks it before its deliveries), so that batches never deadlock each
-   * other or an update.
+   * Under the row locks of every delivery and then every webhook of the batch, each in id order, so
+   * that batches never deadlock each other (a deadlock with a webhook's update, which locks the
+   * webhook before its deliveries, is retried by TurnBatch). The webhooks' lock is FOR NO KEY
+   * UPDATE, which an emit's FOR KEY SHARE does not wait for; a status change takes FOR UPDATE.
    */
   private async apply(client: PostgresQueryable, batch: readonly Submitted[]): Promise<Outcome[]> {
     const state = { deliveries: await this.lockedDeliveries(client, batch), health: new Map<string, WebhookHealth>() };
@@ -71,6 +72,8 @@ export class AttemptRecorder {
     await run(client, this.sql.recordAttempts, parameters(recorded));
     // Only what changed: a delivered attempt of a healthy webhook writes nothing more.
     const changed = new Map([...state.health].filter(([id, health]) => !sameHealth(before.get(id)!, health)));
+    const statusChanged = [...changed].filter(([id, health]) => health.status !== before.get(id)?.status).map(([id]) => id);
+    if (statusChanged.length > 0) await run(client, this.sql.lockStatus, [statusChanged]);
     if (changed.size > 0) await run(client, this.sql.setHealth, healthParameters(changed));
     const disabled = [...state.health].filter(([id, health]) => health.status !== 'active' && before.get(id)?.status === 'active').map(([id]) => id);
     if (disabled.length > 0) await run(client, this.sql.syncWebhooksActive, [disabled]);
