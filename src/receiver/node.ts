@@ -17,12 +17,11 @@ export type NodeWebhookHandler = ((req: IncomingMessage, res: ServerResponse, ne
 };
 
 /** What a 500 `BODY_ALREADY_PARSED` from `nodeHandler` tells the user to change. */
-const FIX = 'In a Next.js API route: export const config = { api: { bodyParser: false } }. Elsewhere: call nodeHandler before any body parser.';
+const FIX = 'Next.js API route: set config.api.bodyParser = false. Else: call nodeHandler before any body parser.';
 
 /**
  * A node:http request listener. It answers on `options.path` (default `/webhooks`); other paths
- * go to `next` when given (Connect-style), or get 404 `NOT_FOUND`. A body a parser consumed
- * first (Next.js's Pages Router without `bodyParser: false`) is a 500 `BODY_ALREADY_PARSED`.
+ * go to `next` when given (Connect-style), or get 404 `NOT_FOUND`.
  *
  * @example
  * http.createServer(nodeHandler({ secret: process.env.WEBHOOK_SECRET!, handlers })).listen(3000);

@@ -46,7 +46,7 @@ describe('nodeHandler', () => {
     });
     expect(seen).toEqual([]);
     expect(outcomes).toEqual([expect.objectContaining({ status: 500, code: 'BODY_ALREADY_PARSED' })]);
-    expect(String((outcomes[0]!.error as Error).message)).toContain('bodyParser: false');
+    expect(String((outcomes[0]!.error as Error).message)).toContain('config.api.bodyParser = false');
   });
 
   it('verifies the text a parser before it left in req.body (Next.js does so for a type it does not parse)', async () => {

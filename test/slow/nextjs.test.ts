@@ -184,7 +184,7 @@ describe('a Next.js 16 app (next build, next start)', () => {
     expect(Date.now() - started).toBeLessThan(5_000);
     expect(handled()).not.toContain(`forgot ${event.id}`);
     await waitFor(() => output.includes('BODY_ALREADY_PARSED'), 'the log line of the refusal');
-    expect(output).toContain('bodyParser: false');
+    expect(output).toContain('config.api.bodyParser = false');
   });
 
   it("the app's own JSON routes still parse, in both routers", async () => {
