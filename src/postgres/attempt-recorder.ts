@@ -35,7 +35,7 @@ export class AttemptRecorder {
 
   constructor(
     pool: PostgresPool,
-    private readonly sql: { lockHealth: Statement; lockStatus: Statement; lockDeliveries: Statement; recordAttempts: Statement; setHealth: Statement; syncWebhooksActive: Statement },
+    private readonly sql: { lockBatch: Statement; lockStatus: Statement; recordAttempts: Statement; setHealth: Statement; syncWebhooksActive: Statement },
   ) {
     this.batch = new TurnBatch((batch) => withTransaction(pool, (client) => this.apply(client, batch)));
   }
@@ -53,9 +53,7 @@ export class AttemptRecorder {
    * UPDATE, which an emit's FOR KEY SHARE does not wait for; a status change takes FOR UPDATE.
    */
   private async apply(client: PostgresQueryable, batch: readonly Submitted[]): Promise<Outcome[]> {
-    const state = { deliveries: await this.lockedDeliveries(client, batch), health: new Map<string, WebhookHealth>() };
-    const webhookIds = [...new Set([...state.deliveries.values()].map((delivery) => delivery.webhook_id))].sort();
-    state.health = await this.lockedHealth(client, webhookIds);
+    const state = await this.locked(client, batch);
     const before = new Map(state.health);
     const outcomes = batch.map((pending): Outcome => {
       try {
@@ -80,20 +78,18 @@ export class AttemptRecorder {
     return outcomes;
   }
 
-  private async lockedHealth(client: PostgresQueryable, webhookIds: string[]): Promise<Map<string, WebhookHealth>> {
-    const rows = (await run(client, this.sql.lockHealth, [webhookIds])).rows as (Record<string, unknown> & { id: string })[];
-    return new Map(rows.map((row) => [row.id, toHealth(row)]));
-  }
-
-  private async lockedDeliveries(client: PostgresQueryable, batch: readonly Submitted[]): Promise<Map<string, StoredDelivery>> {
+  /** The batch's deliveries and their registrations' health, locked (lockBatch). */
+  private async locked(client: PostgresQueryable, batch: readonly Submitted[]): Promise<{ deliveries: Map<string, StoredDelivery>; health: Map<string, WebhookHealth> }> {
     const ids = [...new Set(batch.map((pending) => pending.deliveryId))].sort();
-    const rows = (await run(client, this.sql.lockDeliveries, [ids])).rows as Record<string, unknown>[];
-    return new Map(
-      rows.map((row) => {
-        const delivery = deliveryRows.read(row);
-        return [delivery.id, delivery];
-      }),
-    );
+    const rows = (await run(client, this.sql.lockBatch, [ids])).rows as Record<string, unknown>[];
+    const deliveries = new Map<string, StoredDelivery>();
+    const health = new Map<string, WebhookHealth>();
+    for (const row of rows) {
+      const delivery = deliveryRows.read(row);
+      deliveries.set(delivery.id, delivery);
+      if (!health.has(delivery.webhook_id)) health.set(delivery.webhook_id, toHealth(row));
+    }
+    return { deliveries, health };
   }
 }
 
@@ -106,15 +102,16 @@ function next(state: { deliveries: Map<string, StoredDelivery>; health: Map<stri
   return recording(delivery, health);
 }
 
+/** The registration's health from lockBatch's `webhook_…` columns. */
 function toHealth(row: Record<string, unknown>): WebhookHealth {
   return {
-    status: row.status as WebhookHealth['status'],
-    failure_streak: row.failure_streak as number,
-    failing_since: readNullableInt8(row.failing_since, 'failing_since'),
-    last_failure_at: readNullableInt8(row.last_failure_at, 'last_failure_at'),
-    disabled_at: readNullableInt8(row.disabled_at, 'disabled_at'),
-    disabled_reason: row.disabled_reason as WebhookHealth['disabled_reason'],
-    delivered_streak: row.delivered_streak as number,
+    status: row.webhook_status as WebhookHealth['status'],
+    failure_streak: row.webhook_failure_streak as number,
+    failing_since: readNullableInt8(row.webhook_failing_since, 'failing_since'),
+    last_failure_at: readNullableInt8(row.webhook_last_failure_at, 'last_failure_at'),
+    disabled_at: readNullableInt8(row.webhook_disabled_at, 'disabled_at'),
+    disabled_reason: row.webhook_disabled_reason as WebhookHealth['disabled_reason'],
+    delivered_streak: row.webhook_delivered_streak as number,
   };
 }
 

@@ -141,9 +141,6 @@ export function dispatchStatements(schema: string, prepare: Prepare, wakeUpChann
       JOIN ${webhooks} w ON w.id = d.webhook_id
       WHERE d.id = $1`),
     getDelivery: prepare(`SELECT ${columns(DELIVERY_COLUMNS)} FROM ${deliveries} WHERE id = $1`),
-    // In id order. FOR NO KEY UPDATE: recorders and webhook changes wait for each other, emits
-    // (FOR KEY SHARE) do not; lockStatus takes the stronger lock when a batch changes a status.
-    lockHealth: prepare(`SELECT id, ${columns(HEALTH_FIELDS)} FROM ${webhooks} WHERE id = ANY($1::text[]) ORDER BY id FOR NO KEY UPDATE`),
     // Before a recorder writes a status change: waits for the emits in progress, and makes later
     // ones wait for the commit, so that they see the new status (see insertEvent's lock).
     lockStatus: prepare(`SELECT id FROM ${webhooks} WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE`),
@@ -183,7 +180,18 @@ export function dispatchStatements(schema: string, prepare: Prepare, wakeUpChann
           END AS state, next_attempt_at
         FROM ${deliveries} WHERE status = 'retrying'
       ) q GROUP BY state`),
-    lockDeliveries: prepare(`SELECT ${columns(DELIVERY_COLUMNS)} FROM ${deliveries} WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE`),
+    // An attempt batch's locks and state in one round trip: its deliveries (FOR UPDATE), then their
+    // registrations' health (FOR NO KEY UPDATE: recorders and webhook changes wait for each other,
+    // emits with their FOR KEY SHARE do not; lockStatus takes the stronger lock when a batch changes
+    // a status), each in id order. Every delivery is locked before the first registration: the
+    // registrations' CTE reads the deliveries' CTE to its end (its IN list) before it locks a row.
+    lockBatch: prepare(`WITH d AS MATERIALIZED (
+        SELECT ${columns(DELIVERY_COLUMNS)} FROM ${deliveries} WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE
+      ), w AS MATERIALIZED (
+        SELECT id, ${columns(HEALTH_FIELDS)} FROM ${webhooks} WHERE id IN (SELECT webhook_id FROM d) ORDER BY id FOR NO KEY UPDATE
+      )
+      SELECT ${columns(DELIVERY_COLUMNS, 'd')}, ${HEALTH_FIELDS.map((name) => `w.${name} AS webhook_${name}`).join(', ')}
+      FROM d JOIN w ON w.id = d.webhook_id`),
     // A batch of attempt rows (inserted in batch order, so that seq follows attempt_number) and
     // each delivery's final state: one statement inside the batch's transaction.
     recordAttempts: prepare(`WITH attempt AS (
