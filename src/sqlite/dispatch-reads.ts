@@ -4,16 +4,19 @@ import type { DeliveryStatus } from '../ports/dispatch-statuses.js';
 import { asPromise } from './as-promise.js';
 import type { SqliteConnection } from './driver.js';
 
-// Every read walks a time index over the range: (created_at) for deliveries, (attempted_at) for
-// attempts. The driver may bind numbers as REAL, hence the casts (times are after `from`:
+// Every read walks a time index over the range: (created_at, status) for deliveries, (attempted_at)
+// for attempts. The driver may bind numbers as REAL, hence the casts (times are after `from`:
 // truncation is floor).
 const IN_RANGE = `attempted_at >= @from AND attempted_at < @to AND (@webhook_id IS NULL OR webhook_id = @webhook_id)`;
 
 /** The sending side's reads on a dispatcher's SQLite file. */
 export function sqliteDispatchReads(db: SqliteConnection): DispatchReads {
   const sql = {
+    // Every registration's from the index alone; one registration's reads its rows in the range.
     deliveries: db.prepare<Record<string, unknown>, BucketCount<DeliveryStatus>>(`SELECT CAST((created_at - @from) / @size AS INTEGER) AS bucket, status AS outcome, COUNT(*) AS count
-      FROM dispatch_deliveries WHERE created_at >= @from AND created_at < @to AND (@webhook_id IS NULL OR webhook_id = @webhook_id) GROUP BY 1, 2`),
+      FROM dispatch_deliveries WHERE created_at >= @from AND created_at < @to GROUP BY 1, 2`),
+    deliveriesOfWebhook: db.prepare<Record<string, unknown>, BucketCount<DeliveryStatus>>(`SELECT CAST((created_at - @from) / @size AS INTEGER) AS bucket, status AS outcome, COUNT(*) AS count
+      FROM dispatch_deliveries WHERE created_at >= @from AND created_at < @to AND webhook_id = @webhook_id GROUP BY 1, 2`),
     attempts: db.prepare<Record<string, unknown>, { webhook_id: string; bucket: number; attempts: number; delivered: number }>(`SELECT webhook_id,
         CAST((attempted_at - @from) / @size AS INTEGER) AS bucket, COUNT(*) AS attempts, SUM(CASE WHEN error_kind IS NULL THEN 1 ELSE 0 END) AS delivered
       FROM dispatch_attempts WHERE ${IN_RANGE} GROUP BY 1, 2 ORDER BY 1, 2`),
@@ -29,7 +32,8 @@ export function sqliteDispatchReads(db: SqliteConnection): DispatchReads {
       WHERE attempted_at >= @from AND attempted_at < @to AND webhook_id = @webhook_id AND error_kind IS NOT NULL ORDER BY attempted_at DESC LIMIT 1`),
   };
   return {
-    deliveryBuckets: ({ from, to, size, webhook_id }) => asPromise(() => mergeBucketCounts(sql.deliveries.all({ from, to, size, webhook_id: webhook_id ?? null }))),
+    deliveryBuckets: ({ from, to, size, webhook_id }) =>
+      asPromise(() => mergeBucketCounts(webhook_id === undefined ? sql.deliveries.all({ from, to, size }) : sql.deliveriesOfWebhook.all({ from, to, size, webhook_id }))),
     attemptStats: ({ from, to, size, webhook_id }) =>
       asPromise(() => {
         const range = { from, to, size, webhook_id: webhook_id ?? null };
