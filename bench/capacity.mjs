@@ -295,6 +295,7 @@ async function run({ path, workers, rate, seconds, url, admin }) {
       p95: percentile(latencies, 95),
       p99: percentile(latencies, 99),
       emitP50: percentile(emitMs, 50),
+      emitP99: percentile(emitMs, 99),
       workerCpuPer1000: (workerCpu / delivered) * 1000,
       postgresCpuPer1000: (postgresCpu / delivered) * 1000,
     };
@@ -335,11 +336,11 @@ async function main() {
 
   const ms = (value) => value.toFixed(1);
   console.log(`\nacct-webhook capacity: ${cpus().length} cores, ${values.seconds} s per rate, emitting/storing process separate from the workers\n`);
-  console.log('| path | workers | rate/s | delivered/s | p50 ms | p95 ms | p99 ms | emit/store call p50 ms | worker CPU s / 1 000 | PostgreSQL CPU s / 1 000 | ledger |');
-  console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|');
+  console.log('| path | workers | rate/s | delivered/s | p50 ms | p95 ms | p99 ms | emit/store call p50 ms | emit/store call p99 ms | worker CPU s / 1 000 | PostgreSQL CPU s / 1 000 | ledger |');
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|');
   for (const r of results) {
     const ledger = r.balanced ? 'balanced' : `VOID (emits refused ${r.refused}, lost ${r.lost}, twice ${r.twice}, unknown ${r.strangers})`;
-    console.log(`| ${r.path} | ${r.workers} | ${r.rate} | ${r.perSecond} | ${ms(r.p50)} | ${ms(r.p95)} | ${ms(r.p99)} | ${ms(r.emitP50)} | ${r.workerCpuPer1000.toFixed(2)} | ${r.postgresCpuPer1000.toFixed(2)} | ${ledger} |`);
+    console.log(`| ${r.path} | ${r.workers} | ${r.rate} | ${r.perSecond} | ${ms(r.p50)} | ${ms(r.p95)} | ${ms(r.p99)} | ${ms(r.emitP50)} | ${ms(r.emitP99)} | ${r.workerCpuPer1000.toFixed(2)} | ${r.postgresCpuPer1000.toFixed(2)} | ${ledger} |`);
   }
 
   // The capacity on paper, from the CPU measured at the highest balanced rate of one worker.

@@ -35,7 +35,7 @@ export class AttemptRecorder {
 
   constructor(
     pool: PostgresPool,
-    private readonly sql: { lockHealth: Statement; lockDeliveries: Statement; recordAttempts: Statement; setHealth: Statement; syncWebhooksActive: Statement },
+    private readonly sql: { lockBatch: Statement; lockStatus: Statement; recordAttempts: Statement; setHealth: Statement; syncWebhooksActive: Statement },
   ) {
     this.batch = new TurnBatch((batch) => withTransaction(pool, (client) => this.apply(client, batch)));
   }
@@ -47,14 +47,13 @@ export class AttemptRecorder {
   }
 
   /**
-   * Under the row locks of every webhook and then every delivery in the batch, each in id order
-   * (as a webhook's update locks it before its deliveries), so that batches never deadlock each
-   * other or an update.
+   * Under the row locks of every delivery and then every webhook of the batch, each in id order, so
+   * that batches never deadlock each other (a deadlock with a webhook's update, which locks the
+   * webhook before its deliveries, is retried by TurnBatch). The webhooks' lock is FOR NO KEY
+   * UPDATE, which an emit's FOR KEY SHARE does not wait for; a status change takes FOR UPDATE.
    */
   private async apply(client: PostgresQueryable, batch: readonly Submitted[]): Promise<Outcome[]> {
-    const state = { deliveries: await this.lockedDeliveries(client, batch), health: new Map<string, WebhookHealth>() };
-    const webhookIds = [...new Set([...state.deliveries.values()].map((delivery) => delivery.webhook_id))].sort();
-    state.health = await this.lockedHealth(client, webhookIds);
+    const state = await this.locked(client, batch);
     const before = new Map(state.health);
     const outcomes = batch.map((pending): Outcome => {
       try {
@@ -71,26 +70,26 @@ export class AttemptRecorder {
     await run(client, this.sql.recordAttempts, parameters(recorded));
     // Only what changed: a delivered attempt of a healthy webhook writes nothing more.
     const changed = new Map([...state.health].filter(([id, health]) => !sameHealth(before.get(id)!, health)));
+    const statusChanged = [...changed].filter(([id, health]) => health.status !== before.get(id)?.status).map(([id]) => id);
+    if (statusChanged.length > 0) await run(client, this.sql.lockStatus, [statusChanged]);
     if (changed.size > 0) await run(client, this.sql.setHealth, healthParameters(changed));
     const disabled = [...state.health].filter(([id, health]) => health.status !== 'active' && before.get(id)?.status === 'active').map(([id]) => id);
     if (disabled.length > 0) await run(client, this.sql.syncWebhooksActive, [disabled]);
     return outcomes;
   }
 
-  private async lockedHealth(client: PostgresQueryable, webhookIds: string[]): Promise<Map<string, WebhookHealth>> {
-    const rows = (await run(client, this.sql.lockHealth, [webhookIds])).rows as (Record<string, unknown> & { id: string })[];
-    return new Map(rows.map((row) => [row.id, toHealth(row)]));
-  }
-
-  private async lockedDeliveries(client: PostgresQueryable, batch: readonly Submitted[]): Promise<Map<string, StoredDelivery>> {
+  /** The batch's deliveries and their registrations' health, locked (lockBatch). */
+  private async locked(client: PostgresQueryable, batch: readonly Submitted[]): Promise<{ deliveries: Map<string, StoredDelivery>; health: Map<string, WebhookHealth> }> {
     const ids = [...new Set(batch.map((pending) => pending.deliveryId))].sort();
-    const rows = (await run(client, this.sql.lockDeliveries, [ids])).rows as Record<string, unknown>[];
-    return new Map(
-      rows.map((row) => {
-        const delivery = deliveryRows.read(row);
-        return [delivery.id, delivery];
-      }),
-    );
+    const rows = (await run(client, this.sql.lockBatch, [ids])).rows as Record<string, unknown>[];
+    const deliveries = new Map<string, StoredDelivery>();
+    const health = new Map<string, WebhookHealth>();
+    for (const row of rows) {
+      const delivery = deliveryRows.read(row);
+      deliveries.set(delivery.id, delivery);
+      if (!health.has(delivery.webhook_id)) health.set(delivery.webhook_id, toHealth(row));
+    }
+    return { deliveries, health };
   }
 }
 
@@ -103,15 +102,16 @@ function next(state: { deliveries: Map<string, StoredDelivery>; health: Map<stri
   return recording(delivery, health);
 }
 
+/** The registration's health from lockBatch's `webhook_…` columns. */
 function toHealth(row: Record<string, unknown>): WebhookHealth {
   return {
-    status: row.status as WebhookHealth['status'],
-    failure_streak: row.failure_streak as number,
-    failing_since: readNullableInt8(row.failing_since, 'failing_since'),
-    last_failure_at: readNullableInt8(row.last_failure_at, 'last_failure_at'),
-    disabled_at: readNullableInt8(row.disabled_at, 'disabled_at'),
-    disabled_reason: row.disabled_reason as WebhookHealth['disabled_reason'],
-    delivered_streak: row.delivered_streak as number,
+    status: row.webhook_status as WebhookHealth['status'],
+    failure_streak: row.webhook_failure_streak as number,
+    failing_since: readNullableInt8(row.webhook_failing_since, 'failing_since'),
+    last_failure_at: readNullableInt8(row.webhook_last_failure_at, 'last_failure_at'),
+    disabled_at: readNullableInt8(row.webhook_disabled_at, 'disabled_at'),
+    disabled_reason: row.webhook_disabled_reason as WebhookHealth['disabled_reason'],
+    delivered_streak: row.webhook_delivered_streak as number,
   };
 }
 

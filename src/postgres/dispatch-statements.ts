@@ -48,15 +48,22 @@ export function dispatchStatements(schema: string, prepare: Prepare, wakeUpChann
     // After a status change, in the same transaction but a statement of its own, so that it sees
     // the deliveries of an insertEvent it waited for (see insertEvent's lock).
     syncWebhookActive: prepare(`UPDATE ${deliveries} SET webhook_active = $2 WHERE webhook_id = $1 AND status = 'retrying'`),
-    deleteWebhook: prepare(`UPDATE ${webhooks} SET deleted_at = $2 WHERE id = $1 AND deleted_at IS NULL RETURNING id`),
+    // FOR UPDATE first (a plain UPDATE of a non-key column takes only FOR NO KEY UPDATE, which an
+    // emit's FOR KEY SHARE would not wait for): a delete and an emit are serialised.
+    deleteWebhook: prepare(`WITH locked AS (SELECT id FROM ${webhooks} WHERE id = $1 AND deleted_at IS NULL FOR UPDATE)
+      UPDATE ${webhooks} w SET deleted_at = $2 FROM locked WHERE w.id = locked.id RETURNING w.id`),
     endDeliveriesOfWebhook: prepare(`UPDATE ${deliveries}
       SET status = 'finally_failed', next_attempt_at = NULL, lease_owner = NULL, lease_until = NULL, updated_at = $2
       WHERE webhook_id = $1 AND status = 'retrying'`),
     // The event and its deliveries in one statement. ON CONFLICT DO NOTHING: an id stored before
     // (also by a concurrent emit) inserts nothing at all. Deliveries go only to webhooks that still
-    // exist, with their status at this moment. FOR SHARE conflicts with the row lock an update or
-    // delete of the webhook takes, so the two are serialised: no delivery is inserted with a
-    // status that has just changed, or for a webhook that has just been deleted. When deliveries
+    // exist, with their status at this moment. FOR KEY SHARE conflicts with the FOR UPDATE lock
+    // that every change of a webhook's status or deletion takes (updateWebhook, deleteWebhook, and
+    // the attempt recorder when it disables one), so the two are serialised: no delivery is
+    // inserted with a status that has just changed, or for a webhook that has just been deleted.
+    // It does not conflict with the FOR NO KEY UPDATE of the recorder's health bookkeeping, so an
+    // emit never waits for the attempts being recorded (issue 25: FOR SHARE made emits queue behind
+    // every recording transaction, p99 of the emit call 160 ms at 200/s). When deliveries
     // were queued it notifies the workers of every process: PostgreSQL delivers the notification
     // when the statement commits, never before (a worker woken early would find nothing).
     insertEvent: prepare(`WITH event AS (
@@ -67,7 +74,7 @@ export function dispatchStatements(schema: string, prepare: Prepare, wakeUpChann
       ), targets AS (
         SELECT w.id, w.status FROM ${webhooks} w
         WHERE w.id = ANY($7::text[]) AND w.deleted_at IS NULL AND EXISTS (SELECT 1 FROM event)
-        FOR SHARE
+        FOR KEY SHARE
       ), inserted AS (
         INSERT INTO ${deliveries} (id, event_id, webhook_id, event_type, correlation_id, status, webhook_active,
           next_attempt_at, lease_owner, lease_until, test, created_at, updated_at)
@@ -134,8 +141,9 @@ export function dispatchStatements(schema: string, prepare: Prepare, wakeUpChann
       JOIN ${webhooks} w ON w.id = d.webhook_id
       WHERE d.id = $1`),
     getDelivery: prepare(`SELECT ${columns(DELIVERY_COLUMNS)} FROM ${deliveries} WHERE id = $1`),
-    // Locked before the deliveries, in id order, as updateWebhook locks a webhook before its deliveries.
-    lockHealth: prepare(`SELECT id, ${columns(HEALTH_FIELDS)} FROM ${webhooks} WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE`),
+    // Before a recorder writes a status change: waits for the emits in progress, and makes later
+    // ones wait for the commit, so that they see the new status (see insertEvent's lock).
+    lockStatus: prepare(`SELECT id FROM ${webhooks} WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE`),
     setHealth: prepare(`UPDATE ${webhooks} w SET ${HEALTH_FIELDS.map((name) => `${name} = h.${name}`).join(', ')}
       FROM unnest($1::text[], $2::text[], $3::int[], $4::bigint[], $5::bigint[], $6::bigint[], $7::text[], $8::int[]) AS h (id, ${columns(HEALTH_FIELDS)})
       WHERE w.id = h.id`),
@@ -172,7 +180,18 @@ export function dispatchStatements(schema: string, prepare: Prepare, wakeUpChann
           END AS state, next_attempt_at
         FROM ${deliveries} WHERE status = 'retrying'
       ) q GROUP BY state`),
-    lockDeliveries: prepare(`SELECT ${columns(DELIVERY_COLUMNS)} FROM ${deliveries} WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE`),
+    // An attempt batch's locks and state in one round trip: its deliveries (FOR UPDATE), then their
+    // registrations' health (FOR NO KEY UPDATE: recorders and webhook changes wait for each other,
+    // emits with their FOR KEY SHARE do not; lockStatus takes the stronger lock when a batch changes
+    // a status), each in id order. Every delivery is locked before the first registration: the
+    // registrations' CTE reads the deliveries' CTE to its end (its IN list) before it locks a row.
+    lockBatch: prepare(`WITH d AS MATERIALIZED (
+        SELECT ${columns(DELIVERY_COLUMNS)} FROM ${deliveries} WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE
+      ), w AS MATERIALIZED (
+        SELECT id, ${columns(HEALTH_FIELDS)} FROM ${webhooks} WHERE id IN (SELECT webhook_id FROM d) ORDER BY id FOR NO KEY UPDATE
+      )
+      SELECT ${columns(DELIVERY_COLUMNS, 'd')}, ${HEALTH_FIELDS.map((name) => `w.${name} AS webhook_${name}`).join(', ')}
+      FROM d JOIN w ON w.id = d.webhook_id`),
     // A batch of attempt rows (inserted in batch order, so that seq follows attempt_number) and
     // each delivery's final state: one statement inside the batch's transaction.
     recordAttempts: prepare(`WITH attempt AS (

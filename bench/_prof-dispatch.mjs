@@ -1,0 +1,181 @@
+// Deliveries per second of the Dispatcher with 1 and 2 worker processes, on PostgreSQL and on
+// SQLite, measured in one run against one local receiver (loopback only). Not part of npm test.
+//
+//   npm run build && node bench/postgres-dispatch.mjs [--deliveries 5000] [--concurrency 10] [--rounds 3]
+//                                                      [--url postgres://postgres@127.0.0.1:5432/test]
+//
+// Each configuration gets a fresh database (a SQLite file, a PostgreSQL schema) holding one
+// webhook and `deliveries` due deliveries, queued before the clock starts. The workers are child
+// processes built from dist/; they load, then all start at one signal. The time runs from that
+// signal until every delivery is recorded as delivered. Configurations are interleaved round by
+// round; the median of the rounds is reported.
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import Database from 'better-sqlite3';
+import pg from 'pg';
+import { Dispatcher } from '../dist/dispatcher.js';
+import { postgresDispatchStore } from '../dist/postgres.js';
+import { createTestEvent } from '../dist/testing.js';
+
+const self = fileURLToPath(import.meta.url);
+const print = (line) => process.stdout.write(`${JSON.stringify(line)}\n`);
+
+if (process.argv[2] === '--worker') await worker(process.argv.slice(3));
+else await main();
+
+/** One worker process: `--worker <sqlite|postgres> <file|url> <schema> <concurrency>`. */
+async function worker([kind, target, schema, concurrency]) {
+  const where = kind === 'postgres' ? { store: postgresDispatchStore(target, { schema, poolSize: Number(concurrency) + 2 }) } : { database: target };
+  const dispatcher = new Dispatcher({ ...where, concurrency: Number(concurrency), allowInsecureUrls: true, logger: false, pollIntervalMs: 50 });
+  await dispatcher.webhooks.list(); // opens and migrates before the clock starts
+  print({ loaded: true });
+  await new Promise((resolve) => createInterface({ input: process.stdin }).once('line', resolve));
+  await dispatcher.start();
+  process.on('SIGTERM', async () => {
+    await dispatcher.close();
+    if (kind === 'postgres') await where.store.close();
+    process.exit(0);
+  });
+}
+
+async function main() {
+  const { values } = parseArgs({
+    options: {
+      deliveries: { type: 'string', default: '5000' },
+      concurrency: { type: 'string', default: '10' },
+      rounds: { type: 'string', default: '3' },
+      url: { type: 'string', default: process.env.ACCT_WEBHOOK_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test' },
+    },
+  });
+  const settings = { deliveries: Number(values.deliveries), concurrency: Number(values.concurrency), rounds: Number(values.rounds), url: values.url };
+  const receiver = await startReceiver();
+  const admin = new pg.Pool({ connectionString: settings.url, max: 2 });
+  const configs = [
+    { name: 'SQLite, 1 worker', kind: 'sqlite', workers: 1 },
+    { name: 'SQLite, 2 workers', kind: 'sqlite', workers: 2 },
+    { name: 'PostgreSQL, 1 worker', kind: 'postgres', workers: 1 },
+    { name: 'PostgreSQL, 2 workers', kind: 'postgres', workers: 2 },
+  ];
+  const samples = new Map(configs.map((config) => [config.name, []]));
+  try {
+    for (let round = 0; round < settings.rounds; round++) {
+      for (const config of configs) {
+        const rate = await measure(config, settings, receiver, admin);
+        samples.get(config.name).push(rate);
+        process.stderr.write(`round ${round + 1}: ${config.name}: ${Math.round(rate)} deliveries/s\n`);
+      }
+    }
+  } finally {
+    await admin.end();
+    receiver.server.close();
+  }
+  const rows = configs.map((config) => ({ configuration: config.name, 'deliveries/s (median)': Math.round(median(samples.get(config.name))), rounds: samples.get(config.name).map(Math.round).join(' ') }));
+  console.table(rows);
+  print({ settings: { ...settings, url: redact(settings.url) }, results: rows });
+}
+
+async function measure(config, settings, receiver, admin) {
+  const database = await prepare(config.kind, settings, receiver.url, admin);
+  const workers = [];
+  try {
+    for (let i = 0; i < config.workers; i++) workers.push(await startWorker([config.kind, database.target, database.schema, String(settings.concurrency)]));
+    receiver.reset();
+    const started = performance.now();
+    for (const child of workers) child.stdin.write('go\n');
+    while ((await database.delivered()) < settings.deliveries) await new Promise((resolve) => setTimeout(resolve, 10));
+    const seconds = (performance.now() - started) / 1000;
+    if (receiver.count() !== settings.deliveries) throw new Error(`${config.name}: the receiver got ${receiver.count()} requests for ${settings.deliveries} deliveries`);
+    return settings.deliveries / seconds;
+  } finally {
+    await Promise.all(workers.map(stopWorker));
+    await database.remove();
+  }
+}
+
+/** A fresh database with one webhook and `deliveries` due deliveries to the receiver. */
+async function prepare(kind, settings, url, admin) {
+  if (kind === 'sqlite') {
+    const dir = mkdtempSync(join(tmpdir(), 'acct-bench-dispatch-'));
+    const file = join(dir, 'dispatch.db');
+    await queue({ database: file }, settings.deliveries, url);
+    const reader = new Database(file, { readonly: true });
+    const delivered = reader.prepare("SELECT COUNT(*) AS n FROM dispatch_deliveries WHERE status = 'delivered'");
+    return {
+      target: file,
+      schema: '-',
+      delivered: () => Promise.resolve(delivered.get().n),
+      remove: () => {
+        reader.close();
+        rmSync(dir, { recursive: true, force: true });
+        return Promise.resolve();
+      },
+    };
+  }
+  const schema = `acct_bench_${randomBytes(6).toString('hex')}`;
+  const store = postgresDispatchStore(admin, { schema });
+  await queue({ store }, settings.deliveries, url);
+  return {
+    target: settings.url,
+    schema,
+    delivered: async () => (await admin.query(`SELECT COUNT(*)::int AS n FROM "${schema}".dispatch_deliveries WHERE status = 'delivered'`)).rows[0].n,
+    remove: async () => void (await admin.query(`DROP SCHEMA "${schema}" CASCADE`)),
+  };
+}
+
+/** `where`: the Dispatcher's `database` or `store` option. */
+async function queue(where, deliveries, url) {
+  const dispatcher = new Dispatcher({ ...where, allowInsecureUrls: true, logger: false });
+  await dispatcher.webhooks.create({ url, events: ['*'] });
+  for (let i = 0; i < deliveries; i += 100) {
+    await Promise.all(Array.from({ length: Math.min(100, deliveries - i) }, () => dispatcher.emit(createTestEvent('invoice.paid'))));
+  }
+  await dispatcher.close();
+}
+
+async function startReceiver() {
+  let count = 0;
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      count++;
+      res.writeHead(204).end();
+    });
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, url: `http://127.0.0.1:${server.address().port}/hook`, count: () => count, reset: () => (count = 0) };
+}
+
+async function startWorker(args) {
+  const child = spawn(process.execPath, [...(process.env.PROF ? ["--cpu-prof", "--cpu-prof-dir=" + process.env.PROF] : []), self, '--worker', ...args], { stdio: ['pipe', 'pipe', 'inherit'] });
+  await new Promise((resolve, reject) => {
+    createInterface({ input: child.stdout }).once('line', resolve);
+    child.once('exit', (code) => reject(new Error(`a worker exited with ${code} before loading`)));
+  });
+  return child;
+}
+
+async function stopWorker(child) {
+  if (child.exitCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await exited;
+}
+
+function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+}
+
+function redact(url) {
+  const parsed = new URL(url);
+  if (parsed.password) parsed.password = '***';
+  return parsed.toString();
+}

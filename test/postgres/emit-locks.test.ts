@@ -1,0 +1,108 @@
+// How an emit (insertEvent) and the attempt recorder share a registration's row on PostgreSQL
+// (src/postgres/dispatch-statements.ts, insertEvent's lock): an emit never queues behind attempts
+// being recorded, and still sees a status change the recorder makes.
+import { afterEach, describe, expect, it } from 'vitest';
+import type pg from 'pg';
+import { recordingOf } from '../../src/dispatcher/attempt-recording.js';
+import { afterAttempt } from '../../src/dispatcher/schedule.js';
+import type { DispatchStore } from '../../src/ports/dispatch-store.js';
+import { postgresDispatchStore } from '../../src/postgres/index.js';
+import { attemptOf, NOW, storedEvent, webhook } from '../../src/testing/dispatch-store-contract.js';
+import { useTestDatabase } from '../helpers/postgres.js';
+
+const database = useTestDatabase({ poolSize: 4 });
+const opened: DispatchStore[] = [];
+const held: pg.PoolClient[] = [];
+afterEach(async () => {
+  for (const client of held.splice(0)) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    client.release();
+  }
+  for (const store of opened.splice(0)) await store.close();
+});
+
+async function openStore(): Promise<{ store: DispatchStore; schema: string }> {
+  const schema = database.newSchema();
+  const store = postgresDispatchStore(database.url, { schema, poolSize: 4 });
+  opened.push(store);
+  await store.ready();
+  return { store, schema };
+}
+
+/** A connection of the test's own, in a transaction, rolled back after the case unless committed. */
+async function transaction(): Promise<pg.PoolClient> {
+  const client = await database.pool.connect();
+  held.push(client);
+  await client.query('BEGIN');
+  return client;
+}
+
+/**
+ * Resolves once `count` statements on `schema` wait for a lock: a barrier on the server's own view
+ * (other tests on the same server use other schemas).
+ */
+async function lockWaiters(schema: string, count: number): Promise<void> {
+  for (;;) {
+    const { rows } = await database.pool.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND position($1 in query) > 0",
+      [`"${schema}".`],
+    );
+    if (rows[0]!.n >= count) return;
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
+/** A registration with one delivery, claimed: what a worker holds while it sends. */
+async function claimedDelivery(store: DispatchStore, overrides: Parameters<typeof webhook>[1] = {}) {
+  await store.insertWebhook(webhook('wh_a', overrides));
+  await store.insertEvent(storedEvent('evt_sent'), [{ id: 'dlv_sent', webhook_id: 'wh_a', next_attempt_at: NOW }]);
+  const [job] = await store.claimDue({ now: NOW, limit: 1, lease: { owner: 'worker', until: NOW + 60_000 }, maxInFlight: 10, maxInFlightWhileFailing: 10, initialInFlight: 10 });
+  return job!;
+}
+
+describe('postgresDispatchStore: an emit and the attempts recorded for the same registration', () => {
+  it('an emit is stored while an attempt of the same registration is being recorded (it does not wait for it)', async () => {
+    const { store, schema } = await openStore();
+    const job = await claimedDelivery(store);
+    // The recorder is held after it locked the delivery and the registration: its insert of the
+    // attempt waits for this table lock.
+    const blocker = await transaction();
+    await blocker.query(`LOCK TABLE "${schema}".dispatch_attempts IN SHARE MODE`);
+    const recording = store.recordAttempt(job.delivery.id, recordingOf(attemptOf(job, { error_kind: null, response_status: 200, error_message: null }), afterAttempt({ delivered: true, manual: false, leaseOwner: 'worker', startedAt: NOW, schedule: [0, 60] })));
+    await lockWaiters(schema, 1);
+
+    const emitted = store.insertEvent(storedEvent('evt_next'), [{ id: 'dlv_next', webhook_id: 'wh_a', next_attempt_at: NOW }]);
+    const first = await Promise.race([emitted.then(() => 'stored'), lockWaiters(schema, 2).then(() => 'waited for the recorder')]);
+    expect(first).toBe('stored');
+    await expect(emitted).resolves.toEqual({ inserted: true, deliveries: 1 });
+
+    await blocker.query('COMMIT');
+    await expect(recording).resolves.toMatchObject({ delivery: { status: 'delivered' } });
+  });
+
+  it('a registration the recorder disables while an emit is in progress: the emit\'s delivery ends up inactive', async () => {
+    const { store, schema } = await openStore();
+    // Failing for a day already: the next failed attempt disables it.
+    const job = await claimedDelivery(store, { failure_streak: 5, failing_since: NOW - 86_400_000, last_failure_at: NOW - 60_000 });
+    await store.insertEvent(storedEvent('evt_racing'), []);
+    // An emit in progress: it has read the registration as active under its FOR KEY SHARE lock.
+    const emit = await transaction();
+    await emit.query(`SELECT id FROM "${schema}".dispatch_webhooks WHERE id = 'wh_a' FOR KEY SHARE`);
+
+    const disablesAfterAnHour = { disableAfterMs: 3_600_000, warnAt: [] };
+    const recording = store.recordAttempt(job.delivery.id, recordingOf(attemptOf(job), afterAttempt({ delivered: false, manual: false, leaseOwner: 'worker', startedAt: NOW, schedule: [0, 60] }), disablesAfterAnHour));
+    await lockWaiters(schema, 1); // the status change waits for the emit
+
+    await emit.query(
+      `INSERT INTO "${schema}".dispatch_deliveries (id, event_id, webhook_id, event_type, correlation_id, status, webhook_active, next_attempt_at, test, created_at, updated_at)
+       VALUES ('dlv_racing', 'evt_racing', 'wh_a', 'invoice.paid', 'cor_racing', 'retrying', true, $1, false, $1, $1)`,
+      [NOW],
+    );
+    await emit.query('COMMIT');
+    await expect(recording).resolves.toMatchObject({ health: { status: 'disabled' } });
+
+    const { rows } = await database.pool.query<{ webhook_active: boolean }>(`SELECT webhook_active FROM "${schema}".dispatch_deliveries WHERE id = 'dlv_racing'`);
+    expect(rows).toEqual([{ webhook_active: false }]);
+    expect(await store.nextDueAt()).toBeNull();
+  });
+});
