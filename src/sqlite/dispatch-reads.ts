@@ -1,5 +1,5 @@
 import { mergeBucketCounts, type BucketCount } from '../ports/buckets.js';
-import type { AttemptRef, AttemptStats, DispatchReads } from '../ports/dispatch-reads.js';
+import type { AttemptRef, AttemptStats, DispatchReads, LatestAnswer } from '../ports/dispatch-reads.js';
 import type { DeliveryStatus } from '../ports/dispatch-statuses.js';
 import { asPromise } from './as-promise.js';
 import type { SqliteConnection } from './driver.js';
@@ -26,6 +26,9 @@ export function sqliteDispatchReads(db: SqliteConnection): DispatchReads {
       FROM (SELECT webhook_id, response_time_ms, ROW_NUMBER() OVER (PARTITION BY webhook_id ORDER BY response_time_ms) AS rank, COUNT(*) OVER (PARTITION BY webhook_id) AS n
         FROM dispatch_attempts WHERE ${IN_RANGE})
       WHERE rank IN ((n * 50 + 99) / 100, (n * 95 + 99) / 100) GROUP BY webhook_id`),
+    // Each delivery's greatest seq on the (delivery_id, seq) index, then that attempt by its key.
+    latest: db.prepare<[string], LatestAnswer>(`SELECT a.delivery_id, a.response_status, a.error_kind FROM json_each(?) AS given
+      JOIN dispatch_attempts a ON a.seq = (SELECT MAX(seq) FROM dispatch_attempts WHERE delivery_id = given.value)`),
     lastDelivered: db.prepare<Record<string, unknown>, AttemptRef>(`SELECT delivery_id, attempted_at FROM dispatch_attempts
       WHERE attempted_at >= @from AND attempted_at < @to AND webhook_id = @webhook_id AND error_kind IS NULL ORDER BY attempted_at DESC LIMIT 1`),
     lastFailed: db.prepare<Record<string, unknown>, AttemptRef>(`SELECT delivery_id, attempted_at FROM dispatch_attempts
@@ -34,6 +37,7 @@ export function sqliteDispatchReads(db: SqliteConnection): DispatchReads {
   return {
     deliveryBuckets: ({ from, to, size, webhook_id }) =>
       asPromise(() => mergeBucketCounts(webhook_id === undefined ? sql.deliveries.all({ from, to, size }) : sql.deliveriesOfWebhook.all({ from, to, size, webhook_id }))),
+    latestAnswers: (deliveryIds) => asPromise(() => (deliveryIds.length === 0 ? [] : sql.latest.all(JSON.stringify(deliveryIds)))),
     attemptStats: ({ from, to, size, webhook_id }) =>
       asPromise(() => {
         const range = { from, to, size, webhook_id: webhook_id ?? null };
