@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { bodyAborted, bodyTimedOut, bodyTooLarge, HttpBodyError } from './errors.js';
+import { bodyAborted, bodyAlreadyParsed, bodyTimedOut, bodyTooLarge, HttpBodyError } from './errors.js';
 
 /** How much of a body the edge reads, and for how long. */
 export interface BodyLimits {
@@ -50,6 +50,36 @@ export function readNodeBody(req: IncomingMessage, limits: BodyLimits): Promise<
     const timer = setTimeout(() => finish(bodyTimedOut(limits.timeoutMs)), limits.timeoutMs);
     req.on('data', onData).on('end', onEnd).on('error', onError).on('close', onClose);
   });
+}
+
+/** What a framework that ran before the adapter may have left on a node:http request. */
+export interface ParsedNodeRequest extends IncomingMessage {
+  /** The parsed body (Express's `express.json()`, Next.js's Pages Router API routes), or the raw text or bytes. */
+  body?: unknown;
+  /** Set by some frameworks and `express.json({ verify })` recipes: the unparsed body. */
+  rawBody?: unknown;
+}
+
+/**
+ * The raw body of a node:http request that a framework may have handled first (Express,
+ * Next.js's Pages Router, NestJS): a raw copy it kept (`req.rawBody`, or a `req.body` that is
+ * still a Buffer or the text), else the stream read under `limits`. When the stream was consumed
+ * and only a parsed object is left, the signed bytes are gone: the read fails with
+ * `BODY_ALREADY_PARSED`, whose message carries `fix` (what to change, in that framework's terms),
+ * rather than waiting for a body that will never come (a 408) or verifying a re-serialised one (a 401).
+ *
+ * @throws HttpBodyError BODY_ALREADY_PARSED, and those of {@link readNodeBody}
+ */
+export function readConsumableNodeBody(req: ParsedNodeRequest, limits: BodyLimits, fix: string): Buffer | string | Promise<Buffer> {
+  const raw = req.rawBody ?? req.body;
+  if (Buffer.isBuffer(raw) || typeof raw === 'string') return raw;
+  if (bodyConsumed(req)) return Promise.reject(bodyAlreadyParsed(fix, { parsed_body_type: typeof req.body }));
+  return readNodeBody(req, limits);
+}
+
+/** A body parser ran: body-parser's `_body` flag, a stream read to its end, or a parsed body left behind. */
+function bodyConsumed(req: ParsedNodeRequest): boolean {
+  return (req as { _body?: unknown })._body === true || req.readableEnded || (req.body !== undefined && req.body !== null);
 }
 
 /**

@@ -1,7 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { WebhookSecret } from '../signature-scheme.js';
-import { readNodeBody } from '../http/body.js';
-import { bodyAlreadyParsed } from '../http/errors.js';
+import { readConsumableNodeBody } from '../http/body.js';
 import { requestPath } from '../http/path.js';
 import { answerNodeRequest, bodyLimits } from './adapter.js';
 import { NODE_PLATFORM } from '../defaults/node-platform.js';
@@ -57,17 +56,6 @@ export function expressMiddleware(receiver: Receiver, body: BodyOptions, fix: st
   return (req: ExpressLikeRequest, res: ServerResponse, next: (error?: unknown) => void): void => {
     // On a route (app.post('/x', …)) Express has matched the path already; under app.use it has not.
     if (req.route === undefined && requestPath(req.path ?? req.url) !== body.path) return next();
-    void answerNodeRequest(receiver, req, res, req.method === 'POST' ? bodyOf(req, body, fix) : '');
+    void answerNodeRequest(receiver, req, res, req.method === 'POST' ? readConsumableNodeBody(req, bodyLimits(body), fix) : '');
   };
-}
-
-function bodyOf(req: ExpressLikeRequest, limits: BodyOptions, fix: string): Buffer | string | Promise<Buffer> {
-  const raw = req.rawBody ?? req.body;
-  if (Buffer.isBuffer(raw) || typeof raw === 'string') return raw;
-  if (bodyConsumed(req)) return Promise.reject(bodyAlreadyParsed(fix, { parsed_body_type: typeof req.body }));
-  return readNodeBody(req, bodyLimits(limits));
-}
-
-function bodyConsumed(req: ExpressLikeRequest): boolean {
-  return (req as { _body?: unknown })._body === true || req.readableEnded || (req.body !== undefined && req.body !== null);
 }

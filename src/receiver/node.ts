@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { writeNodeAnswer } from '../http/answer.js';
-import { readNodeBody } from '../http/body.js';
+import { readConsumableNodeBody } from '../http/body.js';
 import { requestPath } from '../http/path.js';
 import type { WebhookSecret } from '../signature-scheme.js';
 import { answerNodeRequest, bodyLimits, webhookAnswer } from './adapter.js';
@@ -15,6 +15,9 @@ export type NodeWebhookHandler = ((req: IncomingMessage, res: ServerResponse, ne
   /** The receiver behind the handler: its store, `reprocess`, `ready`, `close`. */
   readonly receiver: Receiver;
 };
+
+/** What a 500 `BODY_ALREADY_PARSED` from `nodeHandler` tells the user to change. */
+const FIX = 'Next.js API route: set config.api.bodyParser = false. Else: call nodeHandler before any body parser.';
 
 /**
  * A node:http request listener. It answers on `options.path` (default `/webhooks`); other paths
@@ -33,7 +36,7 @@ export function nodeHandler(options: WebhookSecret | WebhookHandlerOptions): Nod
       const error = new ReceiverError('NOT_FOUND', `Nothing here; webhooks are received at ${body.path}`, { path: body.path });
       return writeNodeAnswer(req, res, webhookAnswer(failed(error)));
     }
-    void answerNodeRequest(receiver, req, res, req.method === 'POST' ? readNodeBody(req, limits) : '');
+    void answerNodeRequest(receiver, req, res, req.method === 'POST' ? readConsumableNodeBody(req, limits, FIX) : '');
   };
   return Object.assign(handler, { receiver });
 }

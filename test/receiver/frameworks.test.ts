@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { serve as serveHono } from '@hono/node-server';
 import Fastify from 'fastify';
 import { Hono } from 'hono';
@@ -6,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { fastifyWebhooks } from '../../src/fastify/index.js';
 import { honoWebhooks } from '../../src/hono/index.js';
 import { koaWebhooks } from '../../src/koa/index.js';
-import { memoryStore, Webhooks, type ReceiveOutcome } from '../../src/index.js';
+import { memoryStore, nodeHandler, Webhooks, type ReceiveOutcome } from '../../src/index.js';
 import { createTestEvent, signedRequest } from '../../src/testing/index.js';
 import { post, readText } from '../helpers/adapters.js';
 import { withServer } from '../helpers/server.js';
@@ -24,6 +25,41 @@ function counting() {
   const hooks = new Webhooks().onAny((event) => void seen.push(event.id));
   return { seen, outcomes, options: { secret: SECRET, handlers: hooks, store: memoryStore(), logger: false as const, onOutcome: (outcome: ReceiveOutcome) => void outcomes.push(outcome) } };
 }
+
+describe('nodeHandler', () => {
+  // What Next.js's Pages Router does to an API route without `config.api.bodyParser: false`: it
+  // reads the stream, then leaves JSON parsed into req.body and any other type as its text.
+  const nextLikeParser = (handler: ReturnType<typeof nodeHandler>) => (req: IncomingMessage, res: ServerResponse) =>
+    void readText(req).then((text) => {
+      (req as { body?: unknown }).body = req.headers['content-type'] === 'application/json' ? (JSON.parse(text) as unknown) : text;
+      handler(req, res);
+    });
+
+  it('answers 500 BODY_ALREADY_PARSED at once, with the Next.js fix in the message, when a parser before it left only an object — not a 408 after the body timeout, not a 401', async () => {
+    const { seen, outcomes, options } = counting();
+    const handler = nodeHandler({ ...options, bodyTimeoutMs: 60_000 });
+    const { body, headers } = signedRequest(createTestEvent('invoice.paid'), SECRET);
+    await withServer(nextLikeParser(handler), async (url) => {
+      const response = await post(url, body, { ...headers, 'content-type': 'application/json' });
+      expect(response.status).toBe(500);
+      expect(response.body).toMatchObject({ error: { code: 'BODY_ALREADY_PARSED' } });
+    });
+    expect(seen).toEqual([]);
+    expect(outcomes).toEqual([expect.objectContaining({ status: 500, code: 'BODY_ALREADY_PARSED' })]);
+    expect(String((outcomes[0]!.error as Error).message)).toContain('config.api.bodyParser = false');
+  });
+
+  it('verifies the text a parser before it left in req.body (Next.js does so for a type it does not parse)', async () => {
+    const { seen, options } = counting();
+    const handler = nodeHandler(options);
+    const event = createTestEvent('invoice.paid');
+    const { body, headers } = signedRequest(event, SECRET);
+    await withServer(nextLikeParser(handler), async (url) => {
+      expect((await post(url, body, { ...headers, 'content-type': 'text/plain' })).status).toBe(200);
+    });
+    expect(seen).toEqual([event.id]);
+  });
+});
 
 describe('koaWebhooks', () => {
   it('answers 500 BODY_ALREADY_PARSED, with the fix in the message, when a parser before it kept no raw copy — never a misleading 401', async () => {

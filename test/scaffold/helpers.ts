@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve, sep } from 'node:path';
 
@@ -73,4 +73,25 @@ export async function waitFor(condition: () => boolean, description: string, tim
     if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${description}`);
     await new Promise((resolveWait) => setTimeout(resolveWait, 20));
   }
+}
+
+/**
+ * better-sqlite3 comes from the registry as sources; its install script would download a
+ * prebuilt binding (out of reach here: only the registry is) or compile one for 90 s. The
+ * repository's node_modules holds that binding already built for this Node.js, so when the
+ * versions match it is put in place in `directory`'s node_modules (installed with
+ * `--ignore-scripts`), as the download would; otherwise it is compiled for real.
+ */
+export async function provideSqliteBinding(directory: string): Promise<void> {
+  const installed = join(directory, 'node_modules', 'better-sqlite3');
+  const repository = join(REPO_ROOT, 'node_modules', 'better-sqlite3');
+  const binding = join('build', 'Release', 'better_sqlite3.node');
+  const sameVersion = readJson<{ version: string }>(join(installed, 'package.json')).version === readJson<{ version: string }>(join(repository, 'package.json')).version;
+  if (sameVersion && existsSync(join(repository, binding))) {
+    mkdirSync(join(installed, 'build', 'Release'), { recursive: true });
+    copyFileSync(join(repository, binding), join(installed, binding));
+    return;
+  }
+  const rebuild = await runProcess('npm', ['rebuild', 'better-sqlite3'], directory);
+  if (rebuild.exitCode !== 0) throw new Error(`npm rebuild better-sqlite3 failed: ${rebuild.stderr}`);
 }

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -7,7 +7,7 @@ import pg from 'pg';
 import { Dispatcher } from '../../src/dispatcher/index.js';
 import { createTestEvent } from '../../src/testing/index.js';
 import { POSTGRES_URL } from '../helpers/postgres.js';
-import { childEnvironment, listFiles, readJson, REPO_ROOT, runGenerator, runProcess, temporaryDirectory, waitFor } from '../scaffold/helpers.js';
+import { childEnvironment, listFiles, provideSqliteBinding, readJson, runGenerator, runProcess, temporaryDirectory, waitFor } from '../scaffold/helpers.js';
 
 const ADAPTERS = ['express', 'fastify', 'hono', 'node', 'fetch'] as const;
 /**
@@ -60,26 +60,6 @@ function writeSharedManifest(tarball: string, createTarball: string): void {
   writeFileSync(join(workspace.path, 'package.json'), JSON.stringify({ name: 'shared', private: true, dependencies }, null, 2));
 }
 
-/**
- * better-sqlite3 comes from the registry as sources; its install script would download a
- * prebuilt binding (out of reach here: only the registry is) or compile one for 90 s. The
- * repository's node_modules holds that binding already built for this Node.js, so when the
- * versions match it is put in place, as the download would; otherwise it is compiled for real.
- */
-async function provideSqliteBinding(): Promise<void> {
-  const installed = join(workspace.path, 'node_modules', 'better-sqlite3');
-  const repository = join(REPO_ROOT, 'node_modules', 'better-sqlite3');
-  const binding = join('build', 'Release', 'better_sqlite3.node');
-  const sameVersion = readJson<Manifest>(join(installed, 'package.json')).version === readJson<Manifest>(join(repository, 'package.json')).version;
-  if (sameVersion && existsSync(join(repository, binding))) {
-    mkdirSync(join(installed, 'build', 'Release'), { recursive: true });
-    copyFileSync(join(repository, binding), join(installed, binding));
-    return;
-  }
-  const rebuild = await runProcess('npm', ['rebuild', 'better-sqlite3'], workspace.path);
-  expect(rebuild.exitCode, rebuild.stderr).toBe(0);
-}
-
 beforeAll(async () => {
   for (const adapter of ADAPTERS) {
     const run = await runGenerator([`${adapter}-receiver`, '--adapter', adapter, ...EXTRA_FLAGS[adapter], '--yes', '--no-install', '--no-git'], workspace.path);
@@ -91,7 +71,7 @@ beforeAll(async () => {
   // Install scripts are skipped: esbuild works without its optional check, better-sqlite3 is provided below.
   const install = await runProcess('npm', ['install', '--ignore-scripts', ...NPM_FLAGS], workspace.path);
   expect(install.exitCode, install.stderr).toBe(0);
-  await provideSqliteBinding();
+  await provideSqliteBinding(workspace.path);
 }, 180_000);
 
 afterAll(() => workspace.remove());
