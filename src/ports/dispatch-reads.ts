@@ -8,6 +8,7 @@
 import type { BucketCount, BucketRange } from './buckets.js';
 import { offeredBeside } from './offered.js';
 import type { DeliveryStatus } from './dispatch-statuses.js';
+import type { StoredAttempt } from './delivery-fields.js';
 
 /** Which deliveries {@link DispatchReads.deliveryBuckets} counts: created in the range, of one registration when given. */
 export interface DeliveryBucketQuery extends BucketRange {
@@ -39,12 +40,17 @@ export interface AttemptStats {
   last_failed: AttemptRef | null;
 }
 
+/** A delivery's latest attempt (by the order attempts are recorded in): its answer. */
+export type LatestAnswer = Pick<StoredAttempt, 'delivery_id' | 'response_status' | 'error_kind'>;
+
 /** The sending side's reads. */
 export interface DispatchReads {
   /** Deliveries by the bucket of their creation and their status now; empty buckets and statuses are left out. */
   deliveryBuckets(query: DeliveryBucketQuery): Promise<BucketCount<DeliveryStatus>[]>;
   /** Per registration with attempts in the range (or the one asked for), its attempts by the bucket they were made in. */
   attemptStats(query: DeliveryBucketQuery): Promise<AttemptStats[]>;
+  /** The latest attempt's answer of each delivery given that has attempts, in one query (the deliveries list's last HTTP status). */
+  latestAnswers(deliveryIds: readonly string[]): Promise<LatestAnswer[]>;
 }
 
 const reads = offeredBeside<DispatchReads>();

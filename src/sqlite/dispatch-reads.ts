@@ -1,19 +1,22 @@
 import { mergeBucketCounts, type BucketCount } from '../ports/buckets.js';
-import type { AttemptRef, AttemptStats, DispatchReads } from '../ports/dispatch-reads.js';
+import type { AttemptRef, AttemptStats, DispatchReads, LatestAnswer } from '../ports/dispatch-reads.js';
 import type { DeliveryStatus } from '../ports/dispatch-statuses.js';
 import { asPromise } from './as-promise.js';
 import type { SqliteConnection } from './driver.js';
 
-// Every read walks a time index over the range: (created_at) for deliveries, (attempted_at) for
-// attempts. The driver may bind numbers as REAL, hence the casts (times are after `from`:
+// Every read walks a time index over the range: (created_at, status) for deliveries, (attempted_at)
+// for attempts. The driver may bind numbers as REAL, hence the casts (times are after `from`:
 // truncation is floor).
 const IN_RANGE = `attempted_at >= @from AND attempted_at < @to AND (@webhook_id IS NULL OR webhook_id = @webhook_id)`;
 
 /** The sending side's reads on a dispatcher's SQLite file. */
 export function sqliteDispatchReads(db: SqliteConnection): DispatchReads {
   const sql = {
+    // Every registration's from the index alone; one registration's reads its rows in the range.
     deliveries: db.prepare<Record<string, unknown>, BucketCount<DeliveryStatus>>(`SELECT CAST((created_at - @from) / @size AS INTEGER) AS bucket, status AS outcome, COUNT(*) AS count
-      FROM dispatch_deliveries WHERE created_at >= @from AND created_at < @to AND (@webhook_id IS NULL OR webhook_id = @webhook_id) GROUP BY 1, 2`),
+      FROM dispatch_deliveries WHERE created_at >= @from AND created_at < @to GROUP BY 1, 2`),
+    deliveriesOfWebhook: db.prepare<Record<string, unknown>, BucketCount<DeliveryStatus>>(`SELECT CAST((created_at - @from) / @size AS INTEGER) AS bucket, status AS outcome, COUNT(*) AS count
+      FROM dispatch_deliveries WHERE created_at >= @from AND created_at < @to AND webhook_id = @webhook_id GROUP BY 1, 2`),
     attempts: db.prepare<Record<string, unknown>, { webhook_id: string; bucket: number; attempts: number; delivered: number }>(`SELECT webhook_id,
         CAST((attempted_at - @from) / @size AS INTEGER) AS bucket, COUNT(*) AS attempts, SUM(CASE WHEN error_kind IS NULL THEN 1 ELSE 0 END) AS delivered
       FROM dispatch_attempts WHERE ${IN_RANGE} GROUP BY 1, 2 ORDER BY 1, 2`),
@@ -23,13 +26,18 @@ export function sqliteDispatchReads(db: SqliteConnection): DispatchReads {
       FROM (SELECT webhook_id, response_time_ms, ROW_NUMBER() OVER (PARTITION BY webhook_id ORDER BY response_time_ms) AS rank, COUNT(*) OVER (PARTITION BY webhook_id) AS n
         FROM dispatch_attempts WHERE ${IN_RANGE})
       WHERE rank IN ((n * 50 + 99) / 100, (n * 95 + 99) / 100) GROUP BY webhook_id`),
+    // Each delivery's greatest seq on the (delivery_id, seq) index, then that attempt by its key.
+    latest: db.prepare<[string], LatestAnswer>(`SELECT a.delivery_id, a.response_status, a.error_kind FROM json_each(?) AS given
+      JOIN dispatch_attempts a ON a.seq = (SELECT MAX(seq) FROM dispatch_attempts WHERE delivery_id = given.value)`),
     lastDelivered: db.prepare<Record<string, unknown>, AttemptRef>(`SELECT delivery_id, attempted_at FROM dispatch_attempts
       WHERE attempted_at >= @from AND attempted_at < @to AND webhook_id = @webhook_id AND error_kind IS NULL ORDER BY attempted_at DESC LIMIT 1`),
     lastFailed: db.prepare<Record<string, unknown>, AttemptRef>(`SELECT delivery_id, attempted_at FROM dispatch_attempts
       WHERE attempted_at >= @from AND attempted_at < @to AND webhook_id = @webhook_id AND error_kind IS NOT NULL ORDER BY attempted_at DESC LIMIT 1`),
   };
   return {
-    deliveryBuckets: ({ from, to, size, webhook_id }) => asPromise(() => mergeBucketCounts(sql.deliveries.all({ from, to, size, webhook_id: webhook_id ?? null }))),
+    deliveryBuckets: ({ from, to, size, webhook_id }) =>
+      asPromise(() => mergeBucketCounts(webhook_id === undefined ? sql.deliveries.all({ from, to, size }) : sql.deliveriesOfWebhook.all({ from, to, size, webhook_id }))),
+    latestAnswers: (deliveryIds) => asPromise(() => (deliveryIds.length === 0 ? [] : sql.latest.all(JSON.stringify(deliveryIds)))),
     attemptStats: ({ from, to, size, webhook_id }) =>
       asPromise(() => {
         const range = { from, to, size, webhook_id: webhook_id ?? null };

@@ -83,6 +83,13 @@ export function describeDispatchReads(test: ContractTestApi, name: string, creat
       ]);
       expect((await reads.attemptStats({ ...range, webhook_id: 'wh_2' })).map((stats) => stats.webhook_id)).toEqual(['wh_2']);
       expect(await reads.attemptStats({ from: NOW + 10 * HOUR, to: NOW + 11 * HOUR, size: HOUR })).toEqual([]);
+      // The latest attempt of each delivery given (dlv_a's delivery came after its nine failures), none for one without attempts.
+      const latest = await reads.latestAnswers(['dlv_b', 'dlv_a', 'dlv_never']);
+      expect([...latest].sort((a, b) => (a.delivery_id < b.delivery_id ? -1 : 1))).toEqual([
+        { delivery_id: 'dlv_a', response_status: 200, error_kind: null },
+        { delivery_id: 'dlv_b', response_status: 500, error_kind: 'http_status' },
+      ]);
+      expect(await reads.latestAnswers([])).toEqual([]);
       await storage.close();
     });
   });

@@ -230,6 +230,8 @@ describe('deliveries', () => {
     }
     const all = await s.client.get(`${BASE}/deliveries`);
     expect(all.text).toMatch(/Showing <strong>1–50<\/strong> of <strong>60<\/strong> deliveries · page 1 of 2/);
+    // Each row's last HTTP status, from each delivery's latest attempt: the 5 newest answered 503.
+    expect([all.text.match(/status-5xx">503</g)?.length, all.text.match(/status-2xx">200</g)?.length]).toEqual([5, 45]);
     const second = await s.client.get(`${BASE}/deliveries?page=2`);
     expect(second.text).toMatch(/Showing <strong>51–60<\/strong> of <strong>60<\/strong>/);
     expect((await s.client.get(`${BASE}/deliveries?http=5xx`)).text).toMatch(/of <strong>5<\/strong>/);

@@ -4,6 +4,10 @@ import { eventRecordsOf } from '../../src/ports/event-records.js';
 import { receivedReadsOf } from '../../src/ports/received-reads.js';
 import { postgresStore } from '../../src/postgres/index.js';
 import { STORE_MIGRATIONS } from '../../src/postgres/store-migrations.js';
+import { DISPATCH_MIGRATIONS } from '../../src/postgres/dispatch-migrations.js';
+import { migrate } from '../../src/postgres/migrations.js';
+import { postgresDispatchStore } from '../../src/postgres/index.js';
+import { dispatchReadsOf } from '../../src/ports/dispatch-reads.js';
 import { useTestDatabase } from '../helpers/postgres.js';
 import { ChildScript } from './child-process.js';
 
@@ -32,6 +36,7 @@ describe('the first start of several processes on a fresh schema', () => {
       { component: 'dispatch', version: 3 },
       { component: 'dispatch', version: 4 },
       { component: 'dispatch', version: 5 },
+      { component: 'dispatch', version: 6 },
       { component: 'idempotency', version: 1 },
       { component: 'idempotency', version: 2 },
       { component: 'idempotency', version: 3 },
@@ -105,5 +110,48 @@ describe("a version-3 store's schema", () => {
       [schema],
     );
     expect(indexes.rows.map((row) => row.indexname)).toEqual(['acct_webhook_events_state', 'acct_webhook_inbox_received', 'acct_webhook_inbox_status', 'acct_webhook_inbox_type', 'acct_webhook_quarantine_received']);
+  }, 30_000);
+});
+
+describe("a version-5 dispatcher's schema", () => {
+  const database = useTestDatabase({ poolSize: 2 });
+
+  it("gets the overview's index (version 6); its deliveries count and chart as before, through it", async () => {
+    const schema = database.newSchema();
+    const T0 = Date.UTC(2026, 10, 1, 9, 0, 0);
+    const HOUR = 3_600_000;
+    await migrate(database.pool, { name: schema, quoted: `"${schema}"` }, { ...DISPATCH_MIGRATIONS, migrations: DISPATCH_MIGRATIONS.migrations.slice(0, 5) });
+    await database.pool.query(`INSERT INTO "${schema}".dispatch_webhooks (id, url, events, headers, status, secret, created_at, updated_at) VALUES ('wh_1', 'https://example.com/hooks', '["*"]', '{}', 'active', 'whsec_test', $1, $1)`, [T0]);
+    const deliveries: [string, string, number][] = [
+      ['dlv_1', 'delivered', T0],
+      ['dlv_2', 'retrying', T0 + 1],
+      ['dlv_3', 'finally_failed', T0 + HOUR],
+      ['dlv_4', 'delivered', T0 + HOUR + 1],
+      ['dlv_5', 'delivered', T0 + 2 * HOUR],
+    ];
+    for (const [id, status, at] of deliveries) {
+      await database.pool.query(`INSERT INTO "${schema}".dispatch_events (id, type, payload, correlation_id, test, created_at) VALUES ($1, 'invoice.paid', '{}', 'cor_1', false, $2)`, [`evt_${id}`, at]);
+      await database.pool.query(
+        `INSERT INTO "${schema}".dispatch_deliveries (id, event_id, webhook_id, event_type, correlation_id, status, webhook_active, test, created_at, updated_at)
+          VALUES ($1, $2, 'wh_1', 'invoice.paid', 'cor_1', $3, true, false, $4, $4)`,
+        [id, `evt_${id}`, status, at],
+      );
+    }
+
+    const store = postgresDispatchStore(database.pool, { schema });
+    await store.ready();
+    const reads = dispatchReadsOf(store)!;
+    expect(await reads.deliveryBuckets({ from: T0, to: T0 + 2 * HOUR, size: HOUR })).toEqual([
+      { bucket: 0, outcome: 'delivered', count: 1 },
+      { bucket: 0, outcome: 'retrying', count: 1 },
+      { bucket: 1, outcome: 'delivered', count: 1 },
+      { bucket: 1, outcome: 'finally_failed', count: 1 },
+    ]);
+    expect([await store.countDeliveries({ status: 'delivered' }), await store.countDeliveries({ status: 'retrying' }), await store.countDeliveries({ status: 'finally_failed' })]).toEqual([3, 1, 1]);
+    await store.close();
+    const versions = await database.pool.query(`SELECT MAX(version) AS version FROM "${schema}".acct_webhook_migrations WHERE component = 'dispatch'`);
+    expect(versions.rows).toEqual([{ version: 6 }]);
+    const indexes = await database.pool.query<{ indexname: string }>("SELECT indexname FROM pg_indexes WHERE schemaname = $1 AND indexname IN ('dispatch_deliveries_created', 'dispatch_deliveries_created_status')", [schema]);
+    expect(indexes.rows.map((row) => row.indexname)).toEqual(['dispatch_deliveries_created_status']);
   }, 30_000);
 });

@@ -47,6 +47,7 @@ describe('sqliteDispatchStore: the file', () => {
       { component: 'dispatch', version: 3 },
       { component: 'dispatch', version: 4 },
       { component: 'dispatch', version: 5 },
+      { component: 'dispatch', version: 6 },
     ]);
     const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all();
     expect(tables).toEqual(

@@ -4,6 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { Dispatcher } from '../../src/dispatcher/index.js';
 import { sqliteDispatchStore, sqliteStore } from '../../src/sqlite/index.js';
 import { STORE_MIGRATIONS } from '../../src/sqlite/store-migrations.js';
+import { DISPATCH_MIGRATIONS } from '../../src/sqlite/dispatch-migrations.js';
+import { dispatchReadsOf } from '../../src/ports/dispatch-reads.js';
 import { eventRecordsOf } from '../../src/ports/event-records.js';
 import { receivedReadsOf } from '../../src/ports/received-reads.js';
 import { createTestEvent } from '../../src/testing/index.js';
@@ -117,6 +119,7 @@ describe('SQLite migrations', () => {
         { component: 'dispatch', version: 3 },
         { component: 'dispatch', version: 4 },
         { component: 'dispatch', version: 5 },
+        { component: 'dispatch', version: 6 },
       ]);
       // What a 0.x build reads: version 2, which it refuses as too new instead of misreading the file.
       expect(read(file, 'SELECT MAX(version) AS version FROM dispatch_schema_migrations')).toEqual([{ version: 2 }]);
@@ -134,6 +137,7 @@ describe('SQLite migrations', () => {
       { component: 'dispatch', version: 3 },
       { component: 'dispatch', version: 4 },
       { component: 'dispatch', version: 5 },
+      { component: 'dispatch', version: 6 },
       { component: 'idempotency', version: 1 },
       { component: 'idempotency', version: 2 },
       { component: 'idempotency', version: 3 },
@@ -209,6 +213,46 @@ describe('SQLite migrations', () => {
       'acct_webhook_inbox_type',
       'acct_webhook_quarantine_received',
     ]);
+  });
+
+  it("give a version-5 dispatcher's file the overview's index (version 6); its deliveries count and chart as before, through it", async () => {
+    const HOUR = 3_600_000;
+    const file = join(tempDir(), 'dispatch-version-5.db');
+    const db = new BetterSqlite3(file);
+    db.exec(`CREATE TABLE acct_webhook_migrations (component TEXT NOT NULL, version INTEGER NOT NULL, applied_at TEXT NOT NULL DEFAULT 'then', PRIMARY KEY (component, version)) STRICT`);
+    for (const [index, sql] of DISPATCH_MIGRATIONS.migrations.slice(0, 5).entries()) {
+      db.exec(sql);
+      db.prepare("INSERT INTO acct_webhook_migrations (component, version) VALUES ('dispatch', ?)").run(index + 1);
+    }
+    db.prepare(`INSERT INTO dispatch_webhooks (id, url, events, headers, status, secret, created_at, updated_at) VALUES ('wh_1', 'https://example.com/hooks', '["*"]', '{}', 'active', 'whsec_test', ?, ?)`).run(T0, T0);
+    const insertEvent = db.prepare(`INSERT INTO dispatch_events (id, type, payload, correlation_id, test, created_at) VALUES (?, 'invoice.paid', '{}', 'cor_1', 0, ?)`);
+    const insertDelivery = db.prepare(`INSERT INTO dispatch_deliveries (id, event_id, webhook_id, event_type, correlation_id, status, test, created_at, updated_at)
+      VALUES (?, ?, 'wh_1', 'invoice.paid', 'cor_1', ?, 0, ?, ?)`);
+    const deliveries: [string, string, number][] = [
+      ['dlv_1', 'delivered', T0],
+      ['dlv_2', 'retrying', T0 + 1],
+      ['dlv_3', 'finally_failed', T0 + HOUR],
+      ['dlv_4', 'delivered', T0 + HOUR + 1],
+      ['dlv_5', 'delivered', T0 + 2 * HOUR],
+    ];
+    for (const [id, status, at] of deliveries) {
+      insertEvent.run(`evt_${id}`, at);
+      insertDelivery.run(id, `evt_${id}`, status, at, at);
+    }
+    db.close();
+
+    const store = sqliteDispatchStore(file);
+    const reads = dispatchReadsOf(store)!;
+    expect(await reads.deliveryBuckets({ from: T0, to: T0 + 2 * HOUR, size: HOUR })).toEqual([
+      { bucket: 0, outcome: 'delivered', count: 1 },
+      { bucket: 0, outcome: 'retrying', count: 1 },
+      { bucket: 1, outcome: 'delivered', count: 1 },
+      { bucket: 1, outcome: 'finally_failed', count: 1 },
+    ]);
+    expect([await store.countDeliveries({ status: 'delivered' }), await store.countDeliveries({ status: 'retrying' }), await store.countDeliveries({ status: 'finally_failed' })]).toEqual([3, 1, 1]);
+    await store.close();
+    expect(read(file, "SELECT MAX(version) AS version FROM acct_webhook_migrations WHERE component = 'dispatch'")).toEqual([{ version: 6 }]);
+    expect(read(file, "SELECT name FROM sqlite_master WHERE type = 'index' AND name IN ('dispatch_deliveries_created', 'dispatch_deliveries_created_status')")).toEqual([{ name: 'dispatch_deliveries_created_status' }]);
   });
 
   it('refuse a file a newer version migrated, when the store is created', () => {

@@ -2,7 +2,9 @@ import { payloadRemoved } from '../../ports/retention.js';
 import type { DeliveryFilter } from '../../dispatcher/delivery-filters.js';
 import type { DispatcherCore as Dispatcher } from '../../dispatcher/dispatcher.js';
 import { DispatcherError, RateLimitError } from '../../dispatcher/errors.js';
-import type { DeliveryDetail } from '../../dispatcher/records.js';
+import type { Delivery, DeliveryDetail } from '../../dispatcher/records.js';
+import { readsOfDispatcher } from '../../dispatcher/reads.js';
+import type { LatestAnswer } from '../../ports/dispatch-reads.js';
 import { retryMatching } from '../bulk-retry.js';
 import { deliveryFilterOf, filterForm, filterQuery, filterValuesOf, FILTER_PARAMS, type FilterValues } from '../delivery-filter-form.js';
 import { html, type Content, type Html } from '../html.js';
@@ -64,7 +66,7 @@ async function listPage(context: RouteContext): Promise<DashboardResponse> {
   const lastPage = lastPageOf(total, PAGE_SIZE);
   const current = pageOf(context.query, lastPage);
   const deliveries = await dispatcher.deliveries.list({ ...filter, limit: PAGE_SIZE, offset: (current - 1) * PAGE_SIZE });
-  const details = await Promise.all(deliveries.map((delivery) => dispatcher.deliveries.get(delivery.id)));
+  const answers = await latestAnswers(dispatcher, deliveries);
   const urls = new Map(webhooks.map((webhook) => [webhook.id, webhook.url]));
   const position = pagePosition({ total, current, pageSize: PAGE_SIZE, shown: deliveries.length, noun: 'deliveries', link: (to) => `${base}/deliveries${filterQuery(values, { page: String(to) })}` });
   const retryAllLink = total > 0 ? html`<p class="actions"><a class="button secondary" href="${base}/deliveries/retry${filterQuery(values)}">Retry all ${total.toLocaleString('en')} matching…</a></p>` : '';
@@ -73,26 +75,39 @@ async function listPage(context: RouteContext): Promise<DashboardResponse> {
       ? html`<p>No delivery matches.</p>`
       : html`<table><caption class="muted">Newest first</caption>
 <thead><tr><th scope="col">Created</th><th scope="col">Event</th><th scope="col">Registration</th><th scope="col">Status</th><th scope="col" class="num">Attempts</th><th scope="col">Last HTTP status</th><th scope="col">Next attempt</th></tr></thead>
-<tbody>${details.map((delivery) => deliveryRow(context.page, delivery, urls.get(delivery.webhook_id)))}</tbody></table>`;
+<tbody>${deliveries.map((delivery) => deliveryRow(context.page, delivery, answers.get(delivery.id), urls.get(delivery.webhook_id)))}</tbody></table>`;
   const body = html`${form}${position}${retryAllLink}${table}${deliveries.length > 0 ? position : ''}`;
   return htmlResponse(page(context.page, 'deliveries', 'Deliveries', body));
 }
 
-function lastStatus(delivery: DeliveryDetail): Html {
-  const last = delivery.attempts.at(-1);
+/**
+ * The latest attempt's answer of each listed delivery: one query where the store offers its reads,
+ * else each delivery with its attempts (a round trip or two per row on PostgreSQL).
+ */
+async function latestAnswers(dispatcher: Dispatcher, deliveries: readonly Delivery[]): Promise<Map<string, Omit<LatestAnswer, 'delivery_id'>>> {
+  const reads = await readsOfDispatcher(dispatcher);
+  if (reads) return new Map((await reads.latestAnswers(deliveries.map((delivery) => delivery.id))).map((answer) => [answer.delivery_id, answer]));
+  const details = await Promise.all(deliveries.map((delivery) => dispatcher.deliveries.get(delivery.id)));
+  return new Map(details.flatMap((detail: DeliveryDetail) => {
+    const last = detail.attempts.at(-1);
+    return last ? [[detail.id, { response_status: last.response_status, error_kind: last.error_kind }] as const] : [];
+  }));
+}
+
+function lastStatus(last: Omit<LatestAnswer, 'delivery_id'> | undefined): Html {
   if (last === undefined) return html`<span class="muted">not attempted</span>`;
   if (last.response_status === null) return statusBadge('none', last.error_kind ?? 'no answer');
   return statusBadge(`${String(last.response_status).slice(0, 1)}xx`, String(last.response_status));
 }
 
-function deliveryRow(context: PageContext, delivery: DeliveryDetail, url: string | undefined): Html {
+function deliveryRow(context: PageContext, delivery: Delivery, last: Omit<LatestAnswer, 'delivery_id'> | undefined, url: string | undefined): Html {
   return html`<tr>
 <td>${timeOf(delivery.created_at)}</td>
 <td><a href="${context.base}/deliveries/${encodeURIComponent(delivery.id)}">${delivery.event_type}</a>${delivery.test ? html` <span class="muted">(test)</span>` : ''}<br><span class="muted mono">${delivery.event_id}</span></td>
 <td>${url ?? html`<span class="muted mono">${delivery.webhook_id}</span>`}</td>
 <td>${statusBadge(delivery.status)}</td>
 <td class="num">${delivery.attempt_count}</td>
-<td>${lastStatus(delivery)}</td>
+<td>${lastStatus(last)}</td>
 <td>${timeOf(delivery.next_attempt_at)}</td>
 </tr>`;
 }
