@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { isBuiltin } from 'node:module';
 import { basename, join, resolve } from 'node:path';
+import { transform } from 'esbuild';
 import { rollup } from 'rollup';
 import { defineConfig, type Options } from 'tsup';
 
@@ -81,8 +82,23 @@ interface Metafile {
  * need). Everything else stays as esbuild chunked it, no code is
  * removed (`treeshake: false`), and every entry keeps its exports. The metafile is rewritten to
  * the new files (the package test maps the loaded files back to their sources with it).
- * The CommonJS output is not touched.
+ * The CommonJS output is not touched here (see minifyCommonJsWhitespace).
  */
+/**
+ * The CommonJS files without their whitespace, as the ESM output is built (issue 22's budget:
+ * ≤ 2.5 MB unpacked). Done here, on the finished files, rather than in esbuild's options: tsup
+ * converts the CommonJS chunks with sucrase after esbuild, and on whitespace-minified input its
+ * rewrite of an optional chain on an awaited value glues `awaitawait` and `returnawait`. Names,
+ * syntax and statements stay as they are; test/slow/packaging.test.ts loads every entry.
+ */
+async function minifyCommonJsWhitespace(dist: string): Promise<void> {
+  for (const file of readdirSync(dist).filter((name) => name.endsWith('.cjs'))) {
+    const path = join(dist, file);
+    const { code } = await transform(readFileSync(path, 'utf8'), { loader: 'js', minifyWhitespace: true, legalComments: 'inline', target: 'node20' });
+    writeFileSync(path, code);
+  }
+}
+
 async function mergeReceiverChunks(dist: string): Promise<void> {
   const metafilePath = join(dist, 'metafile-esm.json');
   const metafile = JSON.parse(readFileSync(metafilePath, 'utf8')) as Metafile;
@@ -173,7 +189,10 @@ export default defineConfig({
   metafile: true,
   esbuildPlugins: [builtinsForBundledCommonJs],
   // After both formats are written (tsup runs this once, before the declarations are done).
-  onSuccess: () => mergeReceiverChunks(resolve('dist')),
+  onSuccess: async () => {
+    await mergeReceiverChunks(resolve('dist'));
+    await minifyCommonJsWhitespace(resolve('dist'));
+  },
   esbuildOptions(options, { format }) {
     if (format === 'esm') {
       // Whitespace and syntax only: names stay (stack traces and `error.name` read as in src/),
