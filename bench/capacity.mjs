@@ -131,8 +131,9 @@ async function handler([url, schema]) {
   process.on('SIGTERM', async () => {
     await receiver.close();
     await receiver.store.close();
-    print({ handled });
-    process.exit(0);
+    // Exits once the line is written: stdout to a pipe is asynchronous, and a long list cut short
+    // by process.exit would void the ledger.
+    process.stdout.write(`${JSON.stringify({ handled })}\n`, () => process.exit(0));
   });
 }
 
