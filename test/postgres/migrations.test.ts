@@ -7,7 +7,7 @@ import { STORE_MIGRATIONS } from '../../src/postgres/store-migrations.js';
 import { DISPATCH_MIGRATIONS } from '../../src/postgres/dispatch-migrations.js';
 import { migrate } from '../../src/postgres/migrations.js';
 import { postgresDispatchStore } from '../../src/postgres/index.js';
-import { dispatchReadsOf } from '../../src/ports/dispatch-reads.js';
+import { expectDeliveriesReadAsBefore, T0 as T0_VERSION_5, VERSION_5_DELIVERIES } from '../helpers/overview-index-migration.js';
 import { useTestDatabase } from '../helpers/postgres.js';
 import { ChildScript } from './child-process.js';
 
@@ -118,18 +118,9 @@ describe("a version-5 dispatcher's schema", () => {
 
   it("gets the overview's index (version 6); its deliveries count and chart as before, through it", async () => {
     const schema = database.newSchema();
-    const T0 = Date.UTC(2026, 10, 1, 9, 0, 0);
-    const HOUR = 3_600_000;
     await migrate(database.pool, { name: schema, quoted: `"${schema}"` }, { ...DISPATCH_MIGRATIONS, migrations: DISPATCH_MIGRATIONS.migrations.slice(0, 5) });
-    await database.pool.query(`INSERT INTO "${schema}".dispatch_webhooks (id, url, events, headers, status, secret, created_at, updated_at) VALUES ('wh_1', 'https://example.com/hooks', '["*"]', '{}', 'active', 'whsec_test', $1, $1)`, [T0]);
-    const deliveries: [string, string, number][] = [
-      ['dlv_1', 'delivered', T0],
-      ['dlv_2', 'retrying', T0 + 1],
-      ['dlv_3', 'finally_failed', T0 + HOUR],
-      ['dlv_4', 'delivered', T0 + HOUR + 1],
-      ['dlv_5', 'delivered', T0 + 2 * HOUR],
-    ];
-    for (const [id, status, at] of deliveries) {
+    await database.pool.query(`INSERT INTO "${schema}".dispatch_webhooks (id, url, events, headers, status, secret, created_at, updated_at) VALUES ('wh_1', 'https://example.com/hooks', '["*"]', '{}', 'active', 'whsec_test', $1, $1)`, [T0_VERSION_5]);
+    for (const [id, status, at] of VERSION_5_DELIVERIES) {
       await database.pool.query(`INSERT INTO "${schema}".dispatch_events (id, type, payload, correlation_id, test, created_at) VALUES ($1, 'invoice.paid', '{}', 'cor_1', false, $2)`, [`evt_${id}`, at]);
       await database.pool.query(
         `INSERT INTO "${schema}".dispatch_deliveries (id, event_id, webhook_id, event_type, correlation_id, status, webhook_active, test, created_at, updated_at)
@@ -140,14 +131,7 @@ describe("a version-5 dispatcher's schema", () => {
 
     const store = postgresDispatchStore(database.pool, { schema });
     await store.ready();
-    const reads = dispatchReadsOf(store)!;
-    expect(await reads.deliveryBuckets({ from: T0, to: T0 + 2 * HOUR, size: HOUR })).toEqual([
-      { bucket: 0, outcome: 'delivered', count: 1 },
-      { bucket: 0, outcome: 'retrying', count: 1 },
-      { bucket: 1, outcome: 'delivered', count: 1 },
-      { bucket: 1, outcome: 'finally_failed', count: 1 },
-    ]);
-    expect([await store.countDeliveries({ status: 'delivered' }), await store.countDeliveries({ status: 'retrying' }), await store.countDeliveries({ status: 'finally_failed' })]).toEqual([3, 1, 1]);
+    await expectDeliveriesReadAsBefore(store);
     await store.close();
     const versions = await database.pool.query(`SELECT MAX(version) AS version FROM "${schema}".acct_webhook_migrations WHERE component = 'dispatch'`);
     expect(versions.rows).toEqual([{ version: 6 }]);

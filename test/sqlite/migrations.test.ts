@@ -5,13 +5,13 @@ import { Dispatcher } from '../../src/dispatcher/index.js';
 import { sqliteDispatchStore, sqliteStore } from '../../src/sqlite/index.js';
 import { STORE_MIGRATIONS } from '../../src/sqlite/store-migrations.js';
 import { DISPATCH_MIGRATIONS } from '../../src/sqlite/dispatch-migrations.js';
-import { dispatchReadsOf } from '../../src/ports/dispatch-reads.js';
 import { eventRecordsOf } from '../../src/ports/event-records.js';
 import { receivedReadsOf } from '../../src/ports/received-reads.js';
 import { createTestEvent } from '../../src/testing/index.js';
 import { tempDir } from '../dispatcher/fixtures.js';
 import { DISPATCH_SCHEMA_0X, STORE_SCHEMA_0X } from '../fixtures/sqlite-0x-schemas.js';
 import { FakeClock } from '../helpers/clock.js';
+import { expectDeliveriesReadAsBefore, VERSION_5_DELIVERIES } from '../helpers/overview-index-migration.js';
 import { withServer } from '../helpers/server.js';
 import { Receiver } from '../dispatcher/fixtures.js';
 
@@ -216,7 +216,6 @@ describe('SQLite migrations', () => {
   });
 
   it("give a version-5 dispatcher's file the overview's index (version 6); its deliveries count and chart as before, through it", async () => {
-    const HOUR = 3_600_000;
     const file = join(tempDir(), 'dispatch-version-5.db');
     const db = new BetterSqlite3(file);
     db.exec(`CREATE TABLE acct_webhook_migrations (component TEXT NOT NULL, version INTEGER NOT NULL, applied_at TEXT NOT NULL DEFAULT 'then', PRIMARY KEY (component, version)) STRICT`);
@@ -228,28 +227,14 @@ describe('SQLite migrations', () => {
     const insertEvent = db.prepare(`INSERT INTO dispatch_events (id, type, payload, correlation_id, test, created_at) VALUES (?, 'invoice.paid', '{}', 'cor_1', 0, ?)`);
     const insertDelivery = db.prepare(`INSERT INTO dispatch_deliveries (id, event_id, webhook_id, event_type, correlation_id, status, test, created_at, updated_at)
       VALUES (?, ?, 'wh_1', 'invoice.paid', 'cor_1', ?, 0, ?, ?)`);
-    const deliveries: [string, string, number][] = [
-      ['dlv_1', 'delivered', T0],
-      ['dlv_2', 'retrying', T0 + 1],
-      ['dlv_3', 'finally_failed', T0 + HOUR],
-      ['dlv_4', 'delivered', T0 + HOUR + 1],
-      ['dlv_5', 'delivered', T0 + 2 * HOUR],
-    ];
-    for (const [id, status, at] of deliveries) {
+    for (const [id, status, at] of VERSION_5_DELIVERIES) {
       insertEvent.run(`evt_${id}`, at);
       insertDelivery.run(id, `evt_${id}`, status, at, at);
     }
     db.close();
 
     const store = sqliteDispatchStore(file);
-    const reads = dispatchReadsOf(store)!;
-    expect(await reads.deliveryBuckets({ from: T0, to: T0 + 2 * HOUR, size: HOUR })).toEqual([
-      { bucket: 0, outcome: 'delivered', count: 1 },
-      { bucket: 0, outcome: 'retrying', count: 1 },
-      { bucket: 1, outcome: 'delivered', count: 1 },
-      { bucket: 1, outcome: 'finally_failed', count: 1 },
-    ]);
-    expect([await store.countDeliveries({ status: 'delivered' }), await store.countDeliveries({ status: 'retrying' }), await store.countDeliveries({ status: 'finally_failed' })]).toEqual([3, 1, 1]);
+    await expectDeliveriesReadAsBefore(store);
     await store.close();
     expect(read(file, "SELECT MAX(version) AS version FROM acct_webhook_migrations WHERE component = 'dispatch'")).toEqual([{ version: 6 }]);
     expect(read(file, "SELECT name FROM sqlite_master WHERE type = 'index' AND name IN ('dispatch_deliveries_created', 'dispatch_deliveries_created_status')")).toEqual([{ name: 'dispatch_deliveries_created_status' }]);
