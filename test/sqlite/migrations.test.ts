@@ -5,13 +5,11 @@ import { Dispatcher } from '../../src/dispatcher/index.js';
 import { sqliteDispatchStore, sqliteStore } from '../../src/sqlite/index.js';
 import { STORE_MIGRATIONS } from '../../src/sqlite/store-migrations.js';
 import { DISPATCH_MIGRATIONS } from '../../src/sqlite/dispatch-migrations.js';
-import { eventRecordsOf } from '../../src/ports/event-records.js';
-import { receivedReadsOf } from '../../src/ports/received-reads.js';
 import { createTestEvent } from '../../src/testing/index.js';
 import { tempDir } from '../dispatcher/fixtures.js';
 import { DISPATCH_SCHEMA_0X, STORE_SCHEMA_0X } from '../fixtures/sqlite-0x-schemas.js';
 import { FakeClock } from '../helpers/clock.js';
-import { expectDeliveriesReadAsBefore, VERSION_5_DELIVERIES } from '../helpers/overview-index-migration.js';
+import { expectDeliveriesReadAsBefore, expectReceivedReadsAsBefore, VERSION_5_DELIVERIES } from '../helpers/migrated-reads.js';
 import { withServer } from '../helpers/server.js';
 import { Receiver } from '../dispatcher/fixtures.js';
 
@@ -25,6 +23,18 @@ function fileOf0x(schema: string, fill: (db: BetterSqlite3.Database) => void): s
   fill(db);
   db.close();
   return file;
+}
+
+/** A file as an older release left it: `component`'s first `version` migrations applied and recorded. */
+function fileAtVersion(name: string, component: 'idempotency' | 'dispatch', migrations: readonly string[], version: number): { file: string; db: BetterSqlite3.Database } {
+  const file = join(tempDir(), name);
+  const db = new BetterSqlite3(file);
+  db.exec(`CREATE TABLE acct_webhook_migrations (component TEXT NOT NULL, version INTEGER NOT NULL, applied_at TEXT NOT NULL DEFAULT 'then', PRIMARY KEY (component, version)) STRICT`);
+  for (const [index, sql] of migrations.slice(0, version).entries()) {
+    db.exec(sql);
+    db.prepare('INSERT INTO acct_webhook_migrations (component, version) VALUES (?, ?)').run(component, index + 1);
+  }
+  return { file, db };
 }
 
 function read<T>(file: string, sql: string): T[] {
@@ -147,13 +157,7 @@ describe('SQLite migrations', () => {
 
   it("make a 1.0 receiver's file STRICT (version 3) with its inbox, its records and its objects' versions as they were", async () => {
     // A file as 1.0 left it: versions 1 and 2, rows in every table.
-    const file = join(tempDir(), 'written-by-1.0.db');
-    const db = new BetterSqlite3(file);
-    db.exec(`CREATE TABLE acct_webhook_migrations (component TEXT NOT NULL, version INTEGER NOT NULL, applied_at TEXT NOT NULL DEFAULT 'then', PRIMARY KEY (component, version)) STRICT`);
-    for (const [index, sql] of STORE_MIGRATIONS.migrations.slice(0, 2).entries()) {
-      db.exec(sql);
-      db.prepare("INSERT INTO acct_webhook_migrations (component, version) VALUES ('idempotency', ?)").run(index + 1);
-    }
+    const { file, db } = fileAtVersion('written-by-1.0.db', 'idempotency', STORE_MIGRATIONS.migrations, 2);
     db.prepare("INSERT INTO acct_webhook_events VALUES ('evt_done', 'completed', 'tok', 0, 'invoice.paid', ?, ?, 2)").run(T0, T0 + 5);
     db.prepare("INSERT INTO acct_webhook_events VALUES ('evt_busy', 'processing', 'tok2', ?, NULL, ?, NULL, 1)").run(T0 + 60_000, T0 + 1);
     db.prepare(
@@ -173,13 +177,7 @@ describe('SQLite migrations', () => {
   });
 
   it("give a version-3 receiver's file the dashboard's indexes (version 4); its rows read as before, through them", async () => {
-    const file = join(tempDir(), 'written-by-version-3.db');
-    const db = new BetterSqlite3(file);
-    db.exec(`CREATE TABLE acct_webhook_migrations (component TEXT NOT NULL, version INTEGER NOT NULL, applied_at TEXT NOT NULL DEFAULT 'then', PRIMARY KEY (component, version)) STRICT`);
-    for (const [index, sql] of STORE_MIGRATIONS.migrations.slice(0, 3).entries()) {
-      db.exec(sql);
-      db.prepare("INSERT INTO acct_webhook_migrations (component, version) VALUES ('idempotency', ?)").run(index + 1);
-    }
+    const { file, db } = fileAtVersion('written-by-version-3.db', 'idempotency', STORE_MIGRATIONS.migrations, 3);
     const insertRecord = db.prepare('INSERT INTO acct_webhook_events VALUES (?, ?, ?, ?, ?, ?, ?, 1)');
     insertRecord.run('evt_done', 'completed', 'tok', 0, 'invoice.paid', T0, T0 + 5);
     insertRecord.run('evt_failed', 'processing', 'tok2', T0 + 60_000, 'invoice.paid', T0 + 1, null);
@@ -192,18 +190,7 @@ describe('SQLite migrations', () => {
     db.close();
 
     const store = sqliteStore(file);
-    const reads = receivedReadsOf(store)!;
-    const records = eventRecordsOf(store)!;
-    expect([await records.count('completed'), await records.count('processing')]).toEqual([1, 1]);
-    expect((await reads.inboxPage({ status: 'done', limit: 10, offset: 0 })).map((event) => event.event_id)).toEqual(['evt_in_stale', 'evt_in_done']);
-    expect(await reads.inboxCount({ status: 'done', stale: true })).toBe(1);
-    expect(await reads.inboxCount({ type: 'invoice.paid' })).toBe(2);
-    expect(await reads.receivedBuckets({ from: T0, to: T0 + 3_600_000, size: 3_600_000, now: T0 + 120_000 })).toEqual([
-      { bucket: 0, outcome: 'failed', count: 2 },
-      { bucket: 0, outcome: 'handled', count: 2 },
-      { bucket: 0, outcome: 'quarantined', count: 1 },
-      { bucket: 0, outcome: 'stale', count: 1 },
-    ]);
+    await expectReceivedReadsAsBefore(store);
     await store.close();
     expect(read(file, "SELECT MAX(version) AS version FROM acct_webhook_migrations WHERE component = 'idempotency'")).toEqual([{ version: 4 }]);
     expect(read<{ name: string }>(file, "SELECT name FROM sqlite_master WHERE type = 'index' AND name IN ('acct_webhook_events_state', 'acct_webhook_inbox_received', 'acct_webhook_inbox_status', 'acct_webhook_inbox_type', 'acct_webhook_quarantine_received') ORDER BY name").map((row) => row.name)).toEqual([
@@ -216,13 +203,7 @@ describe('SQLite migrations', () => {
   });
 
   it("give a version-5 dispatcher's file the overview's index (version 6); its deliveries count and chart as before, through it", async () => {
-    const file = join(tempDir(), 'dispatch-version-5.db');
-    const db = new BetterSqlite3(file);
-    db.exec(`CREATE TABLE acct_webhook_migrations (component TEXT NOT NULL, version INTEGER NOT NULL, applied_at TEXT NOT NULL DEFAULT 'then', PRIMARY KEY (component, version)) STRICT`);
-    for (const [index, sql] of DISPATCH_MIGRATIONS.migrations.slice(0, 5).entries()) {
-      db.exec(sql);
-      db.prepare("INSERT INTO acct_webhook_migrations (component, version) VALUES ('dispatch', ?)").run(index + 1);
-    }
+    const { file, db } = fileAtVersion('dispatch-version-5.db', 'dispatch', DISPATCH_MIGRATIONS.migrations, 5);
     db.prepare(`INSERT INTO dispatch_webhooks (id, url, events, headers, status, secret, created_at, updated_at) VALUES ('wh_1', 'https://example.com/hooks', '["*"]', '{}', 'active', 'whsec_test', ?, ?)`).run(T0, T0);
     const insertEvent = db.prepare(`INSERT INTO dispatch_events (id, type, payload, correlation_id, test, created_at) VALUES (?, 'invoice.paid', '{}', 'cor_1', 0, ?)`);
     const insertDelivery = db.prepare(`INSERT INTO dispatch_deliveries (id, event_id, webhook_id, event_type, correlation_id, status, test, created_at, updated_at)
