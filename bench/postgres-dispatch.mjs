@@ -9,9 +9,14 @@
 // processes built from dist/; they load, then all start at one signal. The time runs from that
 // signal until every delivery is recorded as delivered. Configurations are interleaved round by
 // round; the median of the rounds is reported.
+//
+// Beside the rate, the CPU seconds per 1 000 deliveries of the workers, of every `postgres`
+// process on the machine (other sessions' included, so an upper bound) and of this process (the
+// receiver), from /proc (utime + stime) over the same interval, and how many cores they kept busy
+// together: CPU seconds hold on a busy machine, the rate does not.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -64,19 +69,30 @@ async function main() {
     { name: 'PostgreSQL, 2 workers', kind: 'postgres', workers: 2 },
   ];
   const samples = new Map(configs.map((config) => [config.name, []]));
+  const cpu = new Map(configs.map((config) => [config.name, []]));
   try {
     for (let round = 0; round < settings.rounds; round++) {
       for (const config of configs) {
-        const rate = await measure(config, settings, receiver, admin);
+        const { rate, usage } = await measure(config, settings, receiver, admin);
         samples.get(config.name).push(rate);
-        process.stderr.write(`round ${round + 1}: ${config.name}: ${Math.round(rate)} deliveries/s\n`);
+        cpu.get(config.name).push(usage);
+        process.stderr.write(`round ${round + 1}: ${config.name}: ${Math.round(rate)} deliveries/s, CPU s / 1 000: workers ${usage.workers.toFixed(2)}, postgres ${usage.postgres.toFixed(2)}, receiver ${usage.receiver.toFixed(2)}; cores busy ${usage.cores.toFixed(2)}\n`);
       }
     }
   } finally {
     await admin.end();
     receiver.server.close();
   }
-  const rows = configs.map((config) => ({ configuration: config.name, 'deliveries/s (median)': Math.round(median(samples.get(config.name))), rounds: samples.get(config.name).map(Math.round).join(' ') }));
+  const cpuMedian = (name, part) => median(cpu.get(name).map((usage) => usage[part])).toFixed(2);
+  const rows = configs.map((config) => ({
+    configuration: config.name,
+    'deliveries/s (median)': Math.round(median(samples.get(config.name))),
+    rounds: samples.get(config.name).map(Math.round).join(' '),
+    'worker CPU s/1000': cpuMedian(config.name, 'workers'),
+    'postgres CPU s/1000': cpuMedian(config.name, 'postgres'),
+    'receiver CPU s/1000': cpuMedian(config.name, 'receiver'),
+    'cores busy': cpuMedian(config.name, 'cores'),
+  }));
   console.table(rows);
   print({ settings: { ...settings, url: redact(settings.url) }, results: rows });
 }
@@ -87,12 +103,21 @@ async function measure(config, settings, receiver, admin) {
   try {
     for (let i = 0; i < config.workers; i++) workers.push(await startWorker([config.kind, database.target, database.schema, String(settings.concurrency)]));
     receiver.reset();
+    const before = { workers: workers.map((child) => cpuOf(child.pid)), postgres: postgresCpu(), receiver: process.cpuUsage() };
     const started = performance.now();
     for (const child of workers) child.stdin.write('go\n');
     while ((await database.delivered()) < settings.deliveries) await new Promise((resolve) => setTimeout(resolve, 10));
     const seconds = (performance.now() - started) / 1000;
+    const receiverCpu = process.cpuUsage(before.receiver);
+    const used = {
+      workers: workers.reduce((sum, child, i) => sum + cpuOf(child.pid) - before.workers[i], 0),
+      postgres: postgresCpu() - before.postgres,
+      receiver: (receiverCpu.user + receiverCpu.system) / 1e6,
+    };
     if (receiver.count() !== settings.deliveries) throw new Error(`${config.name}: the receiver got ${receiver.count()} requests for ${settings.deliveries} deliveries`);
-    return settings.deliveries / seconds;
+    const perThousand = (value) => (value * 1000) / settings.deliveries;
+    const usage = { workers: perThousand(used.workers), postgres: perThousand(used.postgres), receiver: perThousand(used.receiver), cores: (used.workers + used.postgres + used.receiver) / seconds };
+    return { rate: settings.deliveries / seconds, usage };
   } finally {
     await Promise.all(workers.map(stopWorker));
     await database.remove();
@@ -166,6 +191,31 @@ async function stopWorker(child) {
   const exited = new Promise((resolve) => child.once('exit', resolve));
   child.kill('SIGTERM');
   await exited;
+}
+
+/** utime + stime of a process in seconds (USER_HZ is 100 on Linux), 0 when it is gone. */
+function cpuOf(pid) {
+  const ticks = 100;
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / ticks;
+  } catch {
+    return 0;
+  }
+}
+
+/** CPU seconds of every process named postgres (server, backends, background workers). */
+function postgresCpu() {
+  let sum = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === 'postgres') sum += cpuOf(entry);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return sum;
 }
 
 function median(values) {

@@ -104,9 +104,12 @@ export interface RecordedAttempt {
  * What to store for an attempt, given its delivery and its registration's health as they are
  * inside the store's transaction: the numbered attempt, the delivery's next state and the
  * registration's next health. The dispatcher writes it; a store calls it synchronously, with the
- * rows locked against other records, and stores exactly what it returns (a health whose status
- * became `disabled` takes the registration's pending deliveries out of the queue, as
- * `updateWebhook` does).
+ * delivery's row locked against other records, and with the registration's health locked too
+ * whenever the result changes it (a result that leaves the health as it was may be decided from the
+ * health as last committed), and stores exactly what it returns (a health whose status became
+ * `disabled` takes the registration's pending deliveries out of the queue, as `updateWebhook`
+ * does). It must depend on its arguments alone: a store may call it again for the same record
+ * (a transaction run again, or PostgreSQL deciding again from the health read under its lock).
  */
 export type AttemptRecording = (current: StoredDelivery, health: WebhookHealth) => RecordedAttempt;
 

@@ -3,7 +3,7 @@ import { HEALTH_FIELDS, sameHealth } from '../ports/webhook-fields.js';
 import { nullableInt8, readNullableInt8 } from './int8.js';
 import { attemptRows, deliveryRows } from './dispatch-rows.js';
 import { STATE_COLUMNS } from './dispatch-statements.js';
-import type { PostgresPool, PostgresQueryable } from './pool.js';
+import type { PostgresPool, PostgresQueryable, PostgresQueryResult } from './pool.js';
 import { run, type Statement } from './statement.js';
 import { withTransaction } from './transaction.js';
 import { TurnBatch } from './turn-batch.js';
@@ -35,9 +35,10 @@ export class AttemptRecorder {
 
   constructor(
     pool: PostgresPool,
-    private readonly sql: { lockBatch: Statement; lockStatus: Statement; recordAttempts: Statement; setHealth: Statement; syncWebhooksActive: Statement },
+    private readonly sql: { lockBatch: (ids: readonly string[]) => string; lockHealth: Statement; lockStatus: Statement; recordAttempts: Statement; setHealth: Statement; syncWebhooksActive: Statement },
   ) {
-    this.batch = new TurnBatch((batch) => withTransaction(pool, (client) => this.apply(client, batch)));
+    // The batch's BEGIN and its lock of the deliveries go in one round trip.
+    this.batch = new TurnBatch((batch) => withTransaction(pool, (client, [locked]) => this.apply(client, batch, locked!), `BEGIN; ${this.sql.lockBatch(deliveryIds(batch))}`));
   }
 
   async record(deliveryId: string, recording: AttemptRecording): Promise<RecordedAttempt> {
@@ -47,50 +48,86 @@ export class AttemptRecorder {
   }
 
   /**
-   * Under the row locks of every delivery and then every webhook of the batch, each in id order, so
-   * that batches never deadlock each other (a deadlock with a webhook's update, which locks the
-   * webhook before its deliveries, is retried by TurnBatch). The webhooks' lock is FOR NO KEY
-   * UPDATE, which an emit's FOR KEY SHARE does not wait for; a status change takes FOR UPDATE.
+   * Under the row locks of every delivery of the batch, then of every registration whose health it
+   * changes, each in id order, so that batches never deadlock each other (a deadlock with a
+   * webhook's update, which locks the webhook before its deliveries, is retried by TurnBatch). The
+   * registrations' lock is FOR NO KEY UPDATE, which an emit's FOR KEY SHARE does not wait for; a
+   * status change takes FOR UPDATE.
+   *
+   * The health is first read as last committed, without a lock: a batch that leaves every health
+   * as it was (delivered attempts of a healthy registration, the steady state) writes none and
+   * takes no registration lock, so batches of one registration do not wait for each other's
+   * commits. It is as if the batch ran before any change committed since it read. A batch that
+   * changes a health locks its registrations, reads their health afresh and decides again from it.
    */
-  private async apply(client: PostgresQueryable, batch: readonly Submitted[]): Promise<Outcome[]> {
-    const state = await this.locked(client, batch);
-    const before = new Map(state.health);
-    const outcomes = batch.map((pending): Outcome => {
-      try {
-        const recorded = next(state, pending);
-        state.deliveries.set(recorded.delivery.id, recorded.delivery);
-        state.health.set(recorded.delivery.webhook_id, recorded.health);
-        return { ok: true, recorded };
-      } catch (error) {
-        return { ok: false, error: error instanceof Error ? error : new Error(String(error)) };
-      }
-    });
+  private async apply(client: PostgresQueryable, batch: readonly Submitted[], locked: PostgresQueryResult): Promise<Outcome[]> {
+    const read = readBatch(locked);
+    let decided = decide(read, batch);
+    if (decided.changed.size > 0) {
+      const health = await this.lockedHealth(client, [...read.health.keys()]);
+      decided = decide({ deliveries: read.deliveries, health }, batch);
+    }
+    const { outcomes, before, after, changed } = decided;
     const recorded = outcomes.flatMap((outcome) => (outcome.ok ? [outcome.recorded] : []));
     if (recorded.length === 0) return outcomes;
     await run(client, this.sql.recordAttempts, parameters(recorded));
-    // Only what changed: a delivered attempt of a healthy webhook writes nothing more.
-    const changed = new Map([...state.health].filter(([id, health]) => !sameHealth(before.get(id)!, health)));
     const statusChanged = [...changed].filter(([id, health]) => health.status !== before.get(id)?.status).map(([id]) => id);
     if (statusChanged.length > 0) await run(client, this.sql.lockStatus, [statusChanged]);
     if (changed.size > 0) await run(client, this.sql.setHealth, healthParameters(changed));
-    const disabled = [...state.health].filter(([id, health]) => health.status !== 'active' && before.get(id)?.status === 'active').map(([id]) => id);
+    const disabled = [...after].filter(([id, health]) => health.status !== 'active' && before.get(id)?.status === 'active').map(([id]) => id);
     if (disabled.length > 0) await run(client, this.sql.syncWebhooksActive, [disabled]);
     return outcomes;
   }
 
-  /** The batch's deliveries and their registrations' health, locked (lockBatch). */
-  private async locked(client: PostgresQueryable, batch: readonly Submitted[]): Promise<{ deliveries: Map<string, StoredDelivery>; health: Map<string, WebhookHealth> }> {
-    const ids = [...new Set(batch.map((pending) => pending.deliveryId))].sort();
-    const rows = (await run(client, this.sql.lockBatch, [ids])).rows as Record<string, unknown>[];
-    const deliveries = new Map<string, StoredDelivery>();
-    const health = new Map<string, WebhookHealth>();
-    for (const row of rows) {
-      const delivery = deliveryRows.read(row);
-      deliveries.set(delivery.id, delivery);
-      if (!health.has(delivery.webhook_id)) health.set(delivery.webhook_id, toHealth(row));
-    }
-    return { deliveries, health };
+  /** The registrations' health, locked (lockHealth), in id order. */
+  private async lockedHealth(client: PostgresQueryable, webhookIds: string[]): Promise<Map<string, WebhookHealth>> {
+    const rows = (await run(client, this.sql.lockHealth, [webhookIds.sort()])).rows as Record<string, unknown>[];
+    return new Map(rows.map((row) => [row.id as string, toHealth(row, '')]));
   }
+}
+
+/** The batch's delivery ids, each once, in id order (the order lockBatch locks them in). */
+function deliveryIds(batch: readonly Submitted[]): string[] {
+  return [...new Set(batch.map((pending) => pending.deliveryId))].sort();
+}
+
+/** The batch's deliveries, locked, and their registrations' health as last committed (lockBatch's rows). */
+function readBatch(locked: PostgresQueryResult): BatchState {
+  const deliveries = new Map<string, StoredDelivery>();
+  const health = new Map<string, WebhookHealth>();
+  for (const row of locked.rows as Record<string, unknown>[]) {
+    const delivery = deliveryRows.read(row);
+    deliveries.set(delivery.id, delivery);
+    if (!health.has(delivery.webhook_id)) health.set(delivery.webhook_id, toHealth(row));
+  }
+  return { deliveries, health };
+}
+
+/** The batch's deliveries (locked) and their registrations' health, as read. */
+interface BatchState {
+  deliveries: ReadonlyMap<string, StoredDelivery>;
+  health: ReadonlyMap<string, WebhookHealth>;
+}
+
+/**
+ * Each record of the batch applied in order to the state the records before it left, and the
+ * registrations' health before and after the batch, with those it changed.
+ */
+function decide(read: BatchState, batch: readonly Submitted[]) {
+  const state = { deliveries: new Map(read.deliveries), health: new Map(read.health) };
+  const outcomes = batch.map((pending): Outcome => {
+    try {
+      const recorded = next(state, pending);
+      state.deliveries.set(recorded.delivery.id, recorded.delivery);
+      state.health.set(recorded.delivery.webhook_id, recorded.health);
+      return { ok: true, recorded };
+    } catch (error) {
+      return { ok: false, error: error instanceof Error ? error : new Error(String(error)) };
+    }
+  });
+  // Only what changed: a delivered attempt of a healthy webhook writes nothing more.
+  const changed = new Map([...state.health].filter(([id, health]) => !sameHealth(read.health.get(id)!, health)));
+  return { outcomes, before: read.health, after: state.health, changed };
 }
 
 /** One record applied to its delivery's state and its webhook's health as the batch has left them so far. */
@@ -102,16 +139,16 @@ function next(state: { deliveries: Map<string, StoredDelivery>; health: Map<stri
   return recording(delivery, health);
 }
 
-/** The registration's health from lockBatch's `webhook_…` columns. */
-function toHealth(row: Record<string, unknown>): WebhookHealth {
+/** The registration's health from lockBatch's `webhook_…` columns, or lockHealth's (no prefix). */
+function toHealth(row: Record<string, unknown>, prefix = 'webhook_'): WebhookHealth {
   return {
-    status: row.webhook_status as WebhookHealth['status'],
-    failure_streak: row.webhook_failure_streak as number,
-    failing_since: readNullableInt8(row.webhook_failing_since, 'failing_since'),
-    last_failure_at: readNullableInt8(row.webhook_last_failure_at, 'last_failure_at'),
-    disabled_at: readNullableInt8(row.webhook_disabled_at, 'disabled_at'),
-    disabled_reason: row.webhook_disabled_reason as WebhookHealth['disabled_reason'],
-    delivered_streak: row.webhook_delivered_streak as number,
+    status: row[`${prefix}status`] as WebhookHealth['status'],
+    failure_streak: row[`${prefix}failure_streak`] as number,
+    failing_since: readNullableInt8(row[`${prefix}failing_since`], 'failing_since'),
+    last_failure_at: readNullableInt8(row[`${prefix}last_failure_at`], 'last_failure_at'),
+    disabled_at: readNullableInt8(row[`${prefix}disabled_at`], 'disabled_at'),
+    disabled_reason: row[`${prefix}disabled_reason`] as WebhookHealth['disabled_reason'],
+    delivered_streak: row[`${prefix}delivered_streak`] as number,
   };
 }
 

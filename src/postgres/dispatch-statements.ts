@@ -5,7 +5,7 @@ import type { AttemptQuery, DeliveryQuery } from '../ports/dispatch-store.js';
 import { HEALTH_FIELDS } from '../ports/webhook-fields.js';
 import { attemptRows, deliveryRows, webhookRows } from './dispatch-rows.js';
 import { int8 } from './int8.js';
-import type { Prepare } from './statement.js';
+import { textArrayLiteral, type Prepare } from './statement.js';
 
 /* Columns by name, never `*`: prepared statements must keep their result shape across migrations. */
 const WEBHOOK_COLUMNS = webhookRows.columns;
@@ -93,12 +93,14 @@ export function dispatchStatements(schema: string, prepare: Prepare, wakeUpChann
       )
       SELECT (SELECT count(*) FROM event) AS events, (SELECT count(*) FROM inserted) AS deliveries, (SELECT count(*) FROM notified) AS notified`),
     getEvent: prepare(`SELECT ${columns(EVENT_COLUMNS)} FROM ${events} WHERE id = $1`),
-    // The registrations a claim may take from, with their attempts in flight (live leases).
-    claimSubjects: prepare(`SELECT w.id, w.failure_streak, w.delivered_streak, w.rate_limit, w.rate_tat, COALESCE(l.n, 0)::int AS in_flight
+    // The registrations a claim may take from, with their attempts in flight (live leases). Sent
+    // in the round trip of the claim's BEGIN and advisory lock (the simple protocol, no
+    // parameters): `now` is a checked integer written into the text.
+    claimSubjects: (now: number) => `SELECT w.id, w.failure_streak, w.delivered_streak, w.rate_limit, w.rate_tat, COALESCE(l.n, 0)::int AS in_flight
       FROM ${webhooks} w
       LEFT JOIN (SELECT webhook_id, count(*) AS n FROM ${deliveries}
-        WHERE lease_owner IS NOT NULL AND lease_until > $1 AND status = 'retrying' GROUP BY webhook_id) l ON l.webhook_id = w.id
-      WHERE w.status = 'active' AND w.deleted_at IS NULL`),
+        WHERE lease_owner IS NOT NULL AND lease_until > ${int8(now, 'now')} AND status = 'retrying' GROUP BY webhook_id) l ON l.webhook_id = w.id
+      WHERE w.status = 'active' AND w.deleted_at IS NULL`,
     // The queue. Each registration's earliest due deliveries, as many as its room ($3–$5, from
     // claimRooms), one index range each (dispatch_deliveries_queue); among them the registration
     // with the fewest attempts in flight first, then the earliest (as fairOrder). The rows are
@@ -180,18 +182,22 @@ export function dispatchStatements(schema: string, prepare: Prepare, wakeUpChann
           END AS state, next_attempt_at
         FROM ${deliveries} WHERE status = 'retrying'
       ) q GROUP BY state`),
-    // An attempt batch's locks and state in one round trip: its deliveries (FOR UPDATE), then their
-    // registrations' health (FOR NO KEY UPDATE: recorders and webhook changes wait for each other,
-    // emits with their FOR KEY SHARE do not; lockStatus takes the stronger lock when a batch changes
-    // a status), each in id order. Every delivery is locked before the first registration: the
-    // registrations' CTE reads the deliveries' CTE to its end (its IN list) before it locks a row.
-    lockBatch: prepare(`WITH d AS MATERIALIZED (
-        SELECT ${columns(DELIVERY_COLUMNS)} FROM ${deliveries} WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE
-      ), w AS MATERIALIZED (
-        SELECT id, ${columns(HEALTH_FIELDS)} FROM ${webhooks} WHERE id IN (SELECT webhook_id FROM d) ORDER BY id FOR NO KEY UPDATE
+    // An attempt batch's deliveries, locked (FOR UPDATE, in id order), with their registrations'
+    // health as last committed, not locked: most batches leave the health as it is (a delivered
+    // attempt of a healthy registration), and a lock on the registration's row, held to the commit,
+    // made every batch of one registration wait for the one before (issue 25: 34 ms per batch at
+    // concurrency 50, the recorder's throughput one commit at a time). A batch that changes a
+    // health locks it with lockHealth, reads it afresh and decides again. Sent in the round trip of
+    // the batch's BEGIN (the simple protocol): the ids are written into the text as literals.
+    lockBatch: (ids: readonly string[]) => `WITH d AS MATERIALIZED (
+        SELECT ${columns(DELIVERY_COLUMNS)} FROM ${deliveries} WHERE id = ANY(${textArrayLiteral(ids)}) ORDER BY id FOR UPDATE
       )
       SELECT ${columns(DELIVERY_COLUMNS, 'd')}, ${HEALTH_FIELDS.map((name) => `w.${name} AS webhook_${name}`).join(', ')}
-      FROM d JOIN w ON w.id = d.webhook_id`),
+      FROM d JOIN ${webhooks} w ON w.id = d.webhook_id`,
+    // The registrations whose health a batch changes, after its deliveries (FOR NO KEY UPDATE, in
+    // id order: recorders and webhook changes wait for each other, emits with their FOR KEY SHARE
+    // do not; lockStatus takes the stronger lock when a batch changes a status).
+    lockHealth: prepare(`SELECT id, ${columns(HEALTH_FIELDS)} FROM ${webhooks} WHERE id = ANY($1::text[]) ORDER BY id FOR NO KEY UPDATE`),
     // A batch of attempt rows (inserted in batch order, so that seq follows attempt_number) and
     // each delivery's final state: one statement inside the batch's transaction.
     recordAttempts: prepare(`WITH attempt AS (

@@ -85,9 +85,10 @@ class PostgresDispatchStore implements DispatchStore {
   /**
    * Claims run one at a time per schema (an advisory lock on the schema's name), so that the
    * counts of attempts in flight that decide each registration's room hold across workers.
-   * A claim's BEGIN and its advisory lock go in one round trip (the schema name is an identifier the
-   * options checked, so it may be written into the text). The lock is a statement of its own, so
-   * that the claim's next statement reads with a snapshot taken after it was granted.
+   * A claim's BEGIN, its advisory lock and the read of the registrations (claimSubjects) go in one
+   * round trip (the schema name is an identifier the options checked, so it may be written into the
+   * text). The lock is a statement of its own, so that the read after it takes its snapshot after
+   * the lock was granted.
    */
   private readonly claimBegin: string;
   private closing: Promise<void> | null = null;
@@ -180,8 +181,8 @@ class PostgresDispatchStore implements DispatchStore {
   async claimDue(request: ClaimRequest): Promise<DeliveryJob[]> {
     await this.migrated();
     const now = int8(request.now, 'now');
-    return withTransaction(this.pool, async (client) => {
-      const subjects = (await run(client, this.sql.claimSubjects, [now])).rows as ClaimSubject[];
+    return withTransaction(this.pool, async (client, [, begun]) => {
+      const subjects = begun!.rows as ClaimSubject[];
       const rooms = claimRooms(subjects, request);
       if (rooms.length === 0) return [];
       const rows = (await run(client, this.sql.claimDue, [
@@ -197,7 +198,7 @@ class PostgresDispatchStore implements DispatchStore {
       const budgets = rateBudgetsAfter(subjects, jobs, request.now);
       if (budgets.length > 0) await run(client, this.sql.setRateTats, [budgets.map((budget) => budget.id), budgets.map((budget) => budget.tat)]);
       return jobs;
-    }, this.claimBegin);
+    }, `${this.claimBegin}; ${this.sql.claimSubjects(now)}`);
   }
 
   async nextDueAt(): Promise<number | null> {

@@ -24,3 +24,14 @@ export function statementPreparer(preparedStatements: boolean | undefined): Prep
 export function run(queryable: PostgresQueryable, statement: Statement, values: unknown[]): Promise<PostgresQueryResult> {
   return queryable.query({ ...statement, values });
 }
+
+/**
+ * A text array written into a statement's text, for a statement sent with the simple protocol in
+ * the round trip of its BEGIN (which carries no parameters). Each element is an escape string
+ * literal, backslashes and quotes doubled, so it reads the same whatever
+ * `standard_conforming_strings` is.
+ */
+export function textArrayLiteral(values: readonly string[]): string {
+  if (values.length === 0) return `'{}'::text[]`;
+  return `ARRAY[${values.map((value) => `E'${value.replaceAll('\\', '\\\\').replaceAll("'", "''")}'`).join(', ')}]::text[]`;
+}

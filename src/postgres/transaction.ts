@@ -1,16 +1,21 @@
-import type { PostgresPool, PostgresPoolClient } from './pool.js';
+import type { PostgresPool, PostgresPoolClient, PostgresQueryResult } from './pool.js';
 
 /**
  * Runs `work` in one transaction on one connection: COMMIT when it resolves, ROLLBACK when it
  * throws. A connection whose ROLLBACK failed too is destroyed rather than returned to the pool
- * in an unknown state. `begin` is sent as it is (the simple protocol): a fixed statement without
- * parameters may follow the BEGIN there, to run in the same round trip.
+ * in an unknown state. `begin` is sent as it is (the simple protocol): statements may follow the
+ * BEGIN there, to run in the same round trip; `work` gets their results (the BEGIN's left out).
  */
-export async function withTransaction<T>(pool: PostgresPool, work: (client: PostgresPoolClient) => Promise<T>, begin = 'BEGIN'): Promise<T> {
+export async function withTransaction<T>(
+  pool: PostgresPool,
+  work: (client: PostgresPoolClient, begun: PostgresQueryResult[]) => Promise<T>,
+  begin = 'BEGIN',
+): Promise<T> {
   const client = await pool.connect();
   try {
-    await client.query(begin);
-    const result = await work(client);
+    // pg answers one result for one statement, an array for several.
+    const answered = (await client.query(begin)) as PostgresQueryResult | PostgresQueryResult[];
+    const result = await work(client, Array.isArray(answered) ? answered.slice(1) : []);
     await client.query('COMMIT');
     client.release();
     return result;

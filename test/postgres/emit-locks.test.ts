@@ -1,6 +1,7 @@
 // How an emit (insertEvent) and the attempt recorder share a registration's row on PostgreSQL
 // (src/postgres/dispatch-statements.ts, insertEvent's lock): an emit never queues behind attempts
-// being recorded, and still sees a status change the recorder makes.
+// being recorded, and still sees a status change the recorder makes. And how the recorder takes
+// that row's lock only for a health it changes (attempt-recorder.ts).
 import { afterEach, describe, expect, it } from 'vitest';
 import type pg from 'pg';
 import { recordingOf } from '../../src/dispatcher/attempt-recording.js';
@@ -104,5 +105,50 @@ describe('postgresDispatchStore: an emit and the attempts recorded for the same 
     const { rows } = await database.pool.query<{ webhook_active: boolean }>(`SELECT webhook_active FROM "${schema}".dispatch_deliveries WHERE id = 'dlv_racing'`);
     expect(rows).toEqual([{ webhook_active: false }]);
     expect(await store.nextDueAt()).toBeNull();
+  });
+});
+
+describe('postgresDispatchStore: the attempt recorder and a registration\'s row lock', () => {
+  const delivered = { error_kind: null, response_status: 200, error_message: null } as const;
+  const sent = (delivered: boolean) => afterAttempt({ delivered, manual: false, leaseOwner: 'worker', startedAt: NOW, schedule: [0, 60] });
+
+  it('an attempt that leaves the registration\'s health as it was does not wait for the registration\'s row lock', async () => {
+    const { store, schema } = await openStore();
+    const job = await claimedDelivery(store);
+    // Another recorder changing this registration's health, not yet committed.
+    const other = await transaction();
+    await other.query(`SELECT id FROM "${schema}".dispatch_webhooks WHERE id = 'wh_a' FOR NO KEY UPDATE`);
+
+    const recording = store.recordAttempt(job.delivery.id, recordingOf(attemptOf(job, delivered), sent(true)));
+    const first = await Promise.race([recording.then(() => 'stored'), lockWaiters(schema, 1).then(() => 'waited for the lock')]);
+    expect(first).toBe('stored');
+    await expect(recording).resolves.toMatchObject({ delivery: { status: 'delivered' }, health: { failure_streak: 0 } });
+  });
+
+  it('an attempt that changes the health is decided again from the health read under the lock', async () => {
+    const { store, schema } = await openStore();
+    const job = await claimedDelivery(store);
+    // Another recorder counted three failures and has not committed: this record reads the health
+    // it had before, sees a change (a first failure), then waits for the lock.
+    const other = await transaction();
+    await other.query(`UPDATE "${schema}".dispatch_webhooks SET failure_streak = 3, failing_since = $1, last_failure_at = $2 WHERE id = 'wh_a'`, [NOW - 1_000, NOW - 500]);
+    const recording = store.recordAttempt(job.delivery.id, recordingOf(attemptOf(job, { attempted_at: NOW }), sent(false)));
+    await lockWaiters(schema, 1);
+    await other.query('COMMIT');
+
+    // The fourth failure of a streak that began at NOW - 1 000, not a first one.
+    await expect(recording).resolves.toMatchObject({ health: { failure_streak: 4, failing_since: NOW - 1_000, last_failure_at: NOW } });
+    expect(await store.getWebhook('wh_a')).toMatchObject({ failure_streak: 4, failing_since: NOW - 1_000, last_failure_at: NOW });
+    expect(await store.getDelivery(job.delivery.id)).toMatchObject({ status: 'retrying', attempt_count: 1 });
+  });
+
+  it('records a delivery whose id holds quotes and backslashes (the batch\'s ids are written into its text)', async () => {
+    const { store } = await openStore();
+    await store.insertWebhook(webhook('wh_a'));
+    const id = "dlv_it's\\a \\' quote";
+    await store.insertEvent(storedEvent('evt_odd'), [{ id, webhook_id: 'wh_a', next_attempt_at: NOW }]);
+    const [job] = await store.claimDue({ now: NOW, limit: 1, lease: { owner: 'worker', until: NOW + 60_000 } });
+    expect(job!.delivery.id).toBe(id);
+    await expect(store.recordAttempt(id, recordingOf(attemptOf(job!, delivered), sent(true)))).resolves.toMatchObject({ delivery: { id, status: 'delivered' } });
   });
 });
