@@ -19,8 +19,10 @@ type Outcome = { ok: true; recorded: RecordedAttempt } | { ok: false; error: Err
 
 /**
  * Group commit for attempt records, on {@link TurnBatch}: the records submitted during one turn
- * of the event loop (attempts that finished together) share one transaction — one row lock
- * statement, one insert, one update and one commit instead of four round trips and a commit each.
+ * of the event loop (attempts that finished together) share one transaction of three round trips
+ * — BEGIN with the deliveries' row locks, one statement writing the attempts, the deliveries and
+ * any health changed, and COMMIT — instead of a transaction each (one more round trip, the
+ * registrations' lock, when the batch changes a health).
  * Each record still sees its delivery's row as it is, locked, and a promise resolves only after
  * the commit.
  *
@@ -35,7 +37,7 @@ export class AttemptRecorder {
 
   constructor(
     pool: PostgresPool,
-    private readonly sql: { lockBatch: (ids: readonly string[]) => string; lockHealth: Statement; lockStatus: Statement; recordAttempts: Statement; setHealth: Statement; syncWebhooksActive: Statement },
+    private readonly sql: { lockBatch: (ids: readonly string[]) => string; lockHealth: Statement; lockStatus: Statement; recordAttempts: Statement; syncWebhooksActive: Statement },
   ) {
     // The batch's BEGIN and its lock of the deliveries go in one round trip.
     this.batch = new TurnBatch((batch) => withTransaction(pool, (client, [locked]) => this.apply(client, batch, locked!), `BEGIN; ${this.sql.lockBatch(deliveryIds(batch))}`));
@@ -70,10 +72,9 @@ export class AttemptRecorder {
     const { outcomes, before, after, changed } = decided;
     const recorded = outcomes.flatMap((outcome) => (outcome.ok ? [outcome.recorded] : []));
     if (recorded.length === 0) return outcomes;
-    await run(client, this.sql.recordAttempts, parameters(recorded));
     const statusChanged = [...changed].filter(([id, health]) => health.status !== before.get(id)?.status).map(([id]) => id);
     if (statusChanged.length > 0) await run(client, this.sql.lockStatus, [statusChanged]);
-    if (changed.size > 0) await run(client, this.sql.setHealth, healthParameters(changed));
+    await run(client, this.sql.recordAttempts, [...parameters(recorded), ...healthParameters(changed)]);
     const disabled = [...after].filter(([id, health]) => health.status !== 'active' && before.get(id)?.status === 'active').map(([id]) => id);
     if (disabled.length > 0) await run(client, this.sql.syncWebhooksActive, [disabled]);
     return outcomes;
@@ -152,7 +153,7 @@ function toHealth(row: Record<string, unknown>, prefix = 'webhook_'): WebhookHea
   };
 }
 
-/** The parameters of `setHealth`: the ids, then each health field as a column. */
+/** The health part of `recordAttempts`'s parameters: the ids, then each health field as a column (empty arrays: no change). */
 function healthParameters(health: Map<string, WebhookHealth>): unknown[] {
   const entries = [...health];
   const column = (field: (typeof HEALTH_FIELDS)[number]) =>

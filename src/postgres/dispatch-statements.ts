@@ -2,7 +2,7 @@ import { notifySql } from './wake-ups.js';
 import { ATTEMPT_FIELDS, DELIVERY_FIELDS, DELIVERY_STATE_FIELDS } from '../ports/delivery-fields.js';
 import type { FieldKind, Fields } from '../ports/fields.js';
 import type { AttemptQuery, DeliveryQuery } from '../ports/dispatch-store.js';
-import { HEALTH_FIELDS } from '../ports/webhook-fields.js';
+import { HEALTH_FIELDS, WEBHOOK_FIELDS } from '../ports/webhook-fields.js';
 import { attemptRows, deliveryRows, webhookRows } from './dispatch-rows.js';
 import { int8 } from './int8.js';
 import { textArrayLiteral, type Prepare } from './statement.js';
@@ -146,9 +146,6 @@ export function dispatchStatements(schema: string, prepare: Prepare, wakeUpChann
     // Before a recorder writes a status change: waits for the emits in progress, and makes later
     // ones wait for the commit, so that they see the new status (see insertEvent's lock).
     lockStatus: prepare(`SELECT id FROM ${webhooks} WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE`),
-    setHealth: prepare(`UPDATE ${webhooks} w SET ${HEALTH_FIELDS.map((name) => `${name} = h.${name}`).join(', ')}
-      FROM unnest($1::text[], $2::text[], $3::int[], $4::bigint[], $5::bigint[], $6::bigint[], $7::text[], $8::int[]) AS h (id, ${columns(HEALTH_FIELDS)})
-      WHERE w.id = h.id`),
     syncWebhooksActive: prepare(`UPDATE ${deliveries} SET webhook_active = false WHERE webhook_id = ANY($1::text[]) AND status = 'retrying'`),
     listSkipped: prepare(`SELECT event_id FROM ${skipped} WHERE webhook_id = $1 ORDER BY skipped_at, event_id`),
     // Only what is still recorded as skipped (a replay that ran already replays nothing), and never
@@ -198,13 +195,19 @@ export function dispatchStatements(schema: string, prepare: Prepare, wakeUpChann
     // id order: recorders and webhook changes wait for each other, emits with their FOR KEY SHARE
     // do not; lockStatus takes the stronger lock when a batch changes a status).
     lockHealth: prepare(`SELECT id, ${columns(HEALTH_FIELDS)} FROM ${webhooks} WHERE id = ANY($1::text[]) ORDER BY id FOR NO KEY UPDATE`),
-    // A batch of attempt rows (inserted in batch order, so that seq follows attempt_number) and
-    // each delivery's final state: one statement inside the batch's transaction.
+    // A batch of attempt rows (inserted in batch order, so that seq follows attempt_number), each
+    // delivery's final state, and the health of the registrations it changed (none, mostly: empty
+    // arrays): one statement inside the batch's transaction, so that a batch holding a
+    // registration's lock (lockHealth) keeps it for one round trip and the commit.
     recordAttempts: prepare(`WITH attempt AS (
         INSERT INTO ${attempts} (${columns(attemptRows.columns)})
         SELECT ${columns(attemptRows.columns)}
         FROM ${unnest(ATTEMPT_FIELDS, attemptRows.columns, 1)} WITH ORDINALITY AS a (${columns(attemptRows.columns)}, position)
         ORDER BY position
+      ), health AS (
+        UPDATE ${webhooks} w SET ${HEALTH_FIELDS.map((name) => `${name} = h.${name}`).join(', ')}
+        FROM ${unnest(WEBHOOK_FIELDS, ['id', ...HEALTH_FIELDS], attemptRows.columns.length + STATE_COLUMNS.length + 1)} AS h (id, ${columns(HEALTH_FIELDS)})
+        WHERE w.id = h.id
       )
       UPDATE ${deliveries} d SET ${DELIVERY_STATE_FIELDS.map((name) => `${name} = s.${name}`).join(', ')}
       FROM ${unnest(DELIVERY_FIELDS, STATE_COLUMNS, attemptRows.columns.length + 1)} AS s (${columns(STATE_COLUMNS)})
