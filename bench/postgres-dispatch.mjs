@@ -111,7 +111,7 @@ async function measure(config, settings, receiver, admin) {
     const receiverCpu = process.cpuUsage(before.receiver);
     const used = {
       workers: workers.reduce((sum, child, i) => sum + cpuOf(child.pid) - before.workers[i], 0),
-      postgres: postgresCpu() - before.postgres,
+      postgres: postgresCpuSince(before.postgres),
       receiver: (receiverCpu.user + receiverCpu.system) / 1e6,
     };
     if (receiver.count() !== settings.deliveries) throw new Error(`${config.name}: the receiver got ${receiver.count()} requests for ${settings.deliveries} deliveries`);
@@ -204,17 +204,24 @@ function cpuOf(pid) {
   }
 }
 
-/** CPU seconds of every process named postgres (server, backends, background workers). */
+/** CPU seconds of each process named postgres (server, backends, background workers), by pid. */
 function postgresCpu() {
-  let sum = 0;
+  const byPid = new Map();
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === 'postgres') sum += cpuOf(entry);
+      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === 'postgres') byPid.set(entry, cpuOf(entry));
     } catch {
       // gone meanwhile
     }
   }
+  return byPid;
+}
+
+/** CPU seconds the postgres processes used between two readings: a process that ended in between is left out, one that started counts from 0. */
+function postgresCpuSince(before) {
+  let sum = 0;
+  for (const [pid, seconds] of postgresCpu()) sum += Math.max(0, seconds - (before.get(pid) ?? 0));
   return sum;
 }
 

@@ -2,10 +2,10 @@ import type { AttemptRecording, RecordedAttempt, StoredDelivery, WebhookHealth }
 import { HEALTH_FIELDS, sameHealth } from '../ports/webhook-fields.js';
 import { nullableInt8, readNullableInt8 } from './int8.js';
 import { attemptRows, deliveryRows } from './dispatch-rows.js';
-import { STATE_COLUMNS } from './dispatch-statements.js';
+import { RECORD_TYPES, STATE_COLUMNS } from './dispatch-statements.js';
 import type { PostgresPool, PostgresQueryable, PostgresQueryResult } from './pool.js';
-import { run, type Statement } from './statement.js';
-import { withTransaction } from './transaction.js';
+import { run, runAndCommit, type Statement } from './statement.js';
+import { Committed, withTransaction } from './transaction.js';
 import { TurnBatch } from './turn-batch.js';
 
 /** One record submitted: which delivery, and the dispatcher's decision for it. */
@@ -62,7 +62,7 @@ export class AttemptRecorder {
    * commits. It is as if the batch ran before any change committed since it read. A batch that
    * changes a health locks its registrations, reads their health afresh and decides again from it.
    */
-  private async apply(client: PostgresQueryable, batch: readonly Submitted[], locked: PostgresQueryResult): Promise<Outcome[]> {
+  private async apply(client: PostgresQueryable, batch: readonly Submitted[], locked: PostgresQueryResult): Promise<Outcome[] | Committed<Outcome[]>> {
     const read = readBatch(locked);
     let decided = decide(read, batch);
     if (decided.changed.size > 0) {
@@ -74,10 +74,16 @@ export class AttemptRecorder {
     if (recorded.length === 0) return outcomes;
     const statusChanged = [...changed].filter(([id, health]) => health.status !== before.get(id)?.status).map(([id]) => id);
     if (statusChanged.length > 0) await run(client, this.sql.lockStatus, [statusChanged]);
-    await run(client, this.sql.recordAttempts, [...parameters(recorded), ...healthParameters(changed)]);
+    const values = [...parameters(recorded), ...healthParameters(changed)];
     const disabled = [...after].filter(([id, health]) => health.status !== 'active' && before.get(id)?.status === 'active').map(([id]) => id);
-    if (disabled.length > 0) await run(client, this.sql.syncWebhooksActive, [disabled]);
-    return outcomes;
+    if (disabled.length > 0) {
+      await run(client, this.sql.recordAttempts, values);
+      await run(client, this.sql.syncWebhooksActive, [disabled]);
+      return outcomes;
+    }
+    // The write and the COMMIT in one round trip where it can.
+    const { committed } = await runAndCommit(client, this.sql.recordAttempts, values, RECORD_TYPES.map((type) => `${type}[]`));
+    return committed ? new Committed(outcomes) : outcomes;
   }
 
   /** The registrations' health, locked (lockHealth), in id order. */

@@ -5,7 +5,7 @@ import type { AttemptQuery, DeliveryQuery } from '../ports/dispatch-store.js';
 import { HEALTH_FIELDS, WEBHOOK_FIELDS } from '../ports/webhook-fields.js';
 import { attemptRows, deliveryRows, webhookRows } from './dispatch-rows.js';
 import { int8 } from './int8.js';
-import { textArrayLiteral, type Prepare } from './statement.js';
+import { sqlArrayLiteral, type Prepare } from './statement.js';
 
 /* Columns by name, never `*`: prepared statements must keep their result shape across migrations. */
 const WEBHOOK_COLUMNS = webhookRows.columns;
@@ -20,10 +20,24 @@ const SQL_TYPES: Readonly<Record<FieldKind, string>> = { value: 'text', integer:
 
 const columns = (names: readonly string[], alias?: string): string => names.map((name) => (alias ? `${alias}.${name}` : name)).join(', ');
 
-/** `unnest($n::type[], …) AS alias (columns…)`: one array parameter per column, from `first` on. */
-function unnest(fields: Fields, names: readonly string[], first: number): string {
-  return `unnest(${names.map((name, i) => `$${first + i}::${SQL_TYPES[fields[name]!.kind]}[]`).join(', ')})`;
+/** The SQL type of each column of `names`, as its field's kind gives it. */
+const sqlTypes = (fields: Fields, names: readonly string[]): string[] => names.map((name) => SQL_TYPES[fields[name]!.kind]);
+
+/** `unnest($n::type[], …)`: one array parameter per column (`arrays`, in column order). */
+function unnest(types: readonly string[], arrays: readonly string[]): string {
+  return `unnest(${types.map((type, i) => `${arrays[i]}::${type}[]`).join(', ')})`;
 }
+
+/** The arrays of recordAttempts, in parameter order: the attempts' columns, the deliveries' final states, the changed health. */
+export const RECORD_TYPES: readonly string[] = [
+  ...sqlTypes(ATTEMPT_FIELDS, attemptRows.columns),
+  ...sqlTypes(DELIVERY_FIELDS, STATE_COLUMNS),
+  ...sqlTypes(WEBHOOK_FIELDS, ['id', ...HEALTH_FIELDS]),
+];
+/** recordAttempts' parameters, `$1` on, one per array. */
+const RECORD_PARAMETERS = RECORD_TYPES.map((_, i) => `$${i + 1}`);
+/** The type of each of claimDue's parameters. */
+export const CLAIM_TYPES: readonly string[] = ['bigint', 'int', 'text[]', 'int[]', 'int[]', 'text', 'bigint'];
 
 /** The dispatch store's statements, with table names qualified by the (quoted) schema. */
 /** `wakeUpChannel`: the NOTIFY channel of the schema's workers (wake-ups.ts). */
@@ -106,7 +120,8 @@ export function dispatchStatements(schema: string, prepare: Prepare, wakeUpChann
     // with the fewest attempts in flight first, then the earliest (as fairOrder). The rows are
     // locked (SKIP LOCKED, re-checked after locking: a row leased since the snapshot is no longer
     // due) and the lease is written; next_attempt_at becomes the lease's end, so a lease whose
-    // worker died is due again by the same index, with no sweeper.
+    // worker died is due again by the same index, with no sweeper. With the COMMIT in the same
+    // round trip when no rate limit is to be updated after it (runAndCommit, dispatch-store.ts).
     claimDue: prepare(`WITH candidates AS (
         SELECT c.seq, c.next_attempt_at, r.in_flight + row_number() OVER (PARTITION BY r.id ORDER BY c.next_attempt_at, c.seq) AS fairness
         FROM unnest($3::text[], $4::int[], $5::int[]) AS r (id, room, in_flight)
@@ -187,7 +202,7 @@ export function dispatchStatements(schema: string, prepare: Prepare, wakeUpChann
     // health locks it with lockHealth, reads it afresh and decides again. Sent in the round trip of
     // the batch's BEGIN (the simple protocol): the ids are written into the text as literals.
     lockBatch: (ids: readonly string[]) => `WITH d AS MATERIALIZED (
-        SELECT ${columns(DELIVERY_COLUMNS)} FROM ${deliveries} WHERE id = ANY(${textArrayLiteral(ids)}) ORDER BY id FOR UPDATE
+        SELECT ${columns(DELIVERY_COLUMNS)} FROM ${deliveries} WHERE id = ANY(${sqlArrayLiteral(ids, 'text')}) ORDER BY id FOR UPDATE
       )
       SELECT ${columns(DELIVERY_COLUMNS, 'd')}, ${HEALTH_FIELDS.map((name) => `w.${name} AS webhook_${name}`).join(', ')}
       FROM d JOIN ${webhooks} w ON w.id = d.webhook_id`,
@@ -197,20 +212,20 @@ export function dispatchStatements(schema: string, prepare: Prepare, wakeUpChann
     lockHealth: prepare(`SELECT id, ${columns(HEALTH_FIELDS)} FROM ${webhooks} WHERE id = ANY($1::text[]) ORDER BY id FOR NO KEY UPDATE`),
     // A batch of attempt rows (inserted in batch order, so that seq follows attempt_number), each
     // delivery's final state, and the health of the registrations it changed (none, mostly: empty
-    // arrays): one statement inside the batch's transaction, so that a batch holding a
-    // registration's lock (lockHealth) keeps it for one round trip and the commit.
+    // arrays): one statement, with the COMMIT in the same round trip (runAndCommit), so that a
+    // batch holding a registration's lock (lockHealth) keeps it for that round trip alone.
     recordAttempts: prepare(`WITH attempt AS (
         INSERT INTO ${attempts} (${columns(attemptRows.columns)})
         SELECT ${columns(attemptRows.columns)}
-        FROM ${unnest(ATTEMPT_FIELDS, attemptRows.columns, 1)} WITH ORDINALITY AS a (${columns(attemptRows.columns)}, position)
+        FROM ${unnest(RECORD_TYPES.slice(0, attemptRows.columns.length), RECORD_PARAMETERS)} WITH ORDINALITY AS a (${columns(attemptRows.columns)}, position)
         ORDER BY position
       ), health AS (
         UPDATE ${webhooks} w SET ${HEALTH_FIELDS.map((name) => `${name} = h.${name}`).join(', ')}
-        FROM ${unnest(WEBHOOK_FIELDS, ['id', ...HEALTH_FIELDS], attemptRows.columns.length + STATE_COLUMNS.length + 1)} AS h (id, ${columns(HEALTH_FIELDS)})
+        FROM ${unnest(RECORD_TYPES.slice(attemptRows.columns.length + STATE_COLUMNS.length), RECORD_PARAMETERS.slice(attemptRows.columns.length + STATE_COLUMNS.length))} AS h (id, ${columns(HEALTH_FIELDS)})
         WHERE w.id = h.id
       )
       UPDATE ${deliveries} d SET ${DELIVERY_STATE_FIELDS.map((name) => `${name} = s.${name}`).join(', ')}
-      FROM ${unnest(DELIVERY_FIELDS, STATE_COLUMNS, attemptRows.columns.length + 1)} AS s (${columns(STATE_COLUMNS)})
+      FROM ${unnest(RECORD_TYPES.slice(attemptRows.columns.length, attemptRows.columns.length + STATE_COLUMNS.length), RECORD_PARAMETERS.slice(attemptRows.columns.length))} AS s (${columns(STATE_COLUMNS)})
       WHERE d.id = s.id`),
     attemptsOfDelivery: prepare(`SELECT ${attemptColumns} FROM ${attempts} a
       JOIN ${events} e ON e.id = a.event_id WHERE a.delivery_id = $1 ORDER BY a.seq`),

@@ -30,13 +30,13 @@ import { parseArgument } from '../parse-argument.js';
 import { AttemptRecorder } from './attempt-recorder.js';
 import { DISPATCH_MIGRATIONS } from './dispatch-migrations.js';
 import { attemptRows, deliveryRows, toEvent, toJob, webhookRows, webhookValues, type EventRow, type JobRow, type WebhookRow } from './dispatch-rows.js';
-import { attemptWhere, dispatchStatements, Parameters, whereOf } from './dispatch-statements.js';
+import { attemptWhere, CLAIM_TYPES, dispatchStatements, Parameters, whereOf } from './dispatch-statements.js';
 import { int8, nullableInt8, readInt8, readNullableInt8 } from './int8.js';
 import { migrate } from './migrations.js';
 import { connectionShape, postgresTarget, schemaName } from './options.js';
 import { openPool, type CheckedConnectionOptions, type PostgresConnectionOptions, type PostgresPool } from './pool.js';
-import { run, statementPreparer, type Statement } from './statement.js';
-import { withTransaction } from './transaction.js';
+import { run, runAndCommit, statementPreparer, type Statement } from './statement.js';
+import { Committed, withTransaction } from './transaction.js';
 import { postgresWakeUps, wakeUpChannel } from './wake-ups.js';
 import type { WakeUps } from '../ports/wake-ups.js';
 
@@ -185,7 +185,7 @@ class PostgresDispatchStore implements DispatchStore {
       const subjects = begun!.rows as ClaimSubject[];
       const rooms = claimRooms(subjects, request);
       if (rooms.length === 0) return [];
-      const rows = (await run(client, this.sql.claimDue, [
+      const values = [
         now,
         request.limit,
         rooms.map((room) => room.id),
@@ -193,8 +193,16 @@ class PostgresDispatchStore implements DispatchStore {
         rooms.map((room) => room.in_flight),
         request.lease.owner,
         int8(request.lease.until, 'lease.until'),
-      ])).rows as JobRow[];
-      const jobs = rows.map(toJob);
+      ];
+      // A rate limit's state is written after the claim, from what it took: then the COMMIT is a
+      // round trip of its own. Otherwise it goes with the claim where it can (runAndCommit).
+      const rateLimited = subjects.some((subject) => subject.rate_limit !== null && rooms.some((room) => room.id === subject.id));
+      if (!rateLimited) {
+        const { result, committed } = await runAndCommit(client, this.sql.claimDue, values, CLAIM_TYPES);
+        const claimed = (result.rows as JobRow[]).map(toJob);
+        return committed ? new Committed(claimed) : claimed;
+      }
+      const jobs = ((await run(client, this.sql.claimDue, values)).rows as JobRow[]).map(toJob);
       const budgets = rateBudgetsAfter(subjects, jobs, request.now);
       if (budgets.length > 0) await run(client, this.sql.setRateTats, [budgets.map((budget) => budget.id), budgets.map((budget) => budget.tat)]);
       return jobs;

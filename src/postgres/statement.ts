@@ -26,12 +26,53 @@ export function run(queryable: PostgresQueryable, statement: Statement, values: 
 }
 
 /**
- * A text array written into a statement's text, for a statement sent with the simple protocol in
- * the round trip of its BEGIN (which carries no parameters). Each element is an escape string
- * literal, backslashes and quotes doubled, so it reads the same whatever
- * `standard_conforming_strings` is.
+ * A value written into a statement's text, for statements sent with the simple protocol in the
+ * round trip of their transaction's BEGIN or COMMIT (that protocol carries no parameters): NULL,
+ * a boolean, a finite number, or a string as an escape string literal (backslashes and quotes
+ * doubled, so it reads the same whatever `standard_conforming_strings` is). Anything else is
+ * refused rather than guessed at.
  */
-export function textArrayLiteral(values: readonly string[]): string {
-  if (values.length === 0) return `'{}'::text[]`;
-  return `ARRAY[${values.map((value) => `E'${value.replaceAll('\\', '\\\\').replaceAll("'", "''")}'`).join(', ')}]::text[]`;
+export function sqlLiteral(value: unknown): string {
+  if (value === null || value === undefined) return 'NULL';
+  if (typeof value === 'boolean') return value ? 'TRUE' : 'FALSE';
+  if (typeof value === 'number') {
+    if (!Number.isFinite(value)) throw new TypeError(`${value} cannot be written into a statement`);
+    return String(value);
+  }
+  if (typeof value === 'string') return `E'${value.replaceAll('\\', '\\\\').replaceAll("'", "''")}'`;
+  throw new TypeError(`A ${typeof value} cannot be written into a statement`);
+}
+
+/** An array of `type` written into a statement's text (see {@link sqlLiteral}). */
+export function sqlArrayLiteral(values: readonly unknown[], type: string): string {
+  return values.length === 0 ? `'{}'::${type}[]` : `ARRAY[${values.map(sqlLiteral).join(', ')}]::${type}[]`;
+}
+
+/** The named statements pg has prepared on each connection (after a successful run there). */
+const preparedOn = new WeakMap<PostgresQueryable, Set<string>>();
+
+/**
+ * Runs `statement` inside a transaction and, where it can, its COMMIT in the same round trip:
+ * once pg has prepared the statement on this connection, it is sent as `EXECUTE name(…); COMMIT`
+ * with the simple protocol, its `values` written as literals of `types` (an array type ends in
+ * `[]`), so it keeps its prepared plan. The first time on a connection, or when statements are not
+ * prepared, it runs as usual and the caller commits (`committed: false`).
+ */
+export async function runAndCommit(client: PostgresQueryable, statement: Statement, values: readonly unknown[], types: readonly string[]): Promise<{ result: PostgresQueryResult; committed: boolean }> {
+  const name = statement.name;
+  if (name !== undefined && preparedOn.get(client)?.has(name)) {
+    const args = values.map((value, i) => {
+      const type = types[i]!;
+      return type.endsWith('[]') ? sqlArrayLiteral(value as unknown[], type.slice(0, -2)) : `${sqlLiteral(value)}::${type}`;
+    });
+    const [result] = (await client.query(`EXECUTE ${name}(${args.join(', ')}); COMMIT`)) as unknown as PostgresQueryResult[];
+    return { result: result!, committed: true };
+  }
+  const result = await run(client, statement, [...values]);
+  if (name !== undefined) {
+    const names = preparedOn.get(client) ?? new Set<string>();
+    names.add(name);
+    preparedOn.set(client, names);
+  }
+  return { result, committed: false };
 }
