@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { POSTGRES_PREPARED_STATEMENTS } from './defaults.js';
+import { PostgresValueError } from './errors.js';
 import type { PostgresQueryable, PostgresQueryResult } from './pool.js';
 
 /** A fixed SQL text, named when it is to be prepared on the server. */
@@ -36,11 +37,11 @@ export function sqlLiteral(value: unknown): string {
   if (value === null || value === undefined) return 'NULL';
   if (typeof value === 'boolean') return value ? 'TRUE' : 'FALSE';
   if (typeof value === 'number') {
-    if (!Number.isFinite(value)) throw new TypeError(`${value} cannot be written into a statement`);
+    if (!Number.isFinite(value)) throw new PostgresValueError(`${value} cannot be written into a statement`, { value });
     return String(value);
   }
   if (typeof value === 'string') return `E'${value.replaceAll('\\', '\\\\').replaceAll("'", "''")}'`;
-  throw new TypeError(`A ${typeof value} cannot be written into a statement`);
+  throw new PostgresValueError(`A ${typeof value} cannot be written into a statement`, { type: typeof value });
 }
 
 /** An array of `type` written into a statement's text (see {@link sqlLiteral}). */

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { PostgresValueError } from '../../src/postgres/errors.js';
 import { int8, readInt8, readNullableInt8 } from '../../src/postgres/int8.js';
+import { runAndCommit, sqlArrayLiteral, sqlLiteral, statementPreparer } from '../../src/postgres/statement.js';
 import { decodeText, encodeText } from '../../src/postgres/text-codec.js';
+import { useTestDatabase } from '../helpers/postgres.js';
 
 describe('bigint milliseconds', () => {
   it('reads int8 as pg returns it (text), or as a number or BigInt from a pool with its own parsers, exactly', () => {
@@ -42,5 +44,51 @@ describe('text PostgreSQL cannot hold as it is', () => {
       expect(value).not.toMatch(/[\ud800-\udfff]/);
     }
     expect(stored.map(decodeText)).toEqual(tricky);
+  });
+});
+
+describe('values written into a statement\'s text (a claim\'s or a record batch\'s, sent with its COMMIT)', () => {
+  const database = useTestDatabase({ poolSize: 2 });
+  const tricky = ["it's", 'back\\slash', "\\'", "''", 'Grüße 💶', '', 'E\'x\'', '$1', '\\\\\''];
+
+  it('reads back every string, number, flag and NULL as it was, alone and in arrays of each type', async () => {
+    const { rows } = await database.pool.query<{ texts: string[]; text: string; ints: number[]; bigs: string[]; floats: number[]; flags: (boolean | null)[]; empty: number[]; nothing: null }>(
+      `SELECT ${sqlArrayLiteral(tricky, 'text')} AS texts, ${sqlLiteral(tricky[0])}::text AS text, ${sqlArrayLiteral([1, -2, null], 'int')} AS ints,
+        ${sqlArrayLiteral([Number.MAX_SAFE_INTEGER, 0], 'bigint')} AS bigs, ${sqlArrayLiteral([0.1, 1e-7, 2.5e300, -3], 'float8')} AS floats,
+        ${sqlArrayLiteral([true, false, null], 'boolean')} AS flags, ${sqlArrayLiteral([], 'int')} AS empty, ${sqlLiteral(null)} AS nothing`,
+    );
+    expect(rows[0]).toEqual({ texts: tricky, text: "it's", ints: [1, -2, null], bigs: [String(Number.MAX_SAFE_INTEGER), '0'], floats: [0.1, 1e-7, 2.5e300, -3], flags: [true, false, null], empty: [], nothing: null });
+  });
+
+  it('refuses what it cannot write exactly', () => {
+    for (const value of [Number.NaN, Number.POSITIVE_INFINITY, {}, [1], 1n, Symbol('x')]) expect(() => sqlLiteral(value)).toThrow(PostgresValueError);
+  });
+
+  it('runs a statement, then, once pg has prepared it on the connection, runs it with its COMMIT in one round trip', async () => {
+    const schema = database.newSchema();
+    await database.pool.query(`CREATE SCHEMA "${schema}"; CREATE TABLE "${schema}".t (n bigint, texts text[])`);
+    const statement = statementPreparer(true)(`INSERT INTO "${schema}".t (n, texts) VALUES ($1, $2::text[]) RETURNING n`);
+    const client = await database.pool.connect();
+    try {
+      const outcomes = [];
+      for (const n of [1, 2]) {
+        await client.query('BEGIN');
+        const { result, committed } = await runAndCommit(client, statement, [n, tricky], ['bigint', 'text[]']);
+        if (!committed) await client.query('COMMIT');
+        outcomes.push([committed, result.rows]);
+      }
+      expect(outcomes).toEqual([
+        [false, [{ n: '1' }]],
+        [true, [{ n: '2' }]],
+      ]);
+      // Committed: no transaction is left open on the connection.
+      expect((await client.query('SELECT now() = statement_timestamp() AS outside')).rows).toEqual([{ outside: true }]);
+    } finally {
+      client.release();
+    }
+    expect((await database.pool.query(`SELECT n, texts FROM "${schema}".t ORDER BY n`)).rows).toEqual([
+      { n: '1', texts: tricky },
+      { n: '2', texts: tricky },
+    ]);
   });
 });
