@@ -84,7 +84,9 @@ export class Webhooks {
     if (!handlers) return [];
     if (handlers.length === 1) {
       try {
-        return [await handlers[0]!(event as never, context)];
+        const result = handlers[0]!(event as never, context);
+        // A handler that returned a plain value costs no turn of the microtask queue.
+        return [isThenable(result) ? await result : result];
       } catch (error) {
         throw new WebhookHandlerError([error], { event_id: event.id, type: event.type });
       }
@@ -109,6 +111,10 @@ export class Webhooks {
     if (handlers) handlers.push(handler);
     else this.byType.set(type, [handler]);
   }
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (typeof value === 'object' || typeof value === 'function') && value !== null && typeof (value as { then?: unknown }).then === 'function';
 }
 
 /** Calls a handler and settles with what it returned: a value, a promise's value, or a throw as a rejection. */
