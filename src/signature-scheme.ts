@@ -254,8 +254,15 @@ function decodeSignature(signatureHex: string): Uint8Array {
   if (!HEX_DIGITS.test(signatureHex)) throw malformedSignature(signatureHex);
   const bytes = new Uint8Array(DIGEST_BYTES);
   const pairs = Math.min(DIGEST_BYTES, signatureHex.length >> 1);
-  for (let i = 0; i < pairs; i++) bytes[i] = Number.parseInt(signatureHex.slice(2 * i, 2 * i + 2), 16);
+  // From the character codes: no substring per byte on the request path.
+  for (let i = 0; i < pairs; i++) bytes[i] = (hexValue(signatureHex.charCodeAt(2 * i)) << 4) | hexValue(signatureHex.charCodeAt(2 * i + 1));
   return bytes;
+}
+
+/** The value of one hexadecimal digit's character code (already checked by HEX_DIGITS). */
+function hexValue(code: number): number {
+  // '0'-'9' are 48-57; 'A'-'F' 65-70 and 'a'-'f' 97-102 share their low bits once 0x20 is set.
+  return code <= 57 ? code - 48 : (code | 0x20) - 87;
 }
 
 function malformedSignature(signature: string): WebhookVerificationError {

@@ -64,6 +64,11 @@ export function acknowledged(body: Omit<AcknowledgedBody, 'received'>): WebhookR
   return { status: 200, headers: { ...JSON_HEADERS }, body: { received: true, ...body } };
 }
 
+/** The answer of every handled or duplicate delivery: built without copying, it is the hot path's. */
+export function acknowledgedEvent(event: { id: string; type: string }, duplicate: boolean): WebhookResponse {
+  return { status: 200, headers: { 'content-type': JSON_HEADERS['content-type'] }, body: { received: true, id: event.id, type: event.type, duplicate } };
+}
+
 /**
  * An error in the platform's envelope. What reaches the sender is chosen per error: the sender
  * (and whoever can read its delivery log) learns what was wrong with the request, never how the

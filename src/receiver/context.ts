@@ -85,56 +85,96 @@ export interface RunFacts {
 }
 
 /** Builds the context of one event's handlers; the logger child and the signal are made only when read. */
-export function handlerContext(options: { logger: Logger; store: IdempotencyStore }, event: WebhookEvent, inbound: Inbound, facts: RunFacts = {}): HandlerRun {
-  const abort = lazyAbort();
+export function handlerContext(options: { logger: Logger; store: IdempotencyStore }, event: WebhookEvent, inbound: Inbound, facts: RunFacts = NO_FACTS): HandlerRun {
+  const abort = new LazyAbortController();
   const effects: StoreAtomicEffect[] = [];
-  const rawBody = lazyBuffer(inbound.rawBody);
-  let log: Logger | undefined;
-  const context: HandlerContext = {
-    get log() {
-      // A handler's careless log line (`log.info({ secret })`) is blanked even by a logger the user
-      // passed in, on top of that logger's own redaction (redacting-logger.ts says why not `redact`).
-      log ??= redactingLogger(options.logger.child({ eventId: event.id, type: event.type, correlationId: event.correlation_id }));
-      return log;
-    },
-    get signal() {
-      return abort.signal;
-    },
-    secretIndex: inbound.verified?.secretIndex ?? -1,
-    signatureScheme: inbound.verified?.signatureScheme ?? 'v1',
-    receivedAt: new Date(inbound.receivedAt),
-    get rawBody() {
-      return rawBody();
-    },
-    atomic(effect: StoreAtomicEffect) {
-      if (!options.store.completeAtomically) {
+  return { context: new LazyHandlerContext(options, event, inbound, facts, abort, effects), abort, effects, version: facts.version };
+}
+
+const NO_FACTS: RunFacts = {};
+
+/**
+ * One allocation per delivery: the context's lazy parts (the logger child, the signal, the Buffer
+ * view of the body, the bound `atomic`) are getters on the prototype, made when a handler first
+ * reads them, and most handlers read none. What the receiver keeps in it is in private fields
+ * (`#`): a handler that logs or serialises its context shows only the documented properties,
+ * never the receiver's options.
+ */
+class LazyHandlerContext implements HandlerContext {
+  readonly secretIndex: number;
+  readonly signatureScheme: 'v1' | 'legacy';
+  readonly receivedAt: Date;
+  readonly stale: boolean;
+  readonly attempt: number;
+  readonly #options: { logger: Logger; store: IdempotencyStore };
+  readonly #event: WebhookEvent;
+  readonly #inbound: Inbound;
+  readonly #abort: LazyAbort;
+  readonly #effects: StoreAtomicEffect[];
+  #log: Logger | undefined;
+  #rawBody: Buffer | undefined;
+  #atomic: Atomic | undefined;
+
+  constructor(options: { logger: Logger; store: IdempotencyStore }, event: WebhookEvent, inbound: Inbound, facts: RunFacts, abort: LazyAbort, effects: StoreAtomicEffect[]) {
+    this.secretIndex = inbound.verified?.secretIndex ?? -1;
+    this.signatureScheme = inbound.verified?.signatureScheme ?? 'v1';
+    this.receivedAt = new Date(inbound.receivedAt);
+    this.stale = facts.stale ?? false;
+    this.attempt = facts.attempt ?? 1;
+    this.#options = options;
+    this.#event = event;
+    this.#inbound = inbound;
+    this.#abort = abort;
+    this.#effects = effects;
+  }
+
+  get log(): Logger {
+    // A handler's careless log line (`log.info({ secret })`) is blanked even by a logger the user
+    // passed in, on top of that logger's own redaction (redacting-logger.ts says why not `redact`).
+    const event = this.#event;
+    this.#log ??= redactingLogger(this.#options.logger.child({ eventId: event.id, type: event.type, correlationId: event.correlation_id }));
+    return this.#log;
+  }
+
+  get signal(): AbortSignal {
+    return this.#abort.signal;
+  }
+
+  get rawBody(): Buffer {
+    this.#rawBody ??= toBuffer(this.#inbound.rawBody);
+    return this.#rawBody;
+  }
+
+  /** Bound when first read: handlers take it out of the context (`(event, { atomic }) => …`). */
+  get atomic(): Atomic {
+    this.#atomic ??= ((effect: StoreAtomicEffect) => {
+      if (!this.#options.store.completeAtomically) {
         throw new ConfigurationError(
           { option: 'store', reason: 'does not support atomic effects' },
           'atomic() needs a store that commits effects with the completion mark: sqliteStore or postgresStore',
         );
       }
-      effects.push(effect);
-    },
-    stale: facts.stale ?? false,
-    attempt: facts.attempt ?? 1,
-  };
-  return { context, abort, effects, version: facts.version };
+      this.#effects.push(effect);
+    }) as Atomic;
+    return this.#atomic;
+  }
 }
 
-function lazyAbort(): LazyAbort {
-  let controller: AbortController | undefined;
-  let abortedWith: { reason: unknown } | undefined;
-  return {
-    get signal() {
-      controller ??= new AbortController();
-      if (abortedWith && !controller.signal.aborted) controller.abort(abortedWith.reason);
-      return controller.signal;
-    },
-    abort(reason: unknown) {
-      abortedWith = { reason };
-      controller?.abort(reason);
-    },
-  };
+/** The AbortController behind `signal`, made on first read; an abort before that is replayed on it. */
+class LazyAbortController implements LazyAbort {
+  private controller: AbortController | undefined;
+  private abortedWith: { reason: unknown } | undefined;
+
+  get signal(): AbortSignal {
+    this.controller ??= new AbortController();
+    if (this.abortedWith && !this.controller.signal.aborted) this.controller.abort(this.abortedWith.reason);
+    return this.controller.signal;
+  }
+
+  abort(reason: unknown): void {
+    this.abortedWith = { reason };
+    this.controller?.abort(reason);
+  }
 }
 
 /** A Buffer view of the raw body, made once and only when asked for. */

@@ -1,8 +1,9 @@
 import type { WebhookEvent } from '../events/schemas.js';
-import { acknowledged, failed, type WebhookResponse } from './answers.js';
+import { acknowledged, acknowledgedEvent, failed, type WebhookResponse } from './answers.js';
 import type { HandlerRun } from './context.js';
 import { ReceiverError, WebhookHandlerError } from './errors.js';
 import type { Inbound } from './inbound.js';
+import { aboutEvent } from './outcome.js';
 import type { ReceiverRuntime } from './runtime.js';
 
 type BudgetResult = { results: unknown[] } | { error: WebhookHandlerError } | 'timeout';
@@ -20,10 +21,10 @@ export async function runHandlers(
   run: HandlerRun,
 ): Promise<WebhookResponse> {
   const { options, finish } = runtime;
-  const about = { eventId: event.id, type: event.type, correlationId: event.correlation_id };
   const started = performance.now();
   const work = options.handlers.run(event, run.context);
-  const result = await withinBudget(work, options.handlerTimeoutMs);
+  // Handlers that returned plain values are done: nothing to time, nothing to wait for.
+  const result = Array.isArray(work) ? { results: work } : await withinBudget(work, options.handlerTimeoutMs);
 
   if (result === 'timeout') {
     const error = new ReceiverError('HANDLER_TIMEOUT', `The handlers did not finish within ${options.handlerTimeoutMs} ms; retry later`, {
@@ -32,18 +33,23 @@ export async function runHandlers(
     });
     run.abort.abort(error);
     await options.store.release(event.id, token).catch(() => false);
-    finishLate(runtime, work, event, token, run, started);
-    return finish(failed(error), inbound, { ...about, outcome: 'handler_timeout', code: error.code, error });
+    finishLate(runtime, work as Promise<unknown[]>, event, token, run, started);
+    return finish(failed(error), inbound, { ...aboutEvent(event), outcome: 'handler_timeout', code: error.code, error });
   }
   const failure = 'error' in result ? result.error : await complete(runtime, event, token, run, started);
   if (failure) {
     await options.store.release(event.id, token).catch(() => false);
     await reportFailure(runtime, failure, event, run);
-    return finish(failed(failure), inbound, { ...about, outcome: 'handler_failed', code: failure.code, error: failure });
+    return finish(failed(failure), inbound, { ...aboutEvent(event), outcome: 'handler_failed', code: failure.code, error: failure });
   }
   const results = (result as { results: unknown[] }).results;
-  const stale = run.context.stale ? { stale: true as const } : {};
-  return finish(acknowledged({ id: event.id, type: event.type, duplicate: false, ...stale }), inbound, { ...about, outcome: 'handled', results, ...stale });
+  if (run.context.stale) {
+    const stale = { stale: true } as const;
+    return finish(acknowledged({ id: event.id, type: event.type, duplicate: false, ...stale }), inbound, { ...aboutEvent(event), outcome: 'handled', results, ...stale });
+  }
+  // The common answer: nothing is built for a report nobody takes.
+  const response = acknowledgedEvent(event, false);
+  return runtime.reporting ? finish(response, inbound, { ...aboutEvent(event), outcome: 'handled', results }) : response;
 }
 
 /**
@@ -54,31 +60,32 @@ export async function runHandlers(
 async function complete({ options }: ReceiverRuntime, event: WebhookEvent, token: string, run: HandlerRun, started: number): Promise<WebhookHandlerError | undefined> {
   const { store, clock, logger } = options;
   const { effects } = run;
-  const about = { eventId: event.id, type: event.type, correlationId: event.correlation_id };
-  const completeOptions = { version: run.version };
   if (effects.length > 0) {
     try {
       // Effects that await (PostgreSQL) get what is left of the handler budget.
       const budgetMs = options.handlerTimeoutMs - (performance.now() - started);
-      const completed = await store.completeAtomically!(event.id, token, clock(), effects, { ...completeOptions, budgetMs });
-      if (!completed) logger.warn(about, 'The claim expired while the handlers ran; their atomic effects were not applied');
+      const completed = await store.completeAtomically!(event.id, token, clock(), effects, { version: run.version, budgetMs });
+      if (!completed) logger.warn(aboutEvent(event), 'The claim expired while the handlers ran; their atomic effects were not applied');
       return undefined;
     } catch (error) {
       return new WebhookHandlerError([error], { event_id: event.id, type: event.type });
     }
   }
-  const completed = await store.complete(event.id, token, clock(), completeOptions).catch((error: unknown) => {
-    logger.error({ ...about, err: error }, 'Could not record the event as handled');
-    return true;
-  });
-  if (!completed) logger.warn(about, 'The claim expired while the handlers ran; another delivery may have run them too');
+  let completed: boolean;
+  try {
+    completed = await store.complete(event.id, token, clock(), run.version ? { version: run.version } : undefined);
+  } catch (error) {
+    logger.error({ ...aboutEvent(event), err: error }, 'Could not record the event as handled');
+    return undefined;
+  }
+  if (!completed) logger.warn(aboutEvent(event), 'The claim expired while the handlers ran; another delivery may have run them too');
   return undefined;
 }
 
 /** A handler that outlives its budget may still finish: record it so the retry sees a duplicate. */
 function finishLate(runtime: ReceiverRuntime, work: Promise<unknown>, event: WebhookEvent, token: string, run: HandlerRun, started: number): void {
   const { logger } = runtime.options;
-  const about = { eventId: event.id, type: event.type, correlationId: event.correlation_id };
+  const about = aboutEvent(event);
   work
     .then(
       async () => {

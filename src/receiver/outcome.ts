@@ -1,3 +1,4 @@
+import type { WebhookEvent } from '../events/schemas.js';
 import type { Logger } from '../logger.js';
 
 /**
@@ -64,6 +65,11 @@ export type OutcomeFields = Omit<ReceiveOutcome, 'status' | 'verified' | 'duplic
   verified?: boolean;
   duplicate?: boolean;
 };
+
+/** The event's part of an outcome: its id, type and correlation id. */
+export function aboutEvent(event: WebhookEvent): Pick<OutcomeFields, 'eventId' | 'type' | 'correlationId'> {
+  return { eventId: event.id, type: event.type, correlationId: event.correlation_id };
+}
 
 /** The message of the one log line per delivery. */
 export const DELIVERY_LOG_MESSAGE = 'webhook delivery';

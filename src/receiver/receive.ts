@@ -4,13 +4,13 @@ import { parseEvent } from '../events/parse.js';
 import type { WebhookEvent } from '../events/schemas.js';
 import type { RawPayload } from '../signature-scheme.js';
 import type { IdempotencyStore } from '../ports/idempotency-store.js';
-import { acknowledged, failed, type WebhookResponse } from './answers.js';
+import { acknowledged, acknowledgedEvent, failed, type WebhookResponse } from './answers.js';
 import { handlerContext, lazyBuffer } from './context.js';
 import { ReceiverError } from './errors.js';
 import type { HeadersInput } from '../http/headers.js';
 import { runHandlers } from './handlers-run.js';
 import { LEASE_MARGIN_MS, type ResolvedReceiverOptions } from './options.js';
-import { logOutcome, type OutcomeFields, type ReceiveOutcome } from './outcome.js';
+import { aboutEvent, logOutcome, type OutcomeFields, type ReceiveOutcome } from './outcome.js';
 import { quarantine } from './quarantine.js';
 import type { Inbound } from './inbound.js';
 import { inboxApi, type Inbox } from './inbox.js';
@@ -85,7 +85,7 @@ export function buildReceiver(options: ResolvedReceiverOptions): Receiver {
     );
   }
 
-  const runtime: ReceiverRuntime = { options, leaseMs: options.handlerTimeoutMs + LEASE_MARGIN_MS, finish };
+  const runtime: ReceiverRuntime = { options, leaseMs: options.handlerTimeoutMs + LEASE_MARGIN_MS, reporting, finish };
   let receiving = 0;
   const worker = startWorker(options, () => receiving > 0);
   const enqueue = worker && queueing(options, worker, finish);
@@ -147,17 +147,17 @@ export function buildReceiver(options: ResolvedReceiverOptions): Receiver {
   }
 
   async function handle(event: WebhookEvent, inbound: Inbound, headers: HeadersInput | undefined): Promise<WebhookResponse> {
-    if (enqueue) return enqueue(event, inbound, headers);
-    const about = { eventId: event.id, type: event.type, correlationId: event.correlation_id };
+    if (enqueue) return await enqueue(event, inbound, headers);
     let claim;
     try {
       claim = await store.claim(event.id, { now: clock(), leaseMs: runtime.leaseMs, type: event.type });
     } catch (error) {
       const unavailable = new ReceiverError('STORE_UNAVAILABLE', 'The idempotency store is unavailable; retry later', {}, { cause: error });
-      return finish(failed(unavailable), inbound, { ...about, outcome: 'error', code: unavailable.code, error });
+      return finish(failed(unavailable), inbound, { ...aboutEvent(event), outcome: 'error', code: unavailable.code, error });
     }
     if (claim.status === 'completed') {
-      return finish(acknowledged({ id: event.id, type: event.type, duplicate: true }), inbound, { ...about, outcome: 'duplicate', duplicate: true });
+      const response = acknowledgedEvent(event, true);
+      return reporting ? finish(response, inbound, { ...aboutEvent(event), outcome: 'duplicate', duplicate: true }) : response;
     }
     if (claim.status === 'in_progress') {
       const retryAfter = Math.max(1, Math.ceil((claim.leaseExpiresAt - clock()) / 1000));
@@ -165,13 +165,14 @@ export function buildReceiver(options: ResolvedReceiverOptions): Receiver {
         event_id: event.id,
         retry_after: retryAfter,
       });
-      return finish(failed(error, { 'retry-after': String(retryAfter) }), inbound, { ...about, outcome: 'in_progress', code: error.code });
+      return finish(failed(error, { 'retry-after': String(retryAfter) }), inbound, { ...aboutEvent(event), outcome: 'in_progress', code: error.code });
     }
     // Without the guard nothing is awaited here: the direct hot path stays as it was.
     const guarded = options.ordering ? await guard(event, options.ordering) : RUN;
     if (guarded.verdict === 'skip') return skipStale(event, claim.token, inbound);
     const context = handlerContext(options, event, inbound, { stale: guarded.verdict === 'run_stale', version: guarded.version });
-    return runHandlers(runtime, event, claim.token, inbound, context);
+    // Awaited, not returned: an async function resolving with a promise costs two more turns of the microtask queue.
+    return await runHandlers(runtime, event, claim.token, inbound, context);
   }
 
   async function guard(event: WebhookEvent, ordering: OrderingGuard): Promise<GuardVerdict> {
@@ -183,8 +184,7 @@ export function buildReceiver(options: ResolvedReceiverOptions): Receiver {
   // A stale event is acknowledged and recorded as handled, so its redeliveries are duplicates.
   async function skipStale(event: WebhookEvent, token: string, inbound: Inbound): Promise<WebhookResponse> {
     await store.complete(event.id, token, clock()).catch((error: unknown) => logger.error({ eventId: event.id, err: error }, 'Could not record the event as handled'));
-    const about = { eventId: event.id, type: event.type, correlationId: event.correlation_id };
-    return finish(acknowledged({ id: event.id, type: event.type, duplicate: false, stale: true }), inbound, { ...about, outcome: 'stale', stale: true });
+    return finish(acknowledged({ id: event.id, type: event.type, duplicate: false, stale: true }), inbound, { ...aboutEvent(event), outcome: 'stale', stale: true });
   }
 
   async function reprocess(quarantineId: string): Promise<WebhookResponse> {

@@ -8,6 +8,8 @@ export interface ReceiverRuntime {
   options: ResolvedReceiverOptions;
   /** The claim's lease: the handler budget and a margin. */
   leaseMs: number;
+  /** True when someone takes the report (the log line or `onOutcome`): without, none is built. */
+  reporting: boolean;
   /** Reports the delivery (hook and log line) and returns the answer. */
   finish: (response: WebhookResponse, inbound: Inbound, fields: OutcomeFields) => WebhookResponse;
 }

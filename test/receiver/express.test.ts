@@ -1,4 +1,5 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { inspect } from 'node:util';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import express from 'express';
@@ -173,6 +174,24 @@ describe('handlers and their context', () => {
     expect(seen).toEqual({ secretIndex: 1, receivedAt: new Date(clockMs), aborted: false, scheme: 'v1' });
     const handlerLine = lines.find((line) => line.msg === 'invoice paid');
     expect(handlerLine).toMatchObject({ eventId: event.id, type: 'invoice.paid', correlationId: event.correlation_id, amount: 16950 });
+  });
+
+  it('gives a handler that logs its whole context the documented properties only, never the secret', async () => {
+    let printed = '';
+    let serialised = '';
+    let atomicFromDestructuring: unknown;
+    const hooks = new Webhooks().on('invoice.paid', (_event, context) => {
+      printed = inspect(context, { depth: 5, showHidden: true });
+      serialised = JSON.stringify(context);
+      ({ atomic: atomicFromDestructuring } = context);
+    });
+    const app = express().use(webhookHandler({ secret: SECRET, handlers: hooks, store: memoryStore(), logger: false }));
+    const body = JSON.stringify(createTestEvent('invoice.paid'));
+    await request(app).post('/webhooks').set(signedHeaders(body, SECRET)).send(body).expect(200);
+    expect(Object.keys(JSON.parse(serialised) as object).sort()).toEqual(['attempt', 'receivedAt', 'secretIndex', 'signatureScheme', 'stale']);
+    expect(printed).not.toContain(SECRET);
+    expect(printed).not.toContain('whsec_');
+    expect(typeof atomicFromDestructuring).toBe('function');
   });
 
   it('reports several failing handlers together to onError, and survives onError throwing', async () => {
