@@ -4,6 +4,11 @@
 //
 //   npm run build && node bench/postgres-statements.mjs [--deliveries 2000] [--concurrency 50]
 //                                                       [--url postgres://postgres@127.0.0.1:5432/test]
+//                                                       [--auto-explain]
+//
+// --auto-explain loads auto_explain on the worker's connections (a superuser's, as in the default
+// URL): every statement's plan with its timings, buffers and WAL goes to the server's log
+// (/var/log/postgresql/ on Debian), for a look at where PostgreSQL's time goes.
 //
 // The worker's store gets a pg.Pool whose every query (on the pool or on a checked-out
 // connection) is counted: a query is one round trip, and one text may hold several statements
@@ -27,8 +32,18 @@ const { values } = parseArgs({
     deliveries: { type: 'string', default: '2000' },
     concurrency: { type: 'string', default: '50' },
     url: { type: 'string', default: process.env.ACCT_WEBHOOK_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test' },
+    'auto-explain': { type: 'boolean', default: false },
   },
 });
+const AUTO_EXPLAIN = [
+  'session_preload_libraries=auto_explain',
+  'auto_explain.log_min_duration=0',
+  'auto_explain.log_analyze=on',
+  'auto_explain.log_buffers=on',
+  'auto_explain.log_wal=on',
+  'auto_explain.log_nested_statements=on',
+  'auto_explain.log_triggers=on',
+].map((setting) => `-c ${setting}`).join(' ');
 const deliveries = Number(values.deliveries);
 const schema = `acct_statements_${randomBytes(5).toString('hex')}`;
 
@@ -62,7 +77,7 @@ const count = (config) => {
     counts.byKind.set(kind, (counts.byKind.get(kind) ?? 0) + 1);
   }
 };
-const pool = new pg.Pool({ connectionString: values.url, max: Number(values.concurrency) + 2 });
+const pool = new pg.Pool({ connectionString: values.url, max: Number(values.concurrency) + 2, ...(values['auto-explain'] ? { options: AUTO_EXPLAIN } : {}) });
 pool.on('error', () => undefined);
 // pool.query checks a connection out too (with a callback): every query goes through a client.
 const ticks = Number(process.env.CLK_TCK ?? 100);
