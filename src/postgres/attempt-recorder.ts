@@ -19,10 +19,11 @@ type Outcome = { ok: true; recorded: RecordedAttempt } | { ok: false; error: Err
 
 /**
  * Group commit for attempt records, on {@link TurnBatch}: the records submitted during one turn
- * of the event loop (attempts that finished together) share one transaction of three round trips
- * — BEGIN with the deliveries' row locks, one statement writing the attempts, the deliveries and
- * any health changed, and COMMIT — instead of a transaction each (one more round trip, the
- * registrations' lock, when the batch changes a health).
+ * of the event loop (attempts that finished together) share one transaction of two round trips
+ * — BEGIN with the deliveries' row locks, then one statement writing the attempts, the deliveries
+ * and any health changed, with the COMMIT (runAndCommit) — instead of a transaction each. One more
+ * round trip takes the registrations' lock when the batch changes a health, and the COMMIT is a
+ * round trip of its own the first time on a connection or without prepared statements.
  * Each record still sees its delivery's row as it is, locked, and a promise resolves only after
  * the commit.
  *
