@@ -270,7 +270,7 @@ export class InboxWorker {
   private async complete(event: WebhookEvent, claimed: ClaimedInboxEvent, run: HandlerRun, stale: boolean, budgetMs: number): Promise<ReceiverError | undefined> {
     try {
       const completed = await this.inbox.complete(event.id, claimed.token, this.options.clock(), { effects: run.effects, version: claimed.version, stale, budgetMs });
-      this.log(completed ? 'info' : 'warn', claimed, { status: completed ? 'done' : 'lease_lost', type: event.type, ...(stale ? { stale } : {}) });
+      if (this.options.logging) this.log(completed ? 'info' : 'warn', claimed, { status: completed ? 'done' : 'lease_lost', type: event.type, ...(stale ? { stale } : {}) });
       return undefined;
     } catch (error) {
       // Nothing was recorded (atomic effects roll back with it): the run failed.
@@ -288,7 +288,8 @@ export class InboxWorker {
   }
 
   private log(level: 'info' | 'warn' | 'error', claimed: ClaimedInboxEvent, fields: Record<string, unknown>, error?: unknown): void {
+    if (!this.options.logging) return;
     const line = { eventId: claimed.eventId, attempt: claimed.attempt, ...fields, ...(error === undefined ? {} : { err: error }) };
-    if (this.options.logging) contained(() => this.options.logger[level](line, INBOX_RUN_LOG_MESSAGE));
+    contained(() => this.options.logger[level](line, INBOX_RUN_LOG_MESSAGE));
   }
 }
