@@ -53,9 +53,10 @@ export function webhookHandler(options: WebhookSecret | WebhookHandlerOptions): 
  * `BODY_ALREADY_PARSED` tells the user to change, in the terms of their framework.
  */
 export function expressMiddleware(receiver: Receiver, body: BodyOptions, fix: string) {
+  const limits = bodyLimits(body);
   return (req: ExpressLikeRequest, res: ServerResponse, next: (error?: unknown) => void): void => {
     // On a route (app.post('/x', …)) Express has matched the path already; under app.use it has not.
     if (req.route === undefined && requestPath(req.path ?? req.url) !== body.path) return next();
-    void answerNodeRequest(receiver, req, res, req.method === 'POST' ? readConsumableNodeBody(req, bodyLimits(body), fix) : '');
+    void answerNodeRequest(receiver, req, res, req.method === 'POST' ? readConsumableNodeBody(req, limits, fix) : '');
   };
 }

@@ -23,7 +23,8 @@ export async function runHandlers(
   const { options, finish } = runtime;
   const started = performance.now();
   const work = options.handlers.run(event, run.context);
-  const result = await withinBudget(work, options.handlerTimeoutMs);
+  // Handlers that returned plain values are done: nothing to time, nothing to wait for.
+  const result = Array.isArray(work) ? { results: work } : await withinBudget(work, options.handlerTimeoutMs);
 
   if (result === 'timeout') {
     const error = new ReceiverError('HANDLER_TIMEOUT', `The handlers did not finish within ${options.handlerTimeoutMs} ms; retry later`, {
@@ -32,7 +33,7 @@ export async function runHandlers(
     });
     run.abort.abort(error);
     await options.store.release(event.id, token).catch(() => false);
-    finishLate(runtime, work, event, token, run, started);
+    finishLate(runtime, work as Promise<unknown[]>, event, token, run, started);
     return finish(failed(error), inbound, { ...aboutEvent(event), outcome: 'handler_timeout', code: error.code, error });
   }
   const failure = 'error' in result ? result.error : await complete(runtime, event, token, run, started);

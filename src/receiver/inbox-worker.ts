@@ -251,7 +251,8 @@ export class InboxWorker {
     const run = handlerContext(options, event, inbound, { stale, attempt: claimed.attempt, version: claimed.version ?? undefined });
     running.run = run;
     const started = performance.now();
-    const result = await withinBudget(options.handlers.run(event, run.context), options.inbox.handlerTimeoutMs);
+    const work = options.handlers.run(event, run.context);
+    const result = Array.isArray(work) ? { results: work } : await withinBudget(work, options.inbox.handlerTimeoutMs);
     let failure: ReceiverError | undefined;
     if (result === 'timeout') {
       failure = new ReceiverError('HANDLER_TIMEOUT', `The handlers did not finish within ${options.inbox.handlerTimeoutMs} ms`, { event_id: event.id });

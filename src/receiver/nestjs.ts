@@ -167,7 +167,7 @@ class DiscoveredWebhooks extends Webhooks {
 
   override async run(event: WebhookEvent, context: HandlerContext): Promise<unknown[]> {
     await this.opened;
-    return this.target.run(event, context);
+    return await this.target.run(event, context);
   }
 
   override reportError(...args: Parameters<Webhooks['reportError']>): Promise<unknown[]> {

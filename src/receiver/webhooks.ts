@@ -75,22 +75,34 @@ export class Webhooks {
   }
 
   /**
-   * Runs the event's handlers and resolves with what they returned, in registration order;
-   * rejects with one {@link WebhookHandlerError} holding every failure.
+   * Runs the event's handlers: what they returned, in registration order — as an array at once
+   * when every handler returned a plain value (no promise, nothing to wait for: the receiver then
+   * needs no timer and no turn of the microtask queue), else as a promise of it. A failure is
+   * always a promise rejected with one {@link WebhookHandlerError} holding every failure.
    * @internal the receiver calls it
    */
-  async run(event: WebhookEvent, context: HandlerContext): Promise<unknown[]> {
+  run(event: WebhookEvent, context: HandlerContext): unknown[] | Promise<unknown[]> {
     const handlers = this.byType.get(event.type);
     if (!handlers) return [];
     if (handlers.length === 1) {
+      let result: unknown;
       try {
-        const result = handlers[0]!(event as never, context);
-        // A handler that returned a plain value costs no turn of the microtask queue.
-        return [isThenable(result) ? await result : result];
+        result = handlers[0]!(event as never, context);
       } catch (error) {
-        throw new WebhookHandlerError([error], { event_id: event.id, type: event.type });
+        return Promise.reject(new WebhookHandlerError([error], { event_id: event.id, type: event.type }));
       }
+      if (!isThenable(result)) return [result];
+      return Promise.resolve(result).then(
+        (value) => [value],
+        (error: unknown) => {
+          throw new WebhookHandlerError([error], { event_id: event.id, type: event.type });
+        },
+      );
     }
+    return this.runAll(handlers, event, context);
+  }
+
+  private async runAll(handlers: readonly AnyHandler[], event: WebhookEvent, context: HandlerContext): Promise<unknown[]> {
     const settled = await Promise.allSettled(handlers.map((handler) => called(() => handler(event as never, context))));
     const errors = settled.flatMap((result) => (result.status === 'rejected' ? [result.reason as unknown] : []));
     if (errors.length > 0) throw new WebhookHandlerError(errors, { event_id: event.id, type: event.type });
