@@ -104,9 +104,9 @@ export class InboxWorker {
   remember(event: WebhookEvent, rawBody: Buffer): void {
     const now = performance.now();
     if (this.parsed.size >= PARSED_KEPT_MAX) {
-      const [oldestId, oldest] = this.parsed.entries().next().value as [string, Parsed];
-      if (now - oldest.keptAt < PARSED_KEPT_MS) return;
-      this.parsed.delete(oldestId);
+      const oldest: [string, Parsed] | undefined = this.parsed.entries().next().value;
+      if (oldest === undefined || now - oldest[1].keptAt < PARSED_KEPT_MS) return;
+      this.parsed.delete(oldest[0]);
     }
     this.parsed.set(event.id, { event, rawBody, keptAt: now });
   }
