@@ -72,7 +72,10 @@ export function toInboxEvent(row: InboxRow): InboxEvent {
   };
 }
 
-export function toClaimed(row: InboxRow, token: string): ClaimedInboxEvent {
+/** The columns a claim reads. */
+export type ClaimedColumns = Pick<InboxRow, 'event_id' | 'raw_body' | 'headers' | 'received_at' | 'event_created' | 'ordering_key' | 'ordering_rank' | 'attempts'>;
+
+export function toClaimed(row: ClaimedColumns, token: string): ClaimedInboxEvent {
   const stored = readHeadersColumn(row.headers);
   return {
     eventId: row.event_id,

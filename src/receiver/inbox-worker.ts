@@ -23,6 +23,20 @@ const DRAIN_POLL_MS = 20;
 /** The message of the worker's log line per run. */
 export const INBOX_RUN_LOG_MESSAGE = 'inbox event';
 
+/**
+ * How many events this process stored it keeps parsed for its worker, and for how long at most
+ * (see {@link InboxWorker.remember}): a bound on the memory (a parsed event and its bytes, a few
+ * KB each), and on what is kept for events another process's worker claims.
+ */
+export const PARSED_KEPT_MAX = 1024;
+export const PARSED_KEPT_MS = 60_000;
+
+interface Parsed {
+  event: WebhookEvent;
+  rawBody: Buffer;
+  keptAt: number;
+}
+
 interface Running {
   eventId: string;
   token: string;
@@ -44,6 +58,9 @@ export class InboxWorker {
   private again = false;
   private closed = false;
   private lastClaimAt = Number.NEGATIVE_INFINITY;
+  private wakePending = false;
+  /** Events this process stored, by id, in the order stored (see {@link remember}). */
+  private readonly parsed = new Map<string, Parsed>();
 
   /** Events stored by other processes wake the worker (PostgreSQL: NOTIFY/LISTEN); the poll stays. */
   private readonly wakeUps: WakeUpListener;
@@ -73,6 +90,48 @@ export class InboxWorker {
         this.again = false;
         this.wake();
       }
+    });
+  }
+
+  /**
+   * Keeps an event this process has just stored (its insert created the row), parsed, so that
+   * the run claiming it here does not parse and validate the same bytes again. The run uses it
+   * only when the claimed row holds the same bytes (a restart, another process's worker, a retry:
+   * the stored bytes are parsed). When full, the newest are left out: the worker claims the
+   * oldest first, so under a backlog the kept ones are those claimed next; entries older than
+   * {@link PARSED_KEPT_MS} (claimed by another process) make room.
+   */
+  remember(event: WebhookEvent, rawBody: Buffer): void {
+    const now = performance.now();
+    if (this.parsed.size >= PARSED_KEPT_MAX) {
+      const oldest: [string, Parsed] | undefined = this.parsed.entries().next().value;
+      if (oldest === undefined || now - oldest[1].keptAt < PARSED_KEPT_MS) return;
+      this.parsed.delete(oldest[0]);
+    }
+    this.parsed.set(event.id, { event, rawBody, keptAt: now });
+  }
+
+  /** The claimed event parsed: the one kept when its bytes are the stored ones, else parsed from them. */
+  private parse(claimed: ClaimedInboxEvent): WebhookEvent {
+    const kept = this.parsed.get(claimed.eventId);
+    if (kept) {
+      this.parsed.delete(claimed.eventId);
+      if (kept.rawBody.equals(claimed.rawBody)) return kept.event;
+    }
+    return parseEvent(claimed.rawBody);
+  }
+
+  /**
+   * Wakes once the runs finishing together have all left `running`: the runs of one claim
+   * complete in one commit and finish in the same microtask drain, and waking at the first of
+   * them would claim one event per finished run (a transaction each) instead of one batch.
+   */
+  private wakeAfterRuns(): void {
+    if (this.wakePending) return;
+    this.wakePending = true;
+    queueMicrotask(() => {
+      this.wakePending = false;
+      this.wake();
     });
   }
 
@@ -118,15 +177,16 @@ export class InboxWorker {
     const { clock, logger, inbox: settings } = this.options;
     let claimed: ClaimedInboxEvent[] = [];
     const free = settings.concurrency - this.running.size;
+    // Every slot is taken: the first run to finish wakes the worker (no timer to spin on).
+    if (free === 0) return;
     const sinceClaim = performance.now() - this.lastClaimAt;
-    if (free > 0 && this.receiving() && sinceClaim < BURST_CLAIM_INTERVAL_MS) return this.sleep(BURST_CLAIM_INTERVAL_MS - sinceClaim);
+    if (this.receiving() && sinceClaim < BURST_CLAIM_INTERVAL_MS) return this.sleep(BURST_CLAIM_INTERVAL_MS - sinceClaim);
     try {
-      if (free > 0) {
-        this.lastClaimAt = performance.now();
-        claimed = await this.inbox.claim(clock(), settings.leaseMs, free);
-      }
+      this.lastClaimAt = performance.now();
+      claimed = await this.inbox.claim(clock(), settings.leaseMs, free);
       for (const event of claimed) this.start(event);
-      await this.sleep(claimed.length === free ? 0 : await this.untilNextDue());
+      // All slots taken: the first run to finish wakes the worker.
+      if (claimed.length < free) await this.sleep(await this.untilNextDue());
     } catch (error) {
       logger.error({ err: error }, 'The inbox worker could not read the store; it tries again');
       await this.sleep(settings.pollIntervalMs);
@@ -153,7 +213,7 @@ export class InboxWorker {
       .catch((error: unknown) => this.options.logger.error({ eventId: claimed.eventId, err: error }, 'The inbox worker failed to record a run'))
       .finally(() => {
         this.running.delete(claimed.eventId);
-        this.wake();
+        this.wakeAfterRuns();
       });
     this.running.set(claimed.eventId, running);
   }
@@ -161,7 +221,7 @@ export class InboxWorker {
   private async process(claimed: ClaimedInboxEvent, running: Running): Promise<void> {
     let event: WebhookEvent;
     try {
-      event = parseEvent(claimed.rawBody);
+      event = this.parse(claimed);
     } catch (error) {
       // It was valid when stored: this version reads it differently. A retry cannot help.
       const code = isAcctWebhookError(error) ? error.code : 'VALIDATION_ERROR';
@@ -211,7 +271,7 @@ export class InboxWorker {
   private async complete(event: WebhookEvent, claimed: ClaimedInboxEvent, run: HandlerRun, stale: boolean, budgetMs: number): Promise<ReceiverError | undefined> {
     try {
       const completed = await this.inbox.complete(event.id, claimed.token, this.options.clock(), { effects: run.effects, version: claimed.version, stale, budgetMs });
-      this.log(completed ? 'info' : 'warn', claimed, { status: completed ? 'done' : 'lease_lost', type: event.type, ...(stale ? { stale } : {}) });
+      if (this.options.logging) this.log(completed ? 'info' : 'warn', claimed, { status: completed ? 'done' : 'lease_lost', type: event.type, ...(stale ? { stale } : {}) });
       return undefined;
     } catch (error) {
       // Nothing was recorded (atomic effects roll back with it): the run failed.
@@ -229,7 +289,8 @@ export class InboxWorker {
   }
 
   private log(level: 'info' | 'warn' | 'error', claimed: ClaimedInboxEvent, fields: Record<string, unknown>, error?: unknown): void {
+    if (!this.options.logging) return;
     const line = { eventId: claimed.eventId, attempt: claimed.attempt, ...fields, ...(error === undefined ? {} : { err: error }) };
-    if (this.options.logging) contained(() => this.options.logger[level](line, INBOX_RUN_LOG_MESSAGE));
+    contained(() => this.options.logger[level](line, INBOX_RUN_LOG_MESSAGE));
   }
 }

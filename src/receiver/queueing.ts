@@ -20,13 +20,14 @@ export function queueing(options: ResolvedReceiverOptions, worker: InboxWorker, 
   const inbox = options.store.inbox!;
   return async (event: WebhookEvent, inbound: Inbound, headers: HeadersInput | undefined): Promise<WebhookResponse> => {
     const about = { eventId: event.id, type: event.type, correlationId: event.correlation_id };
+    const rawBody = toBuffer(inbound.rawBody);
     let result;
     try {
       result = await inbox.enqueue({
         eventId: event.id,
         eventType: event.type,
         created: Date.parse(event.created),
-        rawBody: toBuffer(inbound.rawBody),
+        rawBody,
         headers: headers ? keptHeaders(headers) : {},
         verified: inbound.verified ?? { secretIndex: -1, signatureScheme: 'v1' },
         receivedAt: inbound.receivedAt,
@@ -36,6 +37,7 @@ export function queueing(options: ResolvedReceiverOptions, worker: InboxWorker, 
       const unavailable = new ReceiverError('STORE_UNAVAILABLE', 'The inbox is unavailable; retry later', {}, { cause: error });
       return finish(failed(unavailable), inbound, { ...about, outcome: 'error', code: unavailable.code, error });
     }
+    if (result.status === 'queued') worker.remember(event, rawBody);
     if (result.status === 'queued' || result.requeued) worker.wake();
     if (result.status === 'queued') {
       return finish(acknowledged({ id: event.id, type: event.type, duplicate: false, queued: true }), inbound, { ...about, outcome: 'queued' });

@@ -39,13 +39,15 @@ async function transaction(): Promise<pg.PoolClient> {
 }
 
 /**
- * Resolves once `count` statements on `schema` wait for a lock: a barrier on the server's own view
- * (other tests on the same server use other schemas).
+ * Resolves once `count` statements on `schema` wait for a table or row lock: a barrier on the
+ * server's own view (other tests on the same server use other schemas). Only those lock kinds
+ * count: an emit's commit also takes the database's NOTIFY lock for a moment, and waiting for
+ * another process's NOTIFY (other tests, other sessions on this database) says nothing here.
  */
 async function lockWaiters(schema: string, count: number): Promise<void> {
   for (;;) {
     const { rows } = await database.pool.query<{ n: number }>(
-      "SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND position($1 in query) > 0",
+      "SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND wait_event IN ('relation', 'transactionid', 'tuple') AND position($1 in query) > 0",
       [`"${schema}".`],
     );
     if (rows[0]!.n >= count) return;

@@ -305,6 +305,75 @@ describe('inbox mode on SQLite: atomic effects commit with "done"', () => {
   });
 });
 
+describe('inbox mode on SQLite: the worker in the process that stored the events', () => {
+  let dir: string;
+  let file: string;
+  let receiver: Receiver | undefined;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'acct-webhook-inbox-'));
+    file = join(dir, 'events.db');
+  });
+  afterEach(async () => {
+    await receiver?.close();
+    receiver = undefined;
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const deliver = (event: object) => {
+    const { body, headers } = signedRequest(event, SECRET);
+    return receiver!.receive({ rawBody: body, headers, method: 'POST' });
+  };
+
+  it('runs an event with what its stored bytes say when they are not the bytes it received (the kept parse is not used)', async () => {
+    const release = gate();
+    const seen: unknown[] = [];
+    const first = createTestEvent('invoice.paid');
+    const hooks = new Webhooks().onAny(async (event) => {
+      if (event.id === first.id) await release.opened;
+      seen.push(event.data.object);
+    });
+    receiver = createReceiver({ secret: SECRET, handlers: hooks, store: sqliteStore(file), logger: false, inbox: { pollIntervalMs: 5, concurrency: 1 } });
+    await deliver(first);
+    await vi.waitFor(async () => expect((await receiver!.inbox.get(first.id))?.status).toBe('processing'));
+    // Held behind the first (one slot): the second waits pending while another writer changes
+    // its stored bytes (as a row written by another process under the same id would be).
+    const second = createTestEvent('customer.updated');
+    expect((await deliver(second)).body).toMatchObject({ queued: true });
+    const stored = { ...second, data: { object: { ...second.data.object, email: 'changed@example.com' } } };
+    const other = new Database(file);
+    try {
+      expect(other.prepare('UPDATE acct_webhook_inbox SET raw_body = ? WHERE event_id = ?').run(Buffer.from(JSON.stringify(stored)), second.id).changes).toBe(1);
+    } finally {
+      other.close();
+    }
+    release.open();
+    await receiver.inbox.drain();
+    expect(seen).toEqual([first.data.object, stored.data.object]);
+  });
+
+  it('claims the next events as one batch when the runs of a claim finish together, not one claim per finished run', async () => {
+    const stopped = createReceiver({ secret: SECRET, store: sqliteStore(file), logger: false, inbox: true });
+    await stopped.close();
+    receiver = stopped;
+    const events = Array.from({ length: 20 }, () => createTestEvent('customer.updated'));
+    for (const event of events) expect((await deliver(event)).body).toMatchObject({ queued: true });
+    await stopped.close();
+
+    const store = sqliteStore(file);
+    const batches: number[] = [];
+    const claim = store.inbox!.claim.bind(store.inbox);
+    vi.spyOn(store.inbox!, 'claim').mockImplementation(async (...args) => {
+      const claimed = await claim(...args);
+      if (claimed.length > 0) batches.push(claimed.length);
+      return claimed;
+    });
+    const seen: string[] = [];
+    receiver = createReceiver({ secret: SECRET, handlers: new Webhooks().onAny((event) => void seen.push(event.id)), store, logger: false, inbox: { concurrency: 5 } });
+    await receiver.inbox.drain();
+    expect(seen.sort()).toEqual(events.map((event) => event.id).sort());
+    expect(batches).toEqual([5, 5, 5, 5]);
+  });
+});
+
 describe('inbox mode configuration', () => {
   it('refuses a lease that cannot outlast the handler budget, when the factory runs', () => {
     expect(() => createReceiver({ secret: SECRET, store: memoryStore(), inbox: { handlerTimeoutMs: 60_000, leaseMs: 60_000 } })).toThrow(

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createReceiver, memoryStore, Webhooks, type EventType, type IdempotencyStore, type Receiver, type ReceiveOutcome, type ReceiverOptions } from '../../src/index.js';
+import { createReceiver, memoryStore, sqliteStore, Webhooks, type EventType, type IdempotencyStore, type Receiver, type ReceiveOutcome, type ReceiverOptions } from '../../src/index.js';
 import { createTestEvent, signedRequest } from '../../src/testing/index.js';
 import { HeldCalls } from '../helpers/gates.js';
 
@@ -146,11 +146,14 @@ describe('the ordering guard', () => {
     expect(calls.most).toBe(1);
   });
 
-  it('in inbox mode marks a late update done and stale without running it', async () => {
+  it.each([
+    ['memoryStore', () => memoryStore()],
+    ['sqliteStore', () => sqliteStore(':memory:')],
+  ])('in inbox mode marks a late update done and stale without running it (%s)', async (_name, store) => {
     const seen: string[] = [];
     const receiver = createReceiver({
       secret: SECRET,
-      store: memoryStore(),
+      store: store(),
       logger: false,
       ordering: true,
       inbox: { pollIntervalMs: 5 },
@@ -168,5 +171,9 @@ describe('the ordering guard', () => {
     await receiver.inbox.drain();
     expect(seen).toEqual(['invoice.paid']);
     expect(await receiver.inbox.get(late.id)).toMatchObject({ status: 'done', stale: true, ordering_key: 'invoice:inv_1' });
+    // The run that was not stale is recorded so (its completion leaves the column as stored).
+    expect(await receiver.inbox.list({ status: 'done' })).toEqual(
+      expect.arrayContaining([expect.objectContaining({ event_type: 'invoice.paid', stale: false }), expect.objectContaining({ event_id: late.id, stale: true })]),
+    );
   });
 });
