@@ -22,10 +22,15 @@ const JOB_SELECT = `SELECT ${DELIVERY_COLUMNS}, ${JOB_COLUMNS}
   JOIN dispatch_events e ON e.id = d.event_id
   JOIN dispatch_webhooks w ON w.id = d.webhook_id`;
 
-/** One registration's queue: what a claim can take of it, earliest first (the partial index dispatch_deliveries_queue). */
+/**
+ * One registration's queue: what a claim can take of it, earliest first (the partial index
+ * dispatch_deliveries_queue). The limit is `? + 0`, not a bare `?`: SQLite plans with a bound
+ * LIMIT's value and so prepares the statement again whenever a new one is bound — every claim
+ * (measured: 17.5 → 10.2 µs a call; src/sqlite/inbox.ts says the same of the inbox's claim).
+ */
 export const DUE_OF_WEBHOOK_SQL = `SELECT seq, webhook_id, next_attempt_at FROM dispatch_deliveries
   WHERE webhook_id = ? AND status = 'retrying' AND webhook_active = 1 AND next_attempt_at <= ?
-  ORDER BY next_attempt_at, seq LIMIT ?`;
+  ORDER BY next_attempt_at, seq LIMIT ? + 0`;
 /** The earliest due time of the whole queue (the partial index dispatch_deliveries_due). */
 export const NEXT_DUE_SQL = `SELECT next_attempt_at FROM dispatch_deliveries
   WHERE status = 'retrying' AND webhook_active = 1 AND next_attempt_at IS NOT NULL
