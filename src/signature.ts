@@ -66,9 +66,18 @@ export interface VerifySignatureOptions {
  * `timingSafeEqual`. The receiver's engine on Node.js.
  */
 export const nodeHmac = (secrets: readonly string[]): SyncHmacKeys => ({
-  digests: (prefix, body) => secrets.map((key) => hmac(key, prefix, body)),
-  equal: (a, b) => timingSafeEqual(a, b),
+  digests: (prefix, body) => digestsOf(secrets, prefix, body),
+  equal: equalBytes,
 });
+
+/** The HMAC of `prefix` + `body` under each secret, in order. */
+function digestsOf(secrets: readonly string[], prefix: string, body: Uint8Array | string): Buffer[] {
+  const digests: Buffer[] = [];
+  for (const key of secrets) digests.push(hmac(key, prefix, body));
+  return digests;
+}
+
+const equalBytes = (a: Uint8Array, b: Uint8Array): boolean => timingSafeEqual(a, b);
 
 /**
  * Signs a payload the way the platform does.
@@ -111,8 +120,8 @@ export function verifySignature(options: VerifySignatureOptions): VerifiedSignat
     toleranceSeconds: options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS,
     now: options.now ?? Date.now(),
   });
-  const keys = nodeHmac(prepared.secrets);
-  const secretIndex = matchingSecret(prepared, keys.digests(prepared.prefix, prepared.body), keys.equal);
+  // The HMACs computed directly: no keys object made per call.
+  const secretIndex = matchingSecret(prepared, digestsOf(prepared.secrets, prepared.prefix, prepared.body), equalBytes);
   return { secretIndex, timestamp: prepared.timestamp };
 }
 
@@ -144,8 +153,7 @@ export interface VerifyLegacySignatureOptions {
  */
 export function verifyLegacySignature(options: VerifyLegacySignatureOptions): { secretIndex: number } {
   const prepared = prepareLegacyVerification(options);
-  const keys = nodeHmac(prepared.secrets);
-  return { secretIndex: matchingSecret(prepared, keys.digests(prepared.prefix, prepared.body), keys.equal) };
+  return { secretIndex: matchingSecret(prepared, digestsOf(prepared.secrets, prepared.prefix, prepared.body), equalBytes) };
 }
 
 function hmac(key: string, prefix: string, body: Uint8Array | string): Buffer {

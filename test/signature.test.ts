@@ -60,12 +60,20 @@ describe('verifySignature', () => {
     expect(verify()).toEqual({ secretIndex: 0, timestamp: NOW_S });
   });
 
+  it('accepts the signature in upper-case hex', () => {
+    const { signature } = signPayload({ payload: BODY, secret: SECRET, timestamp: NOW_S });
+    expect(verify({ signature: signature.toUpperCase() })).toEqual({ secretIndex: 0, timestamp: NOW_S });
+  });
+
   const signature = signPayload({ payload: BODY, secret: SECRET, timestamp: NOW_S }).signature;
   const cases: [string, Partial<VerifySignatureOptions>, string][] = [
     ['missing signature', { signature: undefined }, 'MISSING_SIGNATURE'],
     ['empty signature', { signature: '' }, 'MISSING_SIGNATURE'],
     ['non-hex signature', { signature: 'z'.repeat(64) }, 'MALFORMED_SIGNATURE'],
     ['legacy-style signature', { signature: `sha256=${signature}` }, 'MALFORMED_SIGNATURE'],
+    ['one non-hex digit at the end of an odd-length signature', { signature: `${signature}g` }, 'MALFORMED_SIGNATURE'],
+    ['one non-hex digit past the 64th', { signature: `${signature}0g` }, 'MALFORMED_SIGNATURE'],
+    ['one non-hex digit in the middle', { signature: `${signature.slice(0, 31)}:${signature.slice(32)}` }, 'MALFORMED_SIGNATURE'],
     ['missing timestamp', { timestamp: undefined }, 'MISSING_TIMESTAMP'],
     ['empty timestamp', { timestamp: ' ' }, 'MISSING_TIMESTAMP'],
     ['timestamp with letters', { timestamp: '17950x0000' }, 'MALFORMED_TIMESTAMP'],
