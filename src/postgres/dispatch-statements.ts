@@ -28,14 +28,19 @@ function unnest(types: readonly string[], arrays: readonly string[]): string {
   return `unnest(${types.map((type, i) => `${arrays[i]}::${type}[]`).join(', ')})`;
 }
 
-/** The arrays of recordAttempts, in parameter order: the attempts' columns, the deliveries' final states, the changed health. */
-export const RECORD_TYPES: readonly string[] = [
-  ...sqlTypes(ATTEMPT_FIELDS, attemptRows.columns),
-  ...sqlTypes(DELIVERY_FIELDS, STATE_COLUMNS),
-  ...sqlTypes(WEBHOOK_FIELDS, ['id', ...HEALTH_FIELDS]),
-];
-/** recordAttempts' parameters, `$1` on, one per array. */
-const RECORD_PARAMETERS = RECORD_TYPES.map((_, i) => `$${i + 1}`);
+/** The element types of recordAttempts' arrays, in its three parts: the attempts' columns, the deliveries' final states, the changed health. */
+const RECORD_PART_TYPES = [
+  sqlTypes(ATTEMPT_FIELDS, attemptRows.columns),
+  sqlTypes(DELIVERY_FIELDS, STATE_COLUMNS),
+  sqlTypes(WEBHOOK_FIELDS, ['id', ...HEALTH_FIELDS]),
+] as const;
+/** The arrays of recordAttempts, in parameter order (the element type of each). */
+export const RECORD_TYPES: readonly string[] = RECORD_PART_TYPES.flat();
+/** Each part as `unnest($n::type[], …)`, its parameters numbered on from the part before. */
+const [RECORD_ATTEMPTS, RECORD_STATES, RECORD_HEALTH] = ((): string[] => {
+  let next = 1;
+  return RECORD_PART_TYPES.map((types) => unnest(types, types.map(() => `$${next++}`)));
+})();
 /** The type of each of claimDue's parameters. */
 export const CLAIM_TYPES: readonly string[] = ['bigint', 'int', 'text[]', 'int[]', 'int[]', 'text', 'bigint'];
 
@@ -217,15 +222,15 @@ export function dispatchStatements(schema: string, prepare: Prepare, wakeUpChann
     recordAttempts: prepare(`WITH attempt AS (
         INSERT INTO ${attempts} (${columns(attemptRows.columns)})
         SELECT ${columns(attemptRows.columns)}
-        FROM ${unnest(RECORD_TYPES.slice(0, attemptRows.columns.length), RECORD_PARAMETERS)} WITH ORDINALITY AS a (${columns(attemptRows.columns)}, position)
+        FROM ${RECORD_ATTEMPTS} WITH ORDINALITY AS a (${columns(attemptRows.columns)}, position)
         ORDER BY position
       ), health AS (
         UPDATE ${webhooks} w SET ${HEALTH_FIELDS.map((name) => `${name} = h.${name}`).join(', ')}
-        FROM ${unnest(RECORD_TYPES.slice(attemptRows.columns.length + STATE_COLUMNS.length), RECORD_PARAMETERS.slice(attemptRows.columns.length + STATE_COLUMNS.length))} AS h (id, ${columns(HEALTH_FIELDS)})
+        FROM ${RECORD_HEALTH} AS h (id, ${columns(HEALTH_FIELDS)})
         WHERE w.id = h.id
       )
       UPDATE ${deliveries} d SET ${DELIVERY_STATE_FIELDS.map((name) => `${name} = s.${name}`).join(', ')}
-      FROM ${unnest(RECORD_TYPES.slice(attemptRows.columns.length, attemptRows.columns.length + STATE_COLUMNS.length), RECORD_PARAMETERS.slice(attemptRows.columns.length))} AS s (${columns(STATE_COLUMNS)})
+      FROM ${RECORD_STATES} AS s (${columns(STATE_COLUMNS)})
       WHERE d.id = s.id`),
     attemptsOfDelivery: prepare(`SELECT ${attemptColumns} FROM ${attempts} a
       JOIN ${events} e ON e.id = a.event_id WHERE a.delivery_id = $1 ORDER BY a.seq`),

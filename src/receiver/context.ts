@@ -8,6 +8,7 @@ import { asBuffer } from '../bytes.js';
 import type { IdempotencyStore } from '../ports/idempotency-store.js';
 import type { ObjectVersion } from '../ports/versions.js';
 import type { Inbound } from './inbound.js';
+import { aboutEvent } from './outcome.js';
 
 /** What a handler gets besides the event. */
 export interface HandlerContext {
@@ -131,8 +132,7 @@ class LazyHandlerContext implements HandlerContext {
   get log(): Logger {
     // A handler's careless log line (`log.info({ secret })`) is blanked even by a logger the user
     // passed in, on top of that logger's own redaction (redacting-logger.ts says why not `redact`).
-    const event = this.#event;
-    this.#log ??= redactingLogger(this.#options.logger.child({ eventId: event.id, type: event.type, correlationId: event.correlation_id }));
+    this.#log ??= redactingLogger(this.#options.logger.child(aboutEvent(this.#event)));
     return this.#log;
   }
 

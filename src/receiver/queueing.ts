@@ -4,6 +4,7 @@ import { toBuffer } from './context.js';
 import { ReceiverError } from './errors.js';
 import { readHeader, type HeadersInput } from '../http/headers.js';
 import type { Inbound } from './inbound.js';
+import { aboutEvent } from './outcome.js';
 import type { InboxWorker } from './inbox-worker.js';
 import type { ResolvedReceiverOptions } from './options.js';
 import type { ReceiverRuntime } from './runtime.js';
@@ -19,7 +20,6 @@ export const KEPT_HEADERS = ['x-svc-timestamp', 'content-type', 'user-agent', 'x
 export function queueing(options: ResolvedReceiverOptions, worker: InboxWorker, finish: ReceiverRuntime['finish']) {
   const inbox = options.store.inbox!;
   return async (event: WebhookEvent, inbound: Inbound, headers: HeadersInput | undefined): Promise<WebhookResponse> => {
-    const about = { eventId: event.id, type: event.type, correlationId: event.correlation_id };
     const rawBody = toBuffer(inbound.rawBody);
     let result;
     try {
@@ -35,15 +35,15 @@ export function queueing(options: ResolvedReceiverOptions, worker: InboxWorker, 
       });
     } catch (error) {
       const unavailable = new ReceiverError('STORE_UNAVAILABLE', 'The inbox is unavailable; retry later', {}, { cause: error });
-      return finish(failed(unavailable), inbound, { ...about, outcome: 'error', code: unavailable.code, error });
+      return finish(failed(unavailable), inbound, { ...aboutEvent(event), outcome: 'error', code: unavailable.code, error });
     }
     if (result.status === 'queued') worker.remember(event, rawBody);
     if (result.status === 'queued' || result.requeued) worker.wake();
     if (result.status === 'queued') {
-      return finish(acknowledged({ id: event.id, type: event.type, duplicate: false, queued: true }), inbound, { ...about, outcome: 'queued' });
+      return finish(acknowledged({ id: event.id, type: event.type, duplicate: false, queued: true }), inbound, { ...aboutEvent(event), outcome: 'queued' });
     }
     const requeued = result.requeued ? { queued: true as const } : {};
-    return finish(acknowledged({ id: event.id, type: event.type, duplicate: true, ...requeued }), inbound, { ...about, outcome: 'duplicate', duplicate: true });
+    return finish(acknowledged({ id: event.id, type: event.type, duplicate: true, ...requeued }), inbound, { ...aboutEvent(event), outcome: 'duplicate', duplicate: true });
   };
 }
 
