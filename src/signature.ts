@@ -1,6 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import {
   DEFAULT_TOLERANCE_SECONDS,
+  DIGEST_BYTES,
   matchingSecret,
   normalizeSecrets,
   prepareLegacyVerification,
@@ -68,6 +69,7 @@ export interface VerifySignatureOptions {
 export const nodeHmac = (secrets: readonly string[]): SyncHmacKeys => ({
   digests: (prefix, body) => digestsOf(secrets, prefix, body),
   equal: equalBytes,
+  decodeClaim: decodeClaimNatively,
 });
 
 /** The HMAC of `prefix` + `body` under each secret, in order. */
@@ -78,6 +80,21 @@ function digestsOf(secrets: readonly string[], prefix: string, body: Uint8Array 
 }
 
 const equalBytes = (a: Uint8Array, b: Uint8Array): boolean => timingSafeEqual(a, b);
+
+/**
+ * A well-formed claim decoded by Buffer's native hex decoding into bytes from Buffer's pool.
+ * The scheme's own decoding makes a small `Uint8Array`, which lives on V8's heap and is moved
+ * off it when `timingSafeEqual` reads it: together 0.5 µs a request, a tenth of a 1 KB
+ * verification (measured with bench/micro.mjs's verifier). Hex decoding stops at the first
+ * pair that is not hexadecimal, so 32 bytes written means all 64 digits were — for ASCII text
+ * only: it reads a character beyond it by its low byte (U+0663 as 'c'), so the claim must be 64
+ * UTF-8 bytes, which only 64 ASCII characters are.
+ */
+const decodeClaimNatively = (signatureHex: string): Uint8Array | undefined => {
+  if (signatureHex.length !== DIGEST_BYTES * 2 || Buffer.byteLength(signatureHex) !== DIGEST_BYTES * 2) return undefined;
+  const bytes = Buffer.allocUnsafe(DIGEST_BYTES);
+  return bytes.write(signatureHex, 'hex') === DIGEST_BYTES ? bytes : undefined;
+};
 
 /**
  * Signs a payload the way the platform does.
@@ -119,6 +136,7 @@ export function verifySignature(options: VerifySignatureOptions): VerifiedSignat
     timestamp: options.timestamp,
     toleranceSeconds: options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS,
     now: options.now ?? Date.now(),
+    decodeClaim: decodeClaimNatively,
   });
   // The HMACs computed directly: no keys object made per call.
   const secretIndex = matchingSecret(prepared, digestsOf(prepared.secrets, prepared.prefix, prepared.body), equalBytes);
@@ -152,7 +170,7 @@ export interface VerifyLegacySignatureOptions {
  * forever: use it only for senders that cannot send `x-svc-signature`.
  */
 export function verifyLegacySignature(options: VerifyLegacySignatureOptions): { secretIndex: number } {
-  const prepared = prepareLegacyVerification(options);
+  const prepared = prepareLegacyVerification({ payload: options.payload, signature: options.signature, secret: options.secret, decodeClaim: decodeClaimNatively });
   return { secretIndex: matchingSecret(prepared, digestsOf(prepared.secrets, prepared.prefix, prepared.body), equalBytes) };
 }
 

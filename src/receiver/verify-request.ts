@@ -45,7 +45,7 @@ export function verifyRequest(
   const signature = readHeader(headers, SIGNATURE_HEADER);
   const legacy = options.legacySignature && signature === undefined ? readHeader(headers, LEGACY_SIGNATURE_HEADER) : undefined;
   if (legacy !== undefined) {
-    return compare(prepareLegacyVerification({ payload: rawBody, signature: legacy, secret: options.secret }), options.hmacKeys, 'legacy');
+    return compare(prepareLegacyVerification({ payload: rawBody, signature: legacy, secret: options.secret, decodeClaim: options.hmacKeys.decodeClaim }), options.hmacKeys, 'legacy');
   }
   const prepared = prepareVerification({
     payload: rawBody,
@@ -54,6 +54,7 @@ export function verifyRequest(
     secret: options.secret,
     toleranceSeconds: options.toleranceSeconds,
     now,
+    decodeClaim: options.hmacKeys.decodeClaim,
   });
   return compare(prepared, options.hmacKeys, 'v1');
 }

@@ -18,6 +18,7 @@ afterEach(() => vi.restoreAllMocks());
 
 /** Verifies with an engine, as the receiver does: prepare, digests, compare. */
 async function verifyWith(engine: HmacEngine, secrets: string[], payload: string | Uint8Array, headers: Record<string, string>): Promise<number> {
+  const keys = engine(secrets);
   const prepared = prepareVerification({
     payload,
     secret: secrets,
@@ -25,8 +26,8 @@ async function verifyWith(engine: HmacEngine, secrets: string[], payload: string
     timestamp: headers['x-svc-timestamp'],
     toleranceSeconds: 300,
     now: NOW_MS,
+    decodeClaim: keys.decodeClaim,
   });
-  const keys = engine(secrets);
   return matchingSecret(prepared, await keys.digests(prepared.prefix, prepared.body), keys.equal);
 }
 
@@ -40,6 +41,40 @@ describe('WebCrypto HMAC (acct-webhook/web) against node:crypto', () => {
       }),
       { numRuns: 60 },
     );
+  });
+
+  it('decodes the claim alike: node:crypto\'s native hex decoding and the scheme\'s own accept and refuse the same signatures', async () => {
+    const body = '{"id":"evt_1"}';
+    const { headers } = signPayload({ payload: body, secret: SECRET, timestamp: NOW_MS / 1000 });
+    const genuine = headers['x-svc-signature'];
+    const outcome = async (engine: HmacEngine, signature: string) =>
+      verifyWith(engine, [SECRET], body, { ...headers, 'x-svc-signature': signature }).catch((error: unknown) => (error as WebhookVerificationError).code);
+    // One character of the genuine signature replaced (any character, ASCII or not, or one whose
+    // low byte is a hexadecimal digit's), or added, or removed.
+    const character = fc.oneof(
+      fc.string({ minLength: 1, maxLength: 1, unit: 'binary' }),
+      fc.tuple(fc.integer({ min: 1, max: 0xff }), fc.constantFrom(...'0123456789abcdefABCDEF')).map(([high, digit]) => String.fromCharCode((high << 8) | digit.charCodeAt(0))),
+    );
+    const claim = fc.oneof(
+      fc.tuple(fc.nat({ max: 63 }), character).map(([at, char]) => genuine.slice(0, at) + char + genuine.slice(at + 1)),
+      character.map((char) => genuine + char),
+      fc.nat({ max: 63 }).map((at) => genuine.slice(0, at) + genuine.slice(at + 1)),
+    );
+    await fc.assert(
+      fc.asyncProperty(claim, async (signature) => {
+        expect(await outcome(nodeHmac, signature)).toEqual(await outcome(webHmac, signature));
+      }),
+      { numRuns: 400 },
+    );
+    // The native path's edges: the last digit, a digit beyond ASCII, and upper case.
+    for (const [signature, expected] of [
+      [`${genuine.slice(0, 63)}g`, 'MALFORMED_SIGNATURE'],
+      [`${genuine.slice(0, 10)}\u0663${genuine.slice(11)}`, 'MALFORMED_SIGNATURE'],
+      [genuine.toUpperCase(), 0],
+    ] as const) {
+      expect(await outcome(nodeHmac, signature)).toBe(expected);
+      expect(await outcome(webHmac, signature)).toBe(expected);
+    }
   });
 
   it('verifies what signPayload signed, finds the rotated secret, and refuses a changed body with SIGNATURE_MISMATCH', async () => {
