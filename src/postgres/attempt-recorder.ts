@@ -4,7 +4,7 @@ import { nullableInt8, readNullableInt8 } from './int8.js';
 import { attemptRows, deliveryRows } from './dispatch-rows.js';
 import { RECORD_TYPES, STATE_COLUMNS } from './dispatch-statements.js';
 import type { PostgresPool, PostgresQueryable, PostgresQueryResult } from './pool.js';
-import { run, runAndCommit, type Statement } from './statement.js';
+import { BEGIN_WITH_GENERIC_PLANS, run, runAndCommit, type Statement } from './statement.js';
 import { Committed, withTransaction } from './transaction.js';
 import { TurnBatch } from './turn-batch.js';
 
@@ -41,7 +41,7 @@ export class AttemptRecorder {
     private readonly sql: { lockBatch: (ids: readonly string[]) => string; lockHealth: Statement; lockStatus: Statement; recordAttempts: Statement; syncWebhooksActive: Statement },
   ) {
     // The batch's BEGIN and its lock of the deliveries go in one round trip.
-    this.batch = new TurnBatch((batch) => withTransaction(pool, (client, [locked]) => this.apply(client, batch, locked!), `BEGIN; ${this.sql.lockBatch(deliveryIds(batch))}`));
+    this.batch = new TurnBatch((batch) => withTransaction(pool, (client, [, locked]) => this.apply(client, batch, locked!), `${BEGIN_WITH_GENERIC_PLANS}; ${this.sql.lockBatch(deliveryIds(batch))}`));
   }
 
   async record(deliveryId: string, recording: AttemptRecording): Promise<RecordedAttempt> {

@@ -115,13 +115,10 @@ export function dispatchStatements(schema: string, prepare: Prepare, wakeUpChann
     // The registrations a claim may take from, with their attempts in flight (live leases). Sent
     // in the round trip of the claim's BEGIN and advisory lock (the simple protocol, no
     // parameters): `now` is a checked integer written into the text.
-    // Counted per registration (a lateral count by its id): the planner then reads
-    // dispatch_deliveries_leased, the smallest index that answers, also on a table without
-    // statistics, where a count grouped over the table scanned every pending delivery instead.
-    claimSubjects: (now: number) => `SELECT w.id, w.failure_streak, w.delivered_streak, w.rate_limit, w.rate_tat, l.n::int AS in_flight
+    claimSubjects: (now: number) => `SELECT w.id, w.failure_streak, w.delivered_streak, w.rate_limit, w.rate_tat, COALESCE(l.n, 0)::int AS in_flight
       FROM ${webhooks} w
-      CROSS JOIN LATERAL (SELECT count(*) AS n FROM ${deliveries} d
-        WHERE d.webhook_id = w.id AND d.lease_owner IS NOT NULL AND d.lease_until > ${int8(now, 'now')} AND d.status = 'retrying') l
+      LEFT JOIN (SELECT webhook_id, count(*) AS n FROM ${deliveries}
+        WHERE lease_owner IS NOT NULL AND lease_until > ${int8(now, 'now')} AND status = 'retrying' GROUP BY webhook_id) l ON l.webhook_id = w.id
       WHERE w.status = 'active' AND w.deleted_at IS NULL`,
     // The queue. Each registration's earliest due deliveries, as many as its room ($3–$5, from
     // claimRooms), one index range each (dispatch_deliveries_queue); among them the registration

@@ -35,7 +35,7 @@ import { int8, nullableInt8, readInt8, readNullableInt8 } from './int8.js';
 import { migrate } from './migrations.js';
 import { connectionShape, postgresTarget, schemaName } from './options.js';
 import { openPool, type CheckedConnectionOptions, type PostgresConnectionOptions, type PostgresPool } from './pool.js';
-import { run, runAndCommit, statementPreparer, type Statement } from './statement.js';
+import { BEGIN_WITH_GENERIC_PLANS, run, runAndCommit, statementPreparer, type Statement } from './statement.js';
 import { Committed, withTransaction } from './transaction.js';
 import { postgresWakeUps, wakeUpChannel } from './wake-ups.js';
 import type { WakeUps } from '../ports/wake-ups.js';
@@ -102,7 +102,7 @@ class PostgresDispatchStore implements DispatchStore {
     const channel = wakeUpChannel('dispatch', schema.name);
     this.sql = dispatchStatements(schema.quoted, prepare, channel);
     this.wakeUps = postgresWakeUps(this.pool, channel);
-    this.claimBegin = `BEGIN; SELECT pg_advisory_xact_lock(${CLAIM_LOCK_NAMESPACE}, hashtext('${schema.name}'))`;
+    this.claimBegin = `${BEGIN_WITH_GENERIC_PLANS}; SELECT pg_advisory_xact_lock(${CLAIM_LOCK_NAMESPACE}, hashtext('${schema.name}'))`;
     this.recorder = new AttemptRecorder(this.pool, this.sql);
     this.migrated = onceSucceeded(async () => {
       await migrate(this.pool, schema, DISPATCH_MIGRATIONS);
@@ -181,7 +181,7 @@ class PostgresDispatchStore implements DispatchStore {
   async claimDue(request: ClaimRequest): Promise<DeliveryJob[]> {
     await this.migrated();
     const now = int8(request.now, 'now');
-    return withTransaction(this.pool, async (client, [, begun]) => {
+    return withTransaction(this.pool, async (client, [, , begun]) => {
       const subjects = begun!.rows as ClaimSubject[];
       const rooms = claimRooms(subjects, request);
       if (rooms.length === 0) return [];
