@@ -138,8 +138,9 @@ function statements(schema: string, prepare: Prepare) {
         WHERE event_id = $1 AND token = $2 AND state = 'processing' RETURNING event_id),
       kept AS (${recordVersionSql(schema, ['$4', '$5', '$6', '$7'], '$3', 'EXISTS (SELECT 1 FROM done)')})
       SELECT COUNT(*)::int AS n FROM done`),
+    // Done inbox events by arrival (an event completes after it arrives), along the status index.
     prune: prepare(`WITH versions AS (DELETE FROM ${schema}.acct_webhook_object_versions WHERE updated_at <= $1),
-        inbox AS (DELETE FROM ${schema}.acct_webhook_inbox WHERE status = 'done' AND completed_at <= $1)
+        inbox AS (DELETE FROM ${schema}.acct_webhook_inbox WHERE status = 'done' AND received_at <= $1 AND completed_at <= $1)
       DELETE FROM ${events} WHERE state = 'completed' AND completed_at <= $1`),
   };
 }

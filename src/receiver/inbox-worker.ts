@@ -42,6 +42,8 @@ interface Running {
   token: string;
   run: HandlerRun | undefined;
   done: Promise<void>;
+  /** Its handlers are over and its outcome is submitted to the store (see {@link InboxWorker.finishing}). */
+  finishing: boolean;
 }
 
 /**
@@ -53,6 +55,13 @@ interface Running {
  */
 export class InboxWorker {
   private readonly running = new Map<string, Running>();
+  /**
+   * Runs whose handlers are over and whose outcome (done, a retry, dead) is submitted: their
+   * slots are free for the next claim, which then goes to the store in the same turn as their
+   * outcomes (one transaction for both with SQLite's group commit, instead of one for the
+   * outcomes and one more for the claim that their commit woke).
+   */
+  private finishing = 0;
   private timer: NodeJS.Timeout | undefined;
   private ticking: Promise<void> | undefined;
   private again = false;
@@ -176,7 +185,7 @@ export class InboxWorker {
   private async tick(): Promise<void> {
     const { clock, logger, inbox: settings } = this.options;
     let claimed: ClaimedInboxEvent[] = [];
-    const free = settings.concurrency - this.running.size;
+    const free = settings.concurrency - (this.running.size - this.finishing);
     // Every slot is taken: the first run to finish wakes the worker (no timer to spin on).
     if (free === 0) return;
     const sinceClaim = performance.now() - this.lastClaimAt;
@@ -208,14 +217,23 @@ export class InboxWorker {
   }
 
   private start(claimed: ClaimedInboxEvent): void {
-    const running: Running = { eventId: claimed.eventId, token: claimed.token, run: undefined, done: Promise.resolve() };
+    const running: Running = { eventId: claimed.eventId, token: claimed.token, run: undefined, done: Promise.resolve(), finishing: false };
     running.done = this.process(claimed, running)
       .catch((error: unknown) => this.options.logger.error({ eventId: claimed.eventId, err: error }, 'The inbox worker failed to record a run'))
       .finally(() => {
+        if (running.finishing) this.finishing--;
         this.running.delete(claimed.eventId);
         this.wakeAfterRuns();
       });
     this.running.set(claimed.eventId, running);
+  }
+
+  /** The run's handlers are over: its slot goes to the next claim, submitted with its outcome. */
+  private finish(running: Running): void {
+    if (running.finishing) return;
+    running.finishing = true;
+    this.finishing++;
+    this.wakeAfterRuns();
   }
 
   private async process(claimed: ClaimedInboxEvent, running: Running): Promise<void> {
@@ -226,12 +244,14 @@ export class InboxWorker {
       // It was valid when stored: this version reads it differently. A retry cannot help.
       const code = isAcctWebhookError(error) ? error.code : 'VALIDATION_ERROR';
       const why = error instanceof Error ? error.message : String(error);
+      this.finish(running);
       await this.inbox.fail(claimed.eventId, claimed.token, { code, message: lastErrorText(`The stored payload no longer validates: ${why}`), retryAt: null });
       this.log('error', claimed, { status: 'dead', code }, error);
       return;
     }
     const verdict = await this.verdict(event, claimed);
     if (verdict === 'skip') {
+      this.finish(running);
       await this.inbox.complete(event.id, claimed.token, this.options.clock(), { stale: true });
       this.log('info', claimed, { status: 'done', stale: true, type: event.type });
       return;
@@ -261,9 +281,13 @@ export class InboxWorker {
       failure = result.error;
       await reportFailure({ options }, result.error, event, run);
     } else {
+      this.finish(running);
       failure = await this.complete(event, claimed, run, stale, options.inbox.handlerTimeoutMs - (performance.now() - started));
       if (!failure) return;
     }
+    // Handlers past their budget may still be running (the signal only asks them to stop): their
+    // slot stays taken until the failure is recorded, as before.
+    if (result !== 'timeout') this.finish(running);
     await this.fail(event, claimed, failure);
   }
 

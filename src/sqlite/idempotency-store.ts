@@ -77,7 +77,9 @@ export function sqliteStore(database: string | SqliteDatabase, options: SqliteSt
     ),
     prune: db.prepare<[number]>("DELETE FROM acct_webhook_events WHERE state = 'completed' AND completed_at <= ?"),
     // Finished inbox events are kept as long as the records; dead ones until purged or retried.
-    pruneInbox: db.prepare<[number]>("DELETE FROM acct_webhook_inbox WHERE status = 'done' AND completed_at <= ?"),
+    // Read by arrival along the status index (an event completes after it arrives; migration 5
+    // dropped the index on completed_at that only this read used).
+    pruneInbox: db.prepare<{ before: number }>("DELETE FROM acct_webhook_inbox WHERE status = 'done' AND received_at <= @before AND completed_at <= @before"),
   };
   let lastPrune = 0;
   // Checkpoints off the request path, on a file this store opened (an application's own
@@ -90,7 +92,7 @@ export function sqliteStore(database: string | SqliteDatabase, options: SqliteSt
   function pruneAll(now: number): number {
     const before = now - retentionMs;
     versions.prune(before);
-    statements.pruneInbox.run(before);
+    statements.pruneInbox.run({ before });
     return statements.prune.run(before).changes;
   }
 

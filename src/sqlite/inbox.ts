@@ -14,9 +14,10 @@ const inboxRows = rowMapping(INBOX_FIELDS, SQLITE_CODECS);
 type Row = Record<string, unknown>;
 const fromRow = (row: Row) => inboxRows.read(row);
 
-// Two separate reads, so that each walks the (status, next_attempt_at) index and stops at the
-// limit: with an OR, or an ORDER BY beyond the index, SQLite sorts every due row on every claim,
-// and an inbox that fills up under a burst makes each claim slower.
+// Two separate reads, so that each walks an index and stops at the limit: with an OR, or an
+// ORDER BY beyond the index, SQLite sorts every due row on every claim, and an inbox that fills
+// up under a burst makes each claim slower. Pending events are read along the due index (pending
+// ones only, by due time); processing ones along the status index (a few at a time).
 const EXPIRED = `i.status = 'processing' AND i.lease_until <= @now`;
 const DUE = `i.status = 'pending' AND i.next_attempt_at <= @now`;
 // One object's events run one at a time, oldest first: an event waits while another of its
@@ -67,7 +68,7 @@ export function sqliteInbox(db: SqliteConnection, writes: GroupCommit, versions:
       WHERE event_id = @event_id AND token = @token AND status = 'processing'`),
     release: db.prepare<[string, string]>(`UPDATE acct_webhook_inbox SET status = 'pending', lease_until = 0, attempts = MAX(attempts - 1, 0)
       WHERE event_id = ? AND token = ? AND status = 'processing'`),
-    // Each reads one end of the index (few rows are processing at a time).
+    // The first reads one end of the due index; the second the few processing rows.
     nextPending: db.prepare<[], { at: number | null }>(`SELECT MIN(next_attempt_at) AS at FROM acct_webhook_inbox WHERE status = 'pending'`),
     nextExpiry: db.prepare<[], { at: number | null }>(`SELECT MIN(lease_until) AS at FROM acct_webhook_inbox WHERE status = 'processing'`),
     get: db.prepare<[string], Row>(`SELECT ${INBOX_COLUMNS} FROM acct_webhook_inbox WHERE event_id = ?`),

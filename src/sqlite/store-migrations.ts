@@ -167,5 +167,28 @@ export const STORE_MIGRATIONS: MigrationSet = {
     CREATE INDEX acct_webhook_inbox_type ON acct_webhook_inbox (event_type, received_at DESC, event_id);
     CREATE INDEX acct_webhook_quarantine_received ON acct_webhook_quarantine (first_received_at);
     `,
+    // 5: fewer inbox index entries to write per event (docs/performance.md, "Inbox mode's writes").
+    // Each commit writes every page it changed to the WAL, and the checkpoint writes it again;
+    // index entries, not the row, made most of those pages:
+    // - due: only pending events (a claim removes the entry, a completion does not touch it);
+    //   expired leases are found through the status index (few events are processing at a time);
+    // - completed: gone; pruning reads done events by arrival from the status index (an event
+    //   completes after it arrives) and checks completed_at on the rows it deletes;
+    // - type: gone; event_type is the last column of the received and status indexes, so a type
+    //   filter reads those indexes alone (a scan of index entries, not of the table);
+    // - received and status: received_at ascending, event_id descending, read backwards for
+    //   newest first (the same order as before): new entries go to the end of their range instead
+    //   of its start, where every insert into a full page made SQLite rebalance it with its
+    //   neighbours.
+    `
+    DROP INDEX acct_webhook_inbox_due;
+    DROP INDEX acct_webhook_inbox_completed;
+    DROP INDEX acct_webhook_inbox_received;
+    DROP INDEX acct_webhook_inbox_status;
+    DROP INDEX acct_webhook_inbox_type;
+    CREATE INDEX acct_webhook_inbox_due ON acct_webhook_inbox (status, next_attempt_at) WHERE status = 'pending';
+    CREATE INDEX acct_webhook_inbox_received ON acct_webhook_inbox (received_at, event_id DESC, stale, event_type);
+    CREATE INDEX acct_webhook_inbox_status ON acct_webhook_inbox (status, received_at, event_id DESC, stale, event_type);
+    `,
   ],
 };

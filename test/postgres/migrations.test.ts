@@ -6,7 +6,7 @@ import { STORE_MIGRATIONS } from '../../src/postgres/store-migrations.js';
 import { DISPATCH_MIGRATIONS } from '../../src/postgres/dispatch-migrations.js';
 import { migrate } from '../../src/postgres/migrations.js';
 import { postgresDispatchStore } from '../../src/postgres/index.js';
-import { expectDeliveriesReadAsBefore, expectReceivedReadsAsBefore, T0 as T0_VERSION_5, VERSION_5_DELIVERIES } from '../helpers/migrated-reads.js';
+import { expectDeliveriesReadAsBefore, expectInboxRunsAsBefore, expectReceivedReadsAsBefore, T0 as T0_VERSION_5, VERSION_4_WAITING, VERSION_5_DELIVERIES } from '../helpers/migrated-reads.js';
 import { useTestDatabase } from '../helpers/postgres.js';
 import { ChildScript } from './child-process.js';
 
@@ -40,6 +40,7 @@ describe('the first start of several processes on a fresh schema', () => {
       { component: 'idempotency', version: 2 },
       { component: 'idempotency', version: 3 },
       { component: 'idempotency', version: 4 },
+      { component: 'idempotency', version: 5 },
     ]);
     const tables = await database.pool.query('SELECT tablename FROM pg_tables WHERE schemaname = $1 ORDER BY tablename', [schema]);
     expect(tables.rows.map((row: { tablename: string }) => row.tablename)).toEqual([
@@ -92,12 +93,51 @@ describe("a version-3 store's schema", () => {
     expect((await eventRecordsOf(store)!.list({ limit: 10, offset: 0 })).map((record) => record.event_id)).toEqual(['evt_failed', 'evt_done']);
     await store.close();
     const versions = await database.pool.query(`SELECT MAX(version) AS version FROM "${schema}".acct_webhook_migrations WHERE component = 'idempotency'`);
-    expect(versions.rows).toEqual([{ version: 4 }]);
+    expect(versions.rows).toEqual([{ version: STORE_MIGRATIONS.migrations.length }]);
+    // Version 5 dropped the type index again (its column is in the received and status indexes).
     const indexes = await database.pool.query<{ indexname: string }>(
       "SELECT indexname FROM pg_indexes WHERE schemaname = $1 AND indexname IN ('acct_webhook_events_state', 'acct_webhook_inbox_received', 'acct_webhook_inbox_status', 'acct_webhook_inbox_type', 'acct_webhook_quarantine_received') ORDER BY indexname",
       [schema],
     );
-    expect(indexes.rows.map((row) => row.indexname)).toEqual(['acct_webhook_events_state', 'acct_webhook_inbox_received', 'acct_webhook_inbox_status', 'acct_webhook_inbox_type', 'acct_webhook_quarantine_received']);
+    expect(indexes.rows.map((row) => row.indexname)).toEqual(['acct_webhook_events_state', 'acct_webhook_inbox_received', 'acct_webhook_inbox_status', 'acct_webhook_quarantine_received']);
+  }, 30_000);
+});
+
+describe("a version-4 store's schema", () => {
+  const database = useTestDatabase({ poolSize: 2 });
+
+  it("gets the inbox's leaner indexes (version 5); its rows read, run and prune as before", async () => {
+    const schema = database.newSchema();
+    await migrate(database.pool, { name: schema, quoted: `"${schema}"` }, { ...STORE_MIGRATIONS, migrations: STORE_MIGRATIONS.migrations.slice(0, 4) });
+    const inbox = `"${schema}".acct_webhook_inbox`;
+    await database.pool.query(`INSERT INTO "${schema}".acct_webhook_events VALUES ('evt_done', 'completed', 'tok', 0, 'invoice.paid', $1, $2, 1), ('evt_failed', 'processing', 'tok2', $3, 'invoice.paid', $4, NULL, 1)`, [
+      T0_VERSION_5,
+      T0_VERSION_5 + 5,
+      T0_VERSION_5 + 60_000,
+      T0_VERSION_5 + 1,
+    ]);
+    const headers = '{"headers":{},"secret_index":0,"signature_scheme":"v1"}';
+    const waiting = VERSION_4_WAITING;
+    await database.pool.query(
+      `INSERT INTO ${inbox} (event_id, event_type, status, raw_body, headers, received_at, event_created, next_attempt_at, stale, completed_at, token, lease_until) VALUES
+        ('evt_in_done', 'invoice.paid', 'done', '\\x7b7d', $1, $2, $2, $2, false, $6, NULL, 0),
+        ('evt_in_stale', 'customer.created', 'done', '\\x7b7d', $1, $3, $2, $2, true, $6, NULL, 0),
+        ('evt_in_dead', 'invoice.paid', 'dead', '\\x7b7d', $1, $4, $2, $2, false, NULL, NULL, 0),
+        ($7, $8, 'pending', '\\x7b7d', $1, $5, $2, $5, false, NULL, NULL, 0),
+        ($9, $8, 'processing', '\\x7b7d', $1, $5, $2, $5, false, NULL, 'tok_gone', $2)`,
+      [headers, T0_VERSION_5 + 2, T0_VERSION_5 + 3, T0_VERSION_5 + 4, waiting.receivedAt, T0_VERSION_5 + 10, waiting.pending, waiting.type, waiting.expired],
+    );
+    await database.pool.query(`INSERT INTO "${schema}".acct_webhook_quarantine VALUES ('qev_1', 'evt_bad', 'invalid_payload', 'evt_bad', 'invoice.paid', 'VALIDATION_ERROR', 'amount', '\\x7b7d', $1, $1, 1)`, [T0_VERSION_5 + 5]);
+
+    const store = postgresStore(database.pool, { schema });
+    await store.ready();
+    await expectReceivedReadsAsBefore(store);
+    await expectInboxRunsAsBefore(store, store.retentionMs);
+    await store.close();
+    const versions = await database.pool.query(`SELECT MAX(version) AS version FROM "${schema}".acct_webhook_migrations WHERE component = 'idempotency'`);
+    expect(versions.rows).toEqual([{ version: 5 }]);
+    const indexes = await database.pool.query<{ indexname: string }>("SELECT indexname FROM pg_indexes WHERE schemaname = $1 AND tablename = 'acct_webhook_inbox' ORDER BY indexname", [schema]);
+    expect(indexes.rows.map((row) => row.indexname)).toEqual(['acct_webhook_inbox_due', 'acct_webhook_inbox_object', 'acct_webhook_inbox_pkey', 'acct_webhook_inbox_received', 'acct_webhook_inbox_status']);
   }, 30_000);
 });
 

@@ -183,6 +183,7 @@ describe('postgresStore on PostgreSQL', () => {
         { component: 'idempotency', version: 2 },
         { component: 'idempotency', version: 3 },
         { component: 'idempotency', version: 4 },
+        { component: 'idempotency', version: 5 },
       ]);
       expect(await first.claim('evt_1', { now: T0, leaseMs: LEASE })).toMatchObject({ status: 'claimed' });
     });

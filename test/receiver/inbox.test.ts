@@ -372,6 +372,58 @@ describe('inbox mode on SQLite: the worker in the process that stored the events
     expect(seen.sort()).toEqual(events.map((event) => event.id).sort());
     expect(batches).toEqual([5, 5, 5, 5]);
   });
+
+  it("writes the outcomes of a claim's runs and the claim of the next events in one SQLite transaction", async () => {
+    const stopped = createReceiver({ secret: SECRET, store: sqliteStore(file), logger: false, inbox: true });
+    await stopped.close();
+    receiver = stopped;
+    const events = Array.from({ length: 15 }, () => createTestEvent('customer.updated'));
+    for (const event of events) expect((await deliver(event)).body).toMatchObject({ queued: true });
+    await stopped.close();
+
+    // Each transaction of the store's group commit numbered as it starts: a write resolves right
+    // after its commit, before the next transaction starts, so the number it sees is its own.
+    const db = new Database(file);
+    let transactions = 0;
+    const transaction = db.transaction.bind(db);
+    vi.spyOn(db, 'transaction').mockImplementation((fn) => {
+      const made = transaction(fn);
+      const counted = ((...args: unknown[]) => made(...args)) as typeof made;
+      return Object.assign(counted, {
+        deferred: (...args: unknown[]) => made.deferred(...args),
+        exclusive: (...args: unknown[]) => made.exclusive(...args),
+        immediate: (...args: unknown[]) => {
+          transactions++;
+          return made.immediate(...args);
+        },
+      });
+    });
+    const store = sqliteStore(db);
+    const claims: number[] = [];
+    const completions: number[] = [];
+    const inbox = store.inbox!;
+    const claim = inbox.claim.bind(inbox);
+    const complete = inbox.complete.bind(inbox);
+    vi.spyOn(inbox, 'claim').mockImplementation(async (...args) => {
+      const claimed = await claim(...args);
+      if (claimed.length > 0) claims.push(transactions);
+      return claimed;
+    });
+    vi.spyOn(inbox, 'complete').mockImplementation(async (...args) => {
+      const completed = await complete(...args);
+      completions.push(transactions);
+      return completed;
+    });
+    receiver = createReceiver({ secret: SECRET, handlers: new Webhooks().onAny(() => undefined), store, logger: false, inbox: { concurrency: 5 } });
+    await receiver.inbox.drain();
+    await receiver.close();
+    db.close();
+    expect(completions).toHaveLength(15);
+    expect(claims).toHaveLength(3);
+    // The second and third claims were committed with the completions of the runs before them.
+    expect(completions.filter((n) => n === claims[1])).toHaveLength(5);
+    expect(completions.filter((n) => n === claims[2])).toHaveLength(5);
+  });
 });
 
 describe('inbox mode configuration', () => {

@@ -9,7 +9,7 @@ import { createTestEvent } from '../../src/testing/index.js';
 import { tempDir } from '../dispatcher/fixtures.js';
 import { DISPATCH_SCHEMA_0X, STORE_SCHEMA_0X } from '../fixtures/sqlite-0x-schemas.js';
 import { FakeClock } from '../helpers/clock.js';
-import { expectDeliveriesReadAsBefore, expectReceivedReadsAsBefore, VERSION_5_DELIVERIES } from '../helpers/migrated-reads.js';
+import { expectDeliveriesReadAsBefore, expectInboxRunsAsBefore, expectReceivedReadsAsBefore, VERSION_4_WAITING, VERSION_5_DELIVERIES } from '../helpers/migrated-reads.js';
 import { withServer } from '../helpers/server.js';
 import { Receiver } from '../dispatcher/fixtures.js';
 
@@ -67,6 +67,7 @@ describe('SQLite migrations', () => {
       { component: 'idempotency', version: 2 },
       { component: 'idempotency', version: 3 },
       { component: 'idempotency', version: 4 },
+      { component: 'idempotency', version: 5 },
     ];
     expect(read(file, 'SELECT component, version FROM acct_webhook_migrations ORDER BY version')).toEqual(versions);
 
@@ -152,6 +153,7 @@ describe('SQLite migrations', () => {
       { component: 'idempotency', version: 2 },
       { component: 'idempotency', version: 3 },
       { component: 'idempotency', version: 4 },
+      { component: 'idempotency', version: 5 },
     ]);
   });
 
@@ -173,7 +175,7 @@ describe('SQLite migrations', () => {
     expect(await store.versions!.newest('invoice:inv_1')).toEqual({ key: 'invoice:inv_1', created: T0 - 2, rank: 3, eventId: 'evt_done' });
     await store.close();
     expect(read(file, "SELECT name FROM pragma_table_list WHERE name LIKE 'acct_webhook_%' AND strict = 0")).toEqual([]);
-    expect(read(file, "SELECT MAX(version) AS version FROM acct_webhook_migrations WHERE component = 'idempotency'")).toEqual([{ version: 4 }]);
+    expect(read(file, "SELECT MAX(version) AS version FROM acct_webhook_migrations WHERE component = 'idempotency'")).toEqual([{ version: STORE_MIGRATIONS.migrations.length }]);
   });
 
   it("give a version-3 receiver's file the dashboard's indexes (version 4); its rows read as before, through them", async () => {
@@ -192,13 +194,42 @@ describe('SQLite migrations', () => {
     const store = sqliteStore(file);
     await expectReceivedReadsAsBefore(store);
     await store.close();
-    expect(read(file, "SELECT MAX(version) AS version FROM acct_webhook_migrations WHERE component = 'idempotency'")).toEqual([{ version: 4 }]);
+    expect(read(file, "SELECT MAX(version) AS version FROM acct_webhook_migrations WHERE component = 'idempotency'")).toEqual([{ version: STORE_MIGRATIONS.migrations.length }]);
+    // Version 5 dropped the type index again (its column is in the received and status indexes).
     expect(read<{ name: string }>(file, "SELECT name FROM sqlite_master WHERE type = 'index' AND name IN ('acct_webhook_events_state', 'acct_webhook_inbox_received', 'acct_webhook_inbox_status', 'acct_webhook_inbox_type', 'acct_webhook_quarantine_received') ORDER BY name").map((row) => row.name)).toEqual([
       'acct_webhook_events_state',
       'acct_webhook_inbox_received',
       'acct_webhook_inbox_status',
-      'acct_webhook_inbox_type',
       'acct_webhook_quarantine_received',
+    ]);
+  });
+
+  it("give a version-4 receiver's file the inbox's leaner indexes (version 5); its rows read, run and prune as before", async () => {
+    const { file, db } = fileAtVersion('written-by-version-4.db', 'idempotency', STORE_MIGRATIONS.migrations, 4);
+    const insertRecord = db.prepare('INSERT INTO acct_webhook_events VALUES (?, ?, ?, ?, ?, ?, ?, 1)');
+    insertRecord.run('evt_done', 'completed', 'tok', 0, 'invoice.paid', T0, T0 + 5);
+    insertRecord.run('evt_failed', 'processing', 'tok2', T0 + 60_000, 'invoice.paid', T0 + 1, null);
+    const insertInbox = db.prepare(`INSERT INTO acct_webhook_inbox (event_id, event_type, status, raw_body, headers, received_at, event_created, next_attempt_at, stale, completed_at, token, lease_until)
+      VALUES (?, ?, ?, ?, '{"headers":{},"secret_index":0,"signature_scheme":"v1"}', ?, ?, ?, ?, ?, ?, ?)`);
+    insertInbox.run('evt_in_done', 'invoice.paid', 'done', Buffer.from('{}'), T0 + 2, T0, T0, 0, T0 + 10, null, 0);
+    insertInbox.run('evt_in_stale', 'customer.created', 'done', Buffer.from('{}'), T0 + 3, T0, T0, 1, T0 + 10, null, 0);
+    insertInbox.run('evt_in_dead', 'invoice.paid', 'dead', Buffer.from('{}'), T0 + 4, T0, T0, 0, null, null, 0);
+    const waiting = VERSION_4_WAITING;
+    insertInbox.run(waiting.pending, waiting.type, 'pending', Buffer.from('{}'), waiting.receivedAt, T0, waiting.receivedAt, 0, null, null, 0);
+    insertInbox.run(waiting.expired, waiting.type, 'processing', Buffer.from('{}'), waiting.receivedAt, T0, waiting.receivedAt, 0, null, 'tok_gone', T0);
+    db.prepare(`INSERT INTO acct_webhook_quarantine VALUES ('qev_1', 'evt_bad', 'invalid_payload', 'evt_bad', 'invoice.paid', 'VALIDATION_ERROR', 'amount', ?, ?, ?, 1)`).run(Buffer.from('{}'), T0 + 5, T0 + 5);
+    db.close();
+
+    const store = sqliteStore(file);
+    await expectReceivedReadsAsBefore(store);
+    await expectInboxRunsAsBefore(store, store.retentionMs);
+    await store.close();
+    expect(read(file, "SELECT MAX(version) AS version FROM acct_webhook_migrations WHERE component = 'idempotency'")).toEqual([{ version: 5 }]);
+    expect(read<{ name: string }>(file, "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'acct_webhook_inbox' AND sql IS NOT NULL ORDER BY name").map((row) => row.name)).toEqual([
+      'acct_webhook_inbox_due',
+      'acct_webhook_inbox_object',
+      'acct_webhook_inbox_received',
+      'acct_webhook_inbox_status',
     ]);
   });
 
