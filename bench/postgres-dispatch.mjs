@@ -2,7 +2,11 @@
 // SQLite, measured in one run against one local receiver (loopback only). Not part of npm test.
 //
 //   npm run build && node bench/postgres-dispatch.mjs [--deliveries 5000] [--concurrency 10] [--rounds 3]
-//                                                      [--url postgres://postgres@127.0.0.1:5432/test]
+//                                                      [--workers 1,2] [--url postgres://postgres@127.0.0.1:5432/test]
+//
+// --workers: which worker counts to run (both backends each). With both backends at one worker
+// count, each round's PostgreSQL / SQLite ratio is printed too, and their median: the two runs of
+// a round are seconds apart, so the machine's drift weighs less on the ratio than on the rates.
 //
 // Each configuration gets a fresh database (a SQLite file, a PostgreSQL schema) holding one
 // webhook and `deliveries` due deliveries, queued before the clock starts. The workers are child
@@ -56,18 +60,21 @@ async function main() {
       deliveries: { type: 'string', default: '5000' },
       concurrency: { type: 'string', default: '10' },
       rounds: { type: 'string', default: '3' },
+      workers: { type: 'string', default: '1,2' },
       url: { type: 'string', default: process.env.ACCT_WEBHOOK_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test' },
     },
   });
   const settings = { deliveries: Number(values.deliveries), concurrency: Number(values.concurrency), rounds: Number(values.rounds), url: values.url };
   const receiver = await startReceiver();
   const admin = new pg.Pool({ connectionString: settings.url, max: 2 });
+  const workerCounts = values.workers.split(',').map(Number);
+  if (workerCounts.some((count) => count !== 1 && count !== 2)) throw new Error('--workers: 1, 2 or 1,2');
   const configs = [
     { name: 'SQLite, 1 worker', kind: 'sqlite', workers: 1 },
     { name: 'SQLite, 2 workers', kind: 'sqlite', workers: 2 },
     { name: 'PostgreSQL, 1 worker', kind: 'postgres', workers: 1 },
     { name: 'PostgreSQL, 2 workers', kind: 'postgres', workers: 2 },
-  ];
+  ].filter((config) => workerCounts.includes(config.workers));
   const samples = new Map(configs.map((config) => [config.name, []]));
   const cpu = new Map(configs.map((config) => [config.name, []]));
   try {
@@ -78,6 +85,7 @@ async function main() {
         cpu.get(config.name).push(usage);
         process.stderr.write(`round ${round + 1}: ${config.name}: ${Math.round(rate)} deliveries/s, CPU s / 1 000: workers ${usage.workers.toFixed(2)}, postgres ${usage.postgres.toFixed(2)}, receiver ${usage.receiver.toFixed(2)}; cores busy ${usage.cores.toFixed(2)}\n`);
       }
+      for (const count of workerCounts) process.stderr.write(`round ${round + 1}: PostgreSQL / SQLite, ${count} worker(s): ${ratioOf(samples, count, round).toFixed(2)}\n`);
     }
   } finally {
     await admin.end();
@@ -94,7 +102,19 @@ async function main() {
     'cores busy': cpuMedian(config.name, 'cores'),
   }));
   console.table(rows);
-  print({ settings: { ...settings, url: redact(settings.url) }, results: rows });
+  const ratios = Object.fromEntries(workerCounts.map((count) => [`${count} worker(s)`, median(samples.get(nameOf('sqlite', count)).map((_, round) => ratioOf(samples, count, round))).toFixed(2)]));
+  console.log(`PostgreSQL / SQLite, median of the rounds' ratios: ${Object.entries(ratios).map(([count, ratio]) => `${count} ${ratio}`).join(', ')}`);
+  print({ settings: { ...settings, url: redact(settings.url) }, results: rows, ratios });
+}
+
+/** A configuration's name (as in `configs`). */
+function nameOf(kind, workers) {
+  return `${kind === 'sqlite' ? 'SQLite' : 'PostgreSQL'}, ${workers} worker${workers === 1 ? '' : 's'}`;
+}
+
+/** One round's PostgreSQL rate over its SQLite rate, at one worker count. */
+function ratioOf(samples, workers, round) {
+  return samples.get(nameOf('postgres', workers))[round] / samples.get(nameOf('sqlite', workers))[round];
 }
 
 async function measure(config, settings, receiver, admin) {
@@ -106,7 +126,11 @@ async function measure(config, settings, receiver, admin) {
     const before = { workers: workers.map((child) => cpuOf(child.pid)), postgres: postgresCpu(), receiver: process.cpuUsage() };
     const started = performance.now();
     for (const child of workers) child.stdin.write('go\n');
-    while ((await database.delivered()) < settings.deliveries) await new Promise((resolve) => setTimeout(resolve, 10));
+    // The receiver's own count first (free): a count of delivered rows every 10 ms during the run
+    // was PostgreSQL work of its own (a scan of a table full of updated rows) on the two cores the
+    // worker and its database share. Once every request has arrived, the records are awaited.
+    while (receiver.count() < settings.deliveries) await new Promise((resolve) => setTimeout(resolve, 5));
+    while ((await database.delivered()) < settings.deliveries) await new Promise((resolve) => setTimeout(resolve, 5));
     const seconds = (performance.now() - started) / 1000;
     const receiverCpu = process.cpuUsage(before.receiver);
     const used = {

@@ -18,6 +18,7 @@ export function recordingOf(attempt: NewAttempt, transition: DeliveryTransition,
       delivery: { ...current, ...transition(current), attempt_count: attemptNumber, updated_at: attempt.attempted_at },
       health: next.health,
       alerts: next.alerts,
+      deliveredStreakCap: policy.countDeliveredUpTo ?? 0,
     };
   };
 }

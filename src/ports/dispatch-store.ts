@@ -98,6 +98,13 @@ export interface RecordedAttempt {
   health: WebhookHealth;
   /** What the attempt made worth telling an operator (a warning, the disable); stored nowhere. */
   alerts: readonly HealthAlert[];
+  /**
+   * How many delivered attempts in a row the health counts at most (the dispatcher's
+   * `countDeliveredUpTo`). A store that adds a batch's delivered attempts to the streak as stored,
+   * rather than writing the health it decided from, caps the sum here; absent: such a store writes
+   * the health as decided, under the registration's lock.
+   */
+  deliveredStreakCap?: number;
 }
 
 /**
@@ -106,7 +113,8 @@ export interface RecordedAttempt {
  * registration's next health. The dispatcher writes it; a store calls it synchronously, with the
  * delivery's row locked against other records, and with the registration's health locked too
  * whenever the result changes it (a result that leaves the health as it was may be decided from the
- * health as last committed), and stores exactly what it returns (a health whose status became
+ * health as last committed, and one that only grows the delivered streak may be stored as that
+ * growth added to the streak as committed, capped at `deliveredStreakCap`), and stores what it returns (a health whose status became
  * `disabled` takes the registration's pending deliveries out of the queue, as `updateWebhook`
  * does). It must depend on its arguments alone: a store may call it again for the same record
  * (a transaction run again, or PostgreSQL deciding again from the health read under its lock).

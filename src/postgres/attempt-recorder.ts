@@ -22,7 +22,8 @@ type Outcome = { ok: true; recorded: RecordedAttempt } | { ok: false; error: Err
  * of the event loop (attempts that finished together) share one transaction of two round trips
  * — BEGIN with the deliveries' row locks, then one statement writing the attempts, the deliveries
  * and any health changed, with the COMMIT (runAndCommit) — instead of a transaction each. One more
- * round trip takes the registrations' lock when the batch changes a health, and the COMMIT is a
+ * round trip takes the registrations' lock when the batch changes a health other than by growing a
+ * delivered streak (which is added as it is written, see recordAttempts), and the COMMIT is a
  * round trip of its own the first time on a connection or without prepared statements.
  * Each record still sees its delivery's row as it is, locked, and a promise resolves only after
  * the commit.
@@ -61,21 +62,26 @@ export class AttemptRecorder {
    * as it was (delivered attempts of a healthy registration, the steady state) writes none and
    * takes no registration lock, so batches of one registration do not wait for each other's
    * commits. It is as if the batch ran before any change committed since it read. A batch that
-   * changes a health locks its registrations, reads their health afresh and decides again from it.
+   * changes a health locks its registrations, reads their health afresh and decides again from it,
+   * unless all it changes is delivered streaks grown (a new registration's slow start, where every
+   * batch does): those are written as increments, capped, to the health as it is at the write.
    */
   private async apply(client: PostgresQueryable, batch: readonly Submitted[], locked: PostgresQueryResult): Promise<Outcome[] | Committed<Outcome[]>> {
     const read = readBatch(locked);
     let decided = decide(read, batch);
-    if (decided.changed.size > 0) {
+    // A batch that only grows delivered streaks adds the growth as it writes (recordAttempts).
+    const growth = decided.changed.size > 0 && decided.grown.size === decided.changed.size ? decided.grown : NO_GROWTH;
+    if (decided.changed.size > 0 && growth === NO_GROWTH) {
       const health = await this.lockedHealth(client, [...read.health.keys()]);
       decided = decide({ deliveries: read.deliveries, health }, batch);
     }
-    const { outcomes, before, after, changed } = decided;
+    const { outcomes, before, after } = decided;
+    const changed = growth === NO_GROWTH ? decided.changed : NO_CHANGE;
     const recorded = outcomes.flatMap((outcome) => (outcome.ok ? [outcome.recorded] : []));
     if (recorded.length === 0) return outcomes;
     const statusChanged = [...changed].filter(([id, health]) => health.status !== before.get(id)?.status).map(([id]) => id);
     if (statusChanged.length > 0) await run(client, this.sql.lockStatus, [statusChanged]);
-    const values = [...parameters(recorded), ...healthParameters(changed)];
+    const values = [...parameters(recorded), ...healthParameters(changed), ...growthParameters(growth)];
     const disabled = [...after].filter(([id, health]) => health.status !== 'active' && before.get(id)?.status === 'active').map(([id]) => id);
     if (disabled.length > 0) {
       await run(client, this.sql.recordAttempts, values);
@@ -123,11 +129,16 @@ interface BatchState {
  */
 function decide(read: BatchState, batch: readonly Submitted[]) {
   const state = { deliveries: new Map(read.deliveries), health: new Map(read.health) };
+  // The registrations each of whose records only grew the delivered streak (or left the health as it was), with the cap.
+  const onlyGrown = new Map<string, number | undefined>();
   const outcomes = batch.map((pending): Outcome => {
     try {
       const recorded = next(state, pending);
+      const webhookId = recorded.delivery.webhook_id;
+      const grew = onlyGrown.has(webhookId) ? onlyGrown.get(webhookId) !== undefined : true;
+      onlyGrown.set(webhookId, grew && onlyStreakGrew(state.health.get(webhookId)!, recorded.health) ? recorded.deliveredStreakCap : undefined);
       state.deliveries.set(recorded.delivery.id, recorded.delivery);
-      state.health.set(recorded.delivery.webhook_id, recorded.health);
+      state.health.set(webhookId, recorded.health);
       return { ok: true, recorded };
     } catch (error) {
       return { ok: false, error: error instanceof Error ? error : new Error(String(error)) };
@@ -135,7 +146,28 @@ function decide(read: BatchState, batch: readonly Submitted[]) {
   });
   // Only what changed: a delivered attempt of a healthy webhook writes nothing more.
   const changed = new Map([...state.health].filter(([id, health]) => !sameHealth(read.health.get(id)!, health)));
-  return { outcomes, before: read.health, after: state.health, changed };
+  const grown = new Map<string, StreakGrowth>();
+  for (const [id, health] of changed) {
+    const cap = onlyGrown.get(id);
+    const was = read.health.get(id)!;
+    if (cap !== undefined) grown.set(id, { status: was.status, grownBy: health.delivered_streak - was.delivered_streak, cap });
+  }
+  return { outcomes, before: read.health, after: state.health, changed, grown };
+}
+
+/** How much a batch grew a registration's delivered streak and nothing else, from its status as read, and the cap of the streak. */
+interface StreakGrowth {
+  status: WebhookHealth['status'];
+  grownBy: number;
+  cap: number;
+}
+
+const NO_GROWTH: ReadonlyMap<string, StreakGrowth> = new Map();
+const NO_CHANGE: ReadonlyMap<string, WebhookHealth> = new Map();
+
+/** `after` is `before` with a delivered streak as long or longer, from a registration that has no failure in its streak. */
+function onlyStreakGrew(before: WebhookHealth, after: WebhookHealth): boolean {
+  return before.failure_streak === 0 && after.delivered_streak >= before.delivered_streak && sameHealth(before, { ...after, delivered_streak: before.delivered_streak });
 }
 
 /** One record applied to its delivery's state and its webhook's health as the batch has left them so far. */
@@ -160,8 +192,14 @@ function toHealth(row: Record<string, unknown>, prefix = 'webhook_'): WebhookHea
   };
 }
 
+/** The growth part of `recordAttempts`'s parameters, a column each (empty arrays: none). */
+function growthParameters(growth: ReadonlyMap<string, StreakGrowth>): unknown[] {
+  const entries = [...growth];
+  return [entries.map(([id]) => id), entries.map(([, grown]) => grown.status), entries.map(([, grown]) => grown.grownBy), entries.map(([, grown]) => grown.cap)];
+}
+
 /** The health part of `recordAttempts`'s parameters: the ids, then each health field as a column (empty arrays: no change). */
-function healthParameters(health: Map<string, WebhookHealth>): unknown[] {
+function healthParameters(health: ReadonlyMap<string, WebhookHealth>): unknown[] {
   const entries = [...health];
   const column = (field: (typeof HEALTH_FIELDS)[number]) =>
     entries.map(([, value]) => (field === 'failing_since' || field === 'last_failure_at' || field === 'disabled_at' ? nullableInt8(value[field], field) : value[field]));

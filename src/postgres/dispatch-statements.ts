@@ -28,16 +28,22 @@ function unnest(types: readonly string[], arrays: readonly string[]): string {
   return `unnest(${types.map((type, i) => `${arrays[i]}::${type}[]`).join(', ')})`;
 }
 
-/** The element types of recordAttempts' arrays, in its three parts: the attempts' columns, the deliveries' final states, the changed health. */
+/** The columns of a delivered streak's growth: the registration, its status as read, how many delivered attempts to add and the cap of the sum. */
+export const STREAK_GROWTH_COLUMNS = ['id', 'status', 'grown_by', 'cap'] as const;
+/**
+ * The element types of recordAttempts' arrays, in its four parts: the attempts' columns, the
+ * deliveries' final states, the changed health, the delivered streaks grown.
+ */
 const RECORD_PART_TYPES = [
   sqlTypes(ATTEMPT_FIELDS, attemptRows.columns),
   sqlTypes(DELIVERY_FIELDS, STATE_COLUMNS),
   sqlTypes(WEBHOOK_FIELDS, ['id', ...HEALTH_FIELDS]),
+  [...sqlTypes(WEBHOOK_FIELDS, ['id', 'status']), 'integer', 'integer'],
 ] as const;
 /** The arrays of recordAttempts, in parameter order (the element type of each). */
 export const RECORD_TYPES: readonly string[] = RECORD_PART_TYPES.flat();
 /** Each part as `unnest($n::type[], …)`, its parameters numbered on from the part before. */
-const [RECORD_ATTEMPTS, RECORD_STATES, RECORD_HEALTH] = ((): string[] => {
+const [RECORD_ATTEMPTS, RECORD_STATES, RECORD_HEALTH, RECORD_GROWTH] = ((): string[] => {
   let next = 1;
   return RECORD_PART_TYPES.map((types) => unnest(types, types.map(() => `$${next++}`)));
 })();
@@ -221,9 +227,14 @@ export function dispatchStatements(schema: string, prepare: Prepare, wakeUpChann
     // do not; lockStatus takes the stronger lock when a batch changes a status).
     lockHealth: prepare(`SELECT id, ${columns(HEALTH_FIELDS)} FROM ${webhooks} WHERE id = ANY($1::text[]) ORDER BY id FOR NO KEY UPDATE`),
     // A batch of attempt rows (inserted in batch order, so that seq follows attempt_number), each
-    // delivery's final state, and the health of the registrations it changed (none, mostly: empty
-    // arrays): one statement, with the COMMIT in the same round trip (runAndCommit), so that a
-    // batch holding a registration's lock (lockHealth) keeps it for that round trip alone.
+    // delivery's final state, the health of the registrations it changed (none, mostly: empty
+    // arrays) and the delivered streaks it only grew: one statement, with the COMMIT in the same
+    // round trip (runAndCommit), so that a batch holding a registration's lock (lockHealth) keeps
+    // it for that round trip alone. A growth is added to the streak as it is now, capped, and only
+    // while the registration is still in the state the batch read (its status, no failure since):
+    // batches that grow one streak commute, and a failure committed meanwhile (which sets the streak
+    // to 0) is as if it came after the batch. No lock is taken for it before this statement: a slow
+    // start's ramp, where each batch grows the streak, does not make batches wait for each other.
     recordAttempts: prepare(`WITH attempt AS (
         INSERT INTO ${attempts} (${columns(attemptRows.columns)})
         SELECT ${columns(attemptRows.columns)}
@@ -233,6 +244,10 @@ export function dispatchStatements(schema: string, prepare: Prepare, wakeUpChann
         UPDATE ${webhooks} w SET ${HEALTH_FIELDS.map((name) => `${name} = h.${name}`).join(', ')}
         FROM ${RECORD_HEALTH} AS h (id, ${columns(HEALTH_FIELDS)})
         WHERE w.id = h.id
+      ), grown AS (
+        UPDATE ${webhooks} w SET delivered_streak = LEAST(w.delivered_streak + g.grown_by, GREATEST(g.cap, w.delivered_streak))
+        FROM ${RECORD_GROWTH} AS g (${columns(STREAK_GROWTH_COLUMNS)})
+        WHERE w.id = g.id AND w.status = g.status AND w.failure_streak = 0
       )
       UPDATE ${deliveries} d SET ${DELIVERY_STATE_FIELDS.map((name) => `${name} = s.${name}`).join(', ')}
       FROM ${RECORD_STATES} AS s (${columns(STATE_COLUMNS)})

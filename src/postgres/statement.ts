@@ -44,9 +44,23 @@ export function sqlLiteral(value: unknown): string {
   throw new PostgresValueError(`A ${typeof value} cannot be written into a statement`, { type: typeof value });
 }
 
-/** An array of `type` written into a statement's text (see {@link sqlLiteral}). */
+/**
+ * An array of `type` written into a statement's text (see {@link sqlLiteral}): one string literal
+ * in PostgreSQL's array form, `'{"a","b",NULL}'::type[]`, which the server reads with the array's
+ * input function. An `ARRAY[…]` of literals, one expression per value, cost the server twice as
+ * much to parse and type (a record batch sends some 500 values: 0.38 against 0.17 ms,
+ * bench/postgres-array-literals.mjs). NULL is bare; every other value is double-quoted, with `"`
+ * and `\` escaped, so that it reads back exactly, spaces, braces, commas and "NULL" included.
+ */
 export function sqlArrayLiteral(values: readonly unknown[], type: string): string {
-  return values.length === 0 ? `'{}'::${type}[]` : `ARRAY[${values.map(sqlLiteral).join(', ')}]::${type}[]`;
+  return `${sqlLiteral(`{${values.map(arrayElement).join(',')}}`)}::${type}[]`;
+}
+
+/** One element of an array's text form: as {@link sqlLiteral} would write it, quoted for the array. */
+function arrayElement(value: unknown): string {
+  if (value === null || value === undefined) return 'NULL';
+  const text = typeof value === 'string' ? value : sqlLiteral(value);
+  return `"${text.replaceAll('\\', '\\\\').replaceAll('"', '\\"')}"`;
 }
 
 /**

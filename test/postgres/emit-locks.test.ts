@@ -144,6 +144,56 @@ describe('postgresDispatchStore: the attempt recorder and a registration\'s row 
     expect(await store.getDelivery(job.delivery.id)).toMatchObject({ status: 'retrying', attempt_count: 1 });
   });
 
+  // A new registration's slow start: every delivered attempt grows the streak (up to the cap), so
+  // every batch changes the health; the growth is added as it is written, not decided under a lock
+  // taken a round trip before, and nothing another recorder committed meanwhile is lost.
+  const countsUpTo = (cap: number) => ({ disableAfterMs: null, warnAt: [], countDeliveredUpTo: cap });
+  const streakOf = async (schema: string) =>
+    (await database.pool.query<{ delivered_streak: number; failure_streak: number }>(`SELECT delivered_streak, failure_streak FROM "${schema}".dispatch_webhooks WHERE id = 'wh_a'`)).rows[0];
+
+  it('delivered attempts recorded while another recorder grows the same streak: both growths are kept', async () => {
+    const { store, schema } = await openStore();
+    const job = await claimedDelivery(store);
+    // Another recorder has grown the streak by two and not committed: this record read 0.
+    const other = await transaction();
+    await other.query(`UPDATE "${schema}".dispatch_webhooks SET delivered_streak = delivered_streak + 2 WHERE id = 'wh_a'`);
+    const recording = store.recordAttempt(job.delivery.id, recordingOf(attemptOf(job, delivered), sent(true), countsUpTo(10)));
+    await lockWaiters(schema, 1);
+    await other.query('COMMIT');
+
+    await expect(recording).resolves.toMatchObject({ delivery: { status: 'delivered' } });
+    expect(await streakOf(schema)).toEqual({ delivered_streak: 3, failure_streak: 0 });
+  });
+
+  it('concurrent growths stop at the cap', async () => {
+    const { store, schema } = await openStore();
+    const job = await claimedDelivery(store, { delivered_streak: 3 });
+    const other = await transaction();
+    await other.query(`UPDATE "${schema}".dispatch_webhooks SET delivered_streak = 4 WHERE id = 'wh_a'`);
+    // Read 3, decided 4 (the cap); the streak is 4 when it writes.
+    const recording = store.recordAttempt(job.delivery.id, recordingOf(attemptOf(job, delivered), sent(true), countsUpTo(4)));
+    await lockWaiters(schema, 1);
+    await other.query('COMMIT');
+
+    await expect(recording).resolves.toMatchObject({ delivery: { status: 'delivered' } });
+    expect(await streakOf(schema)).toEqual({ delivered_streak: 4, failure_streak: 0 });
+  });
+
+  it('a failure committed while a growth waits ends the streak: the delivered attempt counts as the earlier of the two', async () => {
+    const { store, schema } = await openStore();
+    const job = await claimedDelivery(store, { delivered_streak: 2 });
+    const other = await transaction();
+    await other.query(`UPDATE "${schema}".dispatch_webhooks SET failure_streak = 1, failing_since = $1, last_failure_at = $1, delivered_streak = 0 WHERE id = 'wh_a'`, [NOW]);
+    const recording = store.recordAttempt(job.delivery.id, recordingOf(attemptOf(job, delivered), sent(true), countsUpTo(10)));
+    await lockWaiters(schema, 1);
+    await other.query('COMMIT');
+
+    // The delivery is recorded; the registration is as the failure left it (a failure sets the
+    // streak to 0 whatever came before it), never a mix of the two.
+    await expect(recording).resolves.toMatchObject({ delivery: { status: 'delivered', attempt_count: 1 } });
+    expect(await store.getWebhook('wh_a')).toMatchObject({ failure_streak: 1, failing_since: NOW, delivered_streak: 0 });
+  });
+
   it('records a delivery whose id holds quotes and backslashes (the batch\'s ids are written into its text)', async () => {
     const { store } = await openStore();
     await store.insertWebhook(webhook('wh_a'));
