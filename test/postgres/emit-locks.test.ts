@@ -151,32 +151,21 @@ describe('postgresDispatchStore: the attempt recorder and a registration\'s row 
   const streakOf = async (schema: string) =>
     (await database.pool.query<{ delivered_streak: number; failure_streak: number }>(`SELECT delivered_streak, failure_streak FROM "${schema}".dispatch_webhooks WHERE id = 'wh_a'`)).rows[0];
 
-  it('delivered attempts recorded while another recorder grows the same streak: both growths are kept', async () => {
+  // Another recorder has changed the streak and not committed; this record read the streak before.
+  it.each([
+    { case: 'another recorder grows the same streak: both growths are kept', read: 0, concurrent: 'delivered_streak + 2', cap: 10, stored: 3 },
+    { case: 'concurrent growths stop at the cap', read: 3, concurrent: '4', cap: 4, stored: 4 },
+  ])('delivered attempts recorded while $case', async ({ read, concurrent, cap, stored }) => {
     const { store, schema } = await openStore();
-    const job = await claimedDelivery(store);
-    // Another recorder has grown the streak by two and not committed: this record read 0.
+    const job = await claimedDelivery(store, { delivered_streak: read });
     const other = await transaction();
-    await other.query(`UPDATE "${schema}".dispatch_webhooks SET delivered_streak = delivered_streak + 2 WHERE id = 'wh_a'`);
-    const recording = store.recordAttempt(job.delivery.id, recordingOf(attemptOf(job, delivered), sent(true), countsUpTo(10)));
+    await other.query(`UPDATE "${schema}".dispatch_webhooks SET delivered_streak = ${concurrent} WHERE id = 'wh_a'`);
+    const recording = store.recordAttempt(job.delivery.id, recordingOf(attemptOf(job, delivered), sent(true), countsUpTo(cap)));
     await lockWaiters(schema, 1);
     await other.query('COMMIT');
 
     await expect(recording).resolves.toMatchObject({ delivery: { status: 'delivered' } });
-    expect(await streakOf(schema)).toEqual({ delivered_streak: 3, failure_streak: 0 });
-  });
-
-  it('concurrent growths stop at the cap', async () => {
-    const { store, schema } = await openStore();
-    const job = await claimedDelivery(store, { delivered_streak: 3 });
-    const other = await transaction();
-    await other.query(`UPDATE "${schema}".dispatch_webhooks SET delivered_streak = 4 WHERE id = 'wh_a'`);
-    // Read 3, decided 4 (the cap); the streak is 4 when it writes.
-    const recording = store.recordAttempt(job.delivery.id, recordingOf(attemptOf(job, delivered), sent(true), countsUpTo(4)));
-    await lockWaiters(schema, 1);
-    await other.query('COMMIT');
-
-    await expect(recording).resolves.toMatchObject({ delivery: { status: 'delivered' } });
-    expect(await streakOf(schema)).toEqual({ delivered_streak: 4, failure_streak: 0 });
+    expect(await streakOf(schema)).toEqual({ delivered_streak: stored, failure_streak: 0 });
   });
 
   it('a failure committed while a growth waits ends the streak: the delivered attempt counts as the earlier of the two', async () => {
