@@ -29,7 +29,7 @@ function unnest(types: readonly string[], arrays: readonly string[]): string {
 }
 
 /** The columns of a delivered streak's growth: the registration, its status as read, how many delivered attempts to add and the cap of the sum. */
-export const STREAK_GROWTH_COLUMNS = ['id', 'status', 'grown_by', 'cap'] as const;
+const STREAK_GROWTH_COLUMNS = ['id', 'status', 'grown_by', 'cap'] as const;
 /**
  * The element types of recordAttempts' arrays, in its four parts: the attempts' columns, the
  * deliveries' final states, the changed health, the delivered streaks grown.
