@@ -116,8 +116,9 @@ export interface RecordedAttempt {
  * health as last committed, and one that only grows the delivered streak may be stored as that
  * growth added to the streak as committed, capped at `deliveredStreakCap`), and stores what it
  * returns (a health whose status became `disabled` takes the registration's pending deliveries out
- * of the queue, as `updateWebhook` does). It must depend on its arguments alone: a store may call it again for the same record
- * (a transaction run again, or PostgreSQL deciding again from the health read under its lock).
+ * of the queue, as `updateWebhook` does). It must depend on its arguments alone: a store may call
+ * it again for the same record (a transaction run again, or PostgreSQL deciding again from the
+ * health read under its lock).
  */
 export type AttemptRecording = (current: StoredDelivery, health: WebhookHealth) => RecordedAttempt;
 
