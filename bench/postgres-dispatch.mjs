@@ -2,7 +2,14 @@
 // SQLite, measured in one run against one local receiver (loopback only). Not part of npm test.
 //
 //   npm run build && node bench/postgres-dispatch.mjs [--deliveries 5000] [--concurrency 10] [--rounds 3]
-//                                                      [--workers 1,2] [--url postgres://postgres@127.0.0.1:5432/test]
+//                                                      [--workers 1,2] [--pool-size 10]
+//                                                      [--url postgres://postgres@127.0.0.1:5432/test]
+//
+// --pool-size: each PostgreSQL worker's `poolSize`; by default the store's own default (10), what
+// a user gets. (Until issue 25's fourth pass the bench gave each worker `concurrency` + 2
+// connections: 52 at `--concurrency 50`, more backends than one worker keeps busy, each planning
+// the worker's statements anew, and 104 for two workers, over PostgreSQL's default
+// max_connections of 100.)
 //
 // --workers: which worker counts to run (both backends each). With both backends at one worker
 // count, each round's PostgreSQL / SQLite ratio is printed too, and their median: the two runs of
@@ -39,9 +46,10 @@ const print = (line) => process.stdout.write(`${JSON.stringify(line)}\n`);
 if (process.argv[2] === '--worker') await worker(process.argv.slice(3));
 else await main();
 
-/** One worker process: `--worker <sqlite|postgres> <file|url> <schema> <concurrency>`. */
-async function worker([kind, target, schema, concurrency]) {
-  const where = kind === 'postgres' ? { store: postgresDispatchStore(target, { schema, poolSize: Number(concurrency) + 2 }) } : { database: target };
+/** One worker process: `--worker <sqlite|postgres> <file|url> <schema> <concurrency> <pool size|default>`. */
+async function worker([kind, target, schema, concurrency, poolSize]) {
+  const pool = poolSize === 'default' ? {} : { poolSize: Number(poolSize) };
+  const where = kind === 'postgres' ? { store: postgresDispatchStore(target, { schema, ...pool }) } : { database: target };
   const dispatcher = new Dispatcher({ ...where, concurrency: Number(concurrency), allowInsecureUrls: true, logger: false, pollIntervalMs: 50 });
   await dispatcher.webhooks.list(); // opens and migrates before the clock starts
   print({ loaded: true });
@@ -59,12 +67,15 @@ async function main() {
     options: {
       deliveries: { type: 'string', default: '5000' },
       concurrency: { type: 'string', default: '10' },
+      'pool-size': { type: 'string', default: 'default' },
       rounds: { type: 'string', default: '3' },
       workers: { type: 'string', default: '1,2' },
       url: { type: 'string', default: process.env.ACCT_WEBHOOK_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test' },
     },
   });
-  const settings = { deliveries: Number(values.deliveries), concurrency: Number(values.concurrency), rounds: Number(values.rounds), url: values.url };
+  const poolSize = values['pool-size'];
+  if (poolSize !== 'default' && !(Number.isInteger(Number(poolSize)) && Number(poolSize) > 0)) throw new Error('--pool-size: a whole number of connections');
+  const settings = { deliveries: Number(values.deliveries), concurrency: Number(values.concurrency), rounds: Number(values.rounds), poolSize, url: values.url };
   const receiver = await startReceiver();
   const admin = new pg.Pool({ connectionString: settings.url, max: 2 });
   const workerCounts = values.workers.split(',').map(Number);
@@ -121,7 +132,7 @@ async function measure(config, settings, receiver, admin) {
   const database = await prepare(config.kind, settings, receiver.url, admin);
   const workers = [];
   try {
-    for (let i = 0; i < config.workers; i++) workers.push(await startWorker([config.kind, database.target, database.schema, String(settings.concurrency)]));
+    for (let i = 0; i < config.workers; i++) workers.push(await startWorker([config.kind, database.target, database.schema, String(settings.concurrency), settings.poolSize]));
     receiver.reset();
     const before = { workers: workers.map((child) => cpuOf(child.pid)), postgres: postgresCpu(), receiver: process.cpuUsage() };
     const started = performance.now();
