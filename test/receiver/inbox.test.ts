@@ -322,6 +322,16 @@ describe('inbox mode on SQLite: the worker in the process that stored the events
     const { body, headers } = signedRequest(event, SECRET);
     return receiver!.receive({ rawBody: body, headers, method: 'POST' });
   };
+  /** `count` events stored in the inbox by a receiver whose worker is stopped, none of them run yet. */
+  const queueWhileStopped = async (count: number) => {
+    const stopped = createReceiver({ secret: SECRET, store: sqliteStore(file), logger: false, inbox: true });
+    await stopped.close();
+    receiver = stopped;
+    const events = Array.from({ length: count }, () => createTestEvent('customer.updated'));
+    for (const event of events) expect((await deliver(event)).body).toMatchObject({ queued: true });
+    await stopped.close();
+    return events;
+  };
 
   it('runs an event with what its stored bytes say when they are not the bytes it received (the kept parse is not used)', async () => {
     const release = gate();
@@ -351,12 +361,7 @@ describe('inbox mode on SQLite: the worker in the process that stored the events
   });
 
   it('claims the next events as one batch when the runs of a claim finish together, not one claim per finished run', async () => {
-    const stopped = createReceiver({ secret: SECRET, store: sqliteStore(file), logger: false, inbox: true });
-    await stopped.close();
-    receiver = stopped;
-    const events = Array.from({ length: 20 }, () => createTestEvent('customer.updated'));
-    for (const event of events) expect((await deliver(event)).body).toMatchObject({ queued: true });
-    await stopped.close();
+    const events = await queueWhileStopped(20);
 
     const store = sqliteStore(file);
     const batches: number[] = [];
@@ -374,12 +379,7 @@ describe('inbox mode on SQLite: the worker in the process that stored the events
   });
 
   it("writes the outcomes of a claim's runs and the claim of the next events in one SQLite transaction", async () => {
-    const stopped = createReceiver({ secret: SECRET, store: sqliteStore(file), logger: false, inbox: true });
-    await stopped.close();
-    receiver = stopped;
-    const events = Array.from({ length: 15 }, () => createTestEvent('customer.updated'));
-    for (const event of events) expect((await deliver(event)).body).toMatchObject({ queued: true });
-    await stopped.close();
+    await queueWhileStopped(15);
 
     // Each transaction of the store's group commit numbered as it starts: a write resolves right
     // after its commit, before the next transaction starts, so the number it sees is its own.
