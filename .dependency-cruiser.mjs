@@ -31,9 +31,9 @@ const LAYERS = {
   core: { path: '^src/(receiver|dispatcher)/', pathNot: `${ENTRIES}|${ADAPTERS}`, mayImport: ['kernel', 'http', 'events', 'ports', 'metrics'] },
 
   // Backends implement the ports; they know nothing of the features, nor of each other.
-  memory: { path: '^src/memory/', mayImport: ['kernel', 'events', 'ports'] },
-  sqlite: { path: '^src/sqlite/', pathNot: ENTRIES, mayImport: ['kernel', 'events', 'ports'] },
-  postgres: { path: '^src/postgres/', pathNot: ENTRIES, mayImport: ['kernel', 'events', 'ports'] },
+  memory: { path: '^src/stores/memory/', mayImport: ['kernel', 'events', 'ports'] },
+  sqlite: { path: '^src/stores/sqlite/', pathNot: ENTRIES, mayImport: ['kernel', 'events', 'ports'] },
+  postgres: { path: '^src/stores/postgres/', pathNot: ENTRIES, mayImport: ['kernel', 'events', 'ports'] },
 
   // The composition the entry points own: which backend a receiver or dispatcher given no store gets.
   defaults: { path: '^src/defaults/', mayImport: ['kernel', 'events', 'ports', 'core', 'sqlite'] },
@@ -100,13 +100,13 @@ export default {
       name: 'drivers-in-their-backend',
       comment: 'better-sqlite3 is loaded by the SQLite backend only, pg by the PostgreSQL one.',
       severity: 'error',
-      from: { path: '^src/', pathNot: '^src/sqlite/' },
+      from: { path: '^src/', pathNot: '^src/stores/sqlite/' },
       to: { path: '^node_modules/better-sqlite3/' },
     },
     {
       name: 'pg-in-its-backend',
       severity: 'error',
-      from: { path: '^src/', pathNot: '^src/postgres/' },
+      from: { path: '^src/', pathNot: '^src/stores/postgres/' },
       to: { path: '^node_modules/(pg|pg-pool)/' },
     },
     {
@@ -126,7 +126,7 @@ export default {
   ],
   options: {
     // Built into the Node.js lines the package supports (22.16+, 24+), though not into the one
-    // that may run this check (20): src/sqlite/node-sqlite.ts imports its types.
+    // that may run this check (20): src/stores/sqlite/node-sqlite.ts imports its types.
     builtInModules: { add: ['node:sqlite', 'sqlite'] },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },

@@ -11,17 +11,17 @@ type EsbuildPlugin = NonNullable<Options['esbuildPlugins']>[number];
 const LIBRARY_ENTRIES = {
   index: 'src/index.ts',
   testing: 'src/testing/index.ts',
-  dispatcher: 'src/dispatcher/index.ts',
-  sqlite: 'src/sqlite/index.ts',
-  postgres: 'src/postgres/index.ts',
+  dispatcher: 'src/dispatcher.ts',
+  sqlite: 'src/stores/sqlite/index.ts',
+  postgres: 'src/stores/postgres/index.ts',
   dashboard: 'src/dashboard/index.ts',
   sandbox: 'src/sandbox/index.ts',
   catalog: 'src/catalog/index.ts',
-  web: 'src/web/index.ts',
-  fastify: 'src/fastify/index.ts',
-  hono: 'src/hono/index.ts',
-  koa: 'src/koa/index.ts',
-  nestjs: 'src/nestjs/index.ts',
+  web: 'src/web.ts',
+  fastify: 'src/adapters/fastify/index.ts',
+  hono: 'src/adapters/hono/index.ts',
+  koa: 'src/adapters/koa/index.ts',
+  nestjs: 'src/adapters/nestjs/index.ts',
 };
 
 /**
@@ -43,7 +43,7 @@ const NODE_REQUIRE = 'node-require';
  * included. Instead, each built-in a bundled CommonJS module requires becomes a small module that
  * asks a `createRequire` for it: the only code that makes a `require` is the code that needs one,
  * in the CLI's chunks, and it runs when commander is loaded. Library code never calls require()
- * (src/optional-package.ts makes its own `createRequire`), so this changes nothing there.
+ * (src/kernel/optional-package.ts makes its own `createRequire`), so this changes nothing there.
  */
 const builtinsForBundledCommonJs: EsbuildPlugin = {
   name: 'builtins-for-bundled-commonjs',
@@ -181,7 +181,7 @@ export default defineConfig({
   sourcemap: false,
   clean: true,
   treeshake: false,
-  // Gives the CJS output an `import.meta.url`, for src/optional-package.ts's createRequire (and
+  // Gives the CJS output an `import.meta.url`, for src/kernel/optional-package.ts's createRequire (and
   // src/sqlite's); see esbuildOptions for the ESM output.
   shims: true,
   // esbuild's dependency graph, per format (dist/metafile-*.json, not packed): the package test
@@ -199,7 +199,7 @@ export default defineConfig({
       // and there are no source maps to keep in line. Keeps the package within issue 22's budget
       // (≤ 2.5 MB unpacked) with the adapters, the web entry and the generated validators added.
       // Not the CommonJS output: tsup rewrites its optional chains after esbuild, and on minified
-      // code that rewrite produced `awaitawait` (test/optional-package.integration.test.ts).
+      // code that rewrite produced `awaitawait` (test/kernel/optional-package.integration.test.ts).
       options.minifyWhitespace = true;
       options.minifySyntax = true;
       // `shims` is for the CommonJS output; in ESM it would only add a no-op `__dirname` module

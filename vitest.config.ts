@@ -1,19 +1,19 @@
 import { configDefaults, defineConfig } from 'vitest/config';
-import { nodeSqliteSupport } from './src/sqlite/node-sqlite.js';
+import { nodeSqliteSupport } from './src/stores/sqlite/node-sqlite.js';
 
 /*
  * Five projects, chosen by where a test file is and how it is named (docs/development.md):
  *   unit         everything else under test/: imports src/ only; no build, no global setup, no
  *                subprocess, no database server. The contributor's loop: npm run test:unit.
  *   integration  *.integration.test.ts: the built package, subprocesses, servers in child processes.
- *   postgres     test/postgres/**: needs a PostgreSQL server (its multi-process tests start dist/).
+ *   postgres     test/stores/postgres/**: needs a PostgreSQL server (its multi-process tests start dist/).
  *   slow         test/slow/**: npm pack and installs, scaffolded projects' installs, the bench smoke run.
  *   browser      test/dashboard/browser/**: the dashboard in headless Chromium (src/, no build).
  * Nothing is skipped for want of a server or a browser: the postgres and slow projects get a
  * PostgreSQL server, the browser project a Chromium, from the machine or from npm packages.
  */
 const INTEGRATION = 'test/**/*.integration.test.ts';
-const POSTGRES = 'test/postgres/**/*.test.ts';
+const POSTGRES = 'test/stores/postgres/**/*.test.ts';
 const SLOW = 'test/slow/**/*.test.ts';
 /** Headless Chromium driven by playwright-core; in-process servers from src/. */
 const BROWSER = 'test/dashboard/browser/**/*.test.ts';

@@ -1,6 +1,6 @@
 // What an array written into a statement's text costs the PostgreSQL server to read: as one
 // expression per value (`ARRAY['a', 'b']::text[]`, the record batches' form before) or as one
-// literal in the array's text form (`'{"a","b"}'::text[]`, src/postgres/statement.ts
+// literal in the array's text form (`'{"a","b"}'::text[]`, src/stores/postgres/statement.ts
 // sqlArrayLiteral). A record batch of about 18 attempts sends some 500 values this way. The server
 // backend's CPU time per query comes from /proc (PostgreSQL must run on this machine), so it holds
 // on a busy machine. Not part of npm test; loopback only.

@@ -5,11 +5,11 @@
  */
 
 // Receiving: the framework-free core, its three adapters, the handler router.
-export { createReceiver } from './defaults/receiver.js';
+export { createReceiver } from './platform/node-receiver.js';
 export type { Receiver, ReceiveRequest } from './receiver/receive.js';
-export { webhookHandler, type ExpressLikeRequest, type ExpressWebhookHandler } from './receiver/express.js';
-export { nodeHandler, type NodeWebhookHandler } from './receiver/node.js';
-export { fetchHandler, type FetchWebhookHandler } from './receiver/fetch.js';
+export { webhookHandler, type ExpressLikeRequest, type ExpressWebhookHandler } from './adapters/express/middleware.js';
+export { nodeHandler, type NodeWebhookHandler } from './adapters/node/handler.js';
+export { fetchHandler, type FetchWebhookHandler } from './adapters/fetch/index.js';
 export { Webhooks, type EventForPattern, type WebhookErrorHandler, type WebhookEventHandler } from './receiver/webhooks.js';
 export type { HandlerContext } from './receiver/context.js';
 export type { AcknowledgedBody, WebhookResponse } from './receiver/answers.js';
@@ -40,7 +40,7 @@ export {
   type VerifiedSignature,
   type VerifySignatureOptions,
   type WebhookSecret,
-} from './signature.js';
+} from './signing/signature.js';
 
 // The events: the catalog's types and the parser.
 export { EVENT_TYPES, isEventType, type EventPattern, type EventType } from './events/event-types.js';
@@ -49,8 +49,8 @@ export type { EventMap, EventObject, PreviousAttributes, WebhookEvent } from './
 export { parseEvent } from './events/parse.js';
 
 // The embedded stores (PostgreSQL: acct-webhook/postgres).
-export { memoryStore } from './memory/idempotency-store.js';
-export { sqliteStore, type SqliteStoreOptions } from './sqlite/idempotency-store.js';
+export { memoryStore } from './stores/memory/idempotency-store.js';
+export { sqliteStore, type SqliteStoreOptions } from './stores/sqlite/idempotency-store.js';
 export type { AtomicEffect, SqliteDatabase, SqliteStatement } from './ports/sqlite-database.js';
 export type { Atomic, PostgresAtomicClient, PostgresAtomicEffect } from './ports/atomic-effect.js';
 export type {
@@ -81,7 +81,7 @@ export type {
 export type { CompleteOptions, ObjectVersion, ObjectVersions } from './ports/versions.js';
 
 // Logging.
-export type { LogFn, Logger } from './logger.js';
+export type { LogFn, Logger } from './logging/logger.js';
 export type { MetricsMeter, MetricsOptions } from './metrics/meter.js';
 
 // Errors: one base class, a stable code each.
@@ -96,5 +96,5 @@ export {
   type ValidationErrorCode,
   type ValidationIssue,
   type VerificationErrorCode,
-} from './errors.js';
+} from './kernel/errors.js';
 export { ReceiverError, WebhookHandlerError, type ReceiverErrorCode } from './receiver/errors.js';

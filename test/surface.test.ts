@@ -10,17 +10,17 @@ import { describe, expect, it } from 'vitest';
 const ENTRIES = {
   'acct-webhook': 'src/index.ts',
   'acct-webhook/testing': 'src/testing/index.ts',
-  'acct-webhook/dispatcher': 'src/dispatcher/index.ts',
-  'acct-webhook/sqlite': 'src/sqlite/index.ts',
-  'acct-webhook/postgres': 'src/postgres/index.ts',
+  'acct-webhook/dispatcher': 'src/dispatcher.ts',
+  'acct-webhook/sqlite': 'src/stores/sqlite/index.ts',
+  'acct-webhook/postgres': 'src/stores/postgres/index.ts',
   'acct-webhook/dashboard': 'src/dashboard/index.ts',
   'acct-webhook/sandbox': 'src/sandbox/index.ts',
   'acct-webhook/catalog': 'src/catalog/index.ts',
-  'acct-webhook/web': 'src/web/index.ts',
-  'acct-webhook/fastify': 'src/fastify/index.ts',
-  'acct-webhook/hono': 'src/hono/index.ts',
-  'acct-webhook/koa': 'src/koa/index.ts',
-  'acct-webhook/nestjs': 'src/nestjs/index.ts',
+  'acct-webhook/web': 'src/web.ts',
+  'acct-webhook/fastify': 'src/adapters/fastify/index.ts',
+  'acct-webhook/hono': 'src/adapters/hono/index.ts',
+  'acct-webhook/koa': 'src/adapters/koa/index.ts',
+  'acct-webhook/nestjs': 'src/adapters/nestjs/index.ts',
 } as const;
 /** The main entry stays small: the values a receiver's author calls. */
 const MAX_MAIN_VALUES = 30;

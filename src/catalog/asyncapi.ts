@@ -1,5 +1,5 @@
 import { EVENT_CATALOG, EVENT_GROUPS, EVENT_TYPES, type EventType } from '../events/catalog.js';
-import { SIGNATURE_HEADER, TIMESTAMP_HEADER } from '../signature.js';
+import { SIGNATURE_HEADER, TIMESTAMP_HEADER } from '../signing/signature.js';
 import { componentNameOf, componentSchemas } from './components.js';
 import { DELIVERY_DESCRIPTION, RESPONSES, SIGNATURE_DESCRIPTION, SIGNATURE_PATTERN, TIMESTAMP_DESCRIPTION, TIMESTAMP_PATTERN } from './contract.js';
 import { VALIDATION_NOTES, whenEmitted } from './json-schema.js';

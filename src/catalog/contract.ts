@@ -1,6 +1,6 @@
-import { DELIVERY_TIMEOUT_MS, RESPONSE_BODY_LIMIT_BYTES } from '../dispatcher/defaults.js';
+import { DELIVERY_TIMEOUT_MS, RESPONSE_BODY_LIMIT_BYTES } from '../dispatcher/dispatcher-defaults.js';
 import { RETRY_SCHEDULE } from '../dispatcher/schedule.js';
-import { DEFAULT_TOLERANCE_SECONDS, SIGNATURE_HEADER, TIMESTAMP_HEADER } from '../signature.js';
+import { DEFAULT_TOLERANCE_SECONDS, SIGNATURE_HEADER, TIMESTAMP_HEADER } from '../signing/signature.js';
 
 /*
  * The delivery contract in the words the published documents use (OpenAPI and AsyncAPI say it

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { parseOptions } from '../configuration.js';
+import { parseOptions } from '../kernel/configuration.js';
 import { EVENT_TYPES, type EventType } from '../events/catalog.js';
-import { ConfigurationError } from '../errors.js';
+import { ConfigurationError } from '../kernel/errors.js';
 import { asyncApiDocument } from './asyncapi.js';
 import { eventJsonSchema, eventUnionJsonSchema } from './json-schema.js';
 import type { JsonObject } from './json.js';

@@ -1,4 +1,4 @@
-import { isAcctWebhookError } from '../errors.js';
+import { isAcctWebhookError } from '../kernel/errors.js';
 
 export interface ErrorLineOptions {
   /** Append the stack (and the causes' stacks): for bug reports, never by default. */

@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
-import { Dispatcher } from '../defaults/dispatcher.js';
+import { Dispatcher } from '../platform/node-dispatcher.js';
 import type { DispatcherOptions } from '../dispatcher/options.js';
-import type { LoggerOption } from '../logger.js';
-import { sqliteFileHasTable } from '../sqlite/inspect.js';
+import type { LoggerOption } from '../logging/logger.js';
+import { sqliteFileHasTable } from '../stores/sqlite/inspect.js';
 import { CliError } from './errors.js';
 import { readFileStart } from './input.js';
 

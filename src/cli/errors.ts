@@ -1,5 +1,5 @@
 import type { EXIT_CODES } from '../cli-kit/exit-codes.js';
-import { AcctWebhookError } from '../errors.js';
+import { AcctWebhookError } from '../kernel/errors.js';
 
 /**
  * Why `acct-webhook` stopped, besides the library's own errors (which keep their codes:

@@ -1,5 +1,5 @@
 import { EXIT_CODES, type ExitCode } from '../cli-kit/exit-codes.js';
-import { isAcctWebhookError } from '../errors.js';
+import { isAcctWebhookError } from '../kernel/errors.js';
 import { CLI_ERROR_EXITS, type CliErrorCode } from './errors.js';
 
 export { EXIT_CODES, type ExitCode } from '../cli-kit/exit-codes.js';

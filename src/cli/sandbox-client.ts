@@ -1,4 +1,4 @@
-import { AcctWebhookError } from '../errors.js';
+import { AcctWebhookError } from '../kernel/errors.js';
 import type { CommandContext } from './context.js';
 import { CliError } from './errors.js';
 import { SANDBOX_KEY_ENV, type FaultFlags, type SandboxClientOptions } from './sandbox-options.js';

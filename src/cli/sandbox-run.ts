@@ -1,5 +1,5 @@
 import type { AttemptReport } from '../dispatcher/attempt-report.js';
-import { ConfigurationError } from '../errors.js';
+import { ConfigurationError } from '../kernel/errors.js';
 import type { Faults } from '../sandbox/faults.js';
 import type { SandboxOptions } from '../sandbox/options.js';
 import { createSandbox, type Sandbox } from '../sandbox/sandbox.js';

@@ -4,7 +4,7 @@ import { CliError } from './errors.js';
 import { examples } from './help.js';
 import { httpUrl, oneOf, port, positiveInteger } from './options.js';
 import { DEFAULT_SANDBOX_PORT, DEFAULT_SANDBOX_URL, PLANS, SANDBOX_KEY_ENV, type FaultFlags, type SandboxClientOptions, type SandboxStartOptions } from './sandbox-options.js';
-import { MAX_TIMER_MS } from '../timers.js';
+import { MAX_TIMER_MS } from '../kernel/timers.js';
 
 /** `acct-webhook sandbox`: the platform's sandbox on this machine; `sandbox clock` and `sandbox faults` drive a running one. */
 export function sandboxCommand(context: CommandContext): Command {

@@ -1,5 +1,5 @@
-import { DELIVERY_TIMEOUT_MS } from '../dispatcher/defaults.js';
-import { signPayload } from '../signature.js';
+import { DELIVERY_TIMEOUT_MS } from '../dispatcher/dispatcher-defaults.js';
+import { signPayload } from '../signing/signature.js';
 import { CliError } from './errors.js';
 
 /** The part of an answer's body that is kept and shown; the rest is cut (like the dispatcher's log). */

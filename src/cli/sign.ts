@@ -41,7 +41,7 @@ export function signCommand(context: CommandContext): Command {
     .action(async (options: SignOptions) => {
       const secret = requireSecret(options.secret, context.io.env);
       const body = await readBody(context.io, options.file);
-      const { signPayload, SECRET_PREFIX } = await import('../signature.js');
+      const { signPayload, SECRET_PREFIX } = await import('../signing/signature.js');
       const signed = signPayload({ payload: body, secret, ...(options.timestamp === undefined ? {} : { timestamp: options.timestamp }) });
       if (!secret.startsWith(SECRET_PREFIX)) {
         context.output.note(`note: the secret does not start with ${SECRET_PREFIX}; the platform signs with the whole ${SECRET_PREFIX}… string`);

@@ -45,8 +45,8 @@ export function verifyCommand(context: CommandContext): Command {
     .action(async (options: VerifyOptions) => {
       const secret = requireSecret(options.secret, context.io.env);
       const body = await readBody(context.io, options.file);
-      const { verifySignature } = await import('../signature.js');
-      const { WebhookVerificationError } = await import('../errors.js');
+      const { verifySignature } = await import('../signing/signature.js');
+      const { WebhookVerificationError } = await import('../kernel/errors.js');
       try {
         const verified = verifySignature({
           payload: body,

@@ -1,4 +1,4 @@
-import { isAcctWebhookError, type AcctWebhookError } from '../errors.js';
+import { isAcctWebhookError, type AcctWebhookError } from '../kernel/errors.js';
 import { ICON, SCRIPT, STYLESHEET } from './assets.js';
 import { csrfCookie, CSRF_FIELD, csrfTokenOf, csrfTokensMatch, newCsrfToken, parseCookies, sameOrigin } from './csrf.js';
 import { HttpBodyError } from '../http/errors.js';

@@ -1,4 +1,4 @@
-import { AcctWebhookError, type ErrorDetails } from '../errors.js';
+import { AcctWebhookError, type ErrorDetails } from '../kernel/errors.js';
 
 /** Every code a {@link DashboardError} carries. Match on the code, never on the message. */
 export const DASHBOARD_ERROR_CODES = [

@@ -1,5 +1,5 @@
 import type { BodyLimits } from '../http/body.js';
-import type { ErrorBody } from '../errors.js';
+import type { ErrorBody } from '../kernel/errors.js';
 import { html, type Html } from './html.js';
 
 /** One request as every adapter hands it to the dashboard. */

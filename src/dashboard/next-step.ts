@@ -1,4 +1,4 @@
-import type { AcctWebhookError } from '../errors.js';
+import type { AcctWebhookError } from '../kernel/errors.js';
 
 /**
  * What the person at the browser does after a refused page or action, by the refusal's code: the

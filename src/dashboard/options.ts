@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { callable, instanceOf, parseOptions } from '../configuration.js';
+import { callable, instanceOf, parseOptions } from '../kernel/configuration.js';
 import { DispatcherCore as Dispatcher } from '../dispatcher/dispatcher.js';
-import { isLogger, resolveLogger, type Logger, type LoggerOption } from '../logger.js';
+import { isLogger, resolveLogger, type Logger, type LoggerOption } from '../logging/logger.js';
 import type { Receiver } from '../receiver/receive.js';
 import { receiverSideOf, type ReceiverSide } from './receiver-side.js';
 

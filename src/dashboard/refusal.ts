@@ -1,4 +1,4 @@
-import type { AcctWebhookError } from '../errors.js';
+import type { AcctWebhookError } from '../kernel/errors.js';
 import { html, type Content, type Html } from './html.js';
 import { htmlResponse, jsonResponse, wantsHtml, type DashboardResponse } from './http.js';
 

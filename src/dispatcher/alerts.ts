@@ -1,8 +1,8 @@
-import { contained } from '../contained.js';
-import { newId } from '../ids.js';
-import type { Logger } from '../logger.js';
-import { signPayload } from '../signature.js';
-import { USER_AGENT } from './defaults.js';
+import { contained } from '../kernel/contained.js';
+import { newId } from '../kernel/ids.js';
+import type { Logger } from '../logging/logger.js';
+import { signPayload } from '../signing/signature.js';
+import { USER_AGENT } from './dispatcher-defaults.js';
 import type { HttpSender } from './sender.js';
 import type { AttemptErrorKind } from '../ports/dispatch-statuses.js';
 import type { HealthAlert, RecordedAttempt } from '../ports/dispatch-store.js';

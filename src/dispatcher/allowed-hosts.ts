@@ -1,5 +1,5 @@
 import ipaddr from 'ipaddr.js';
-import { ConfigurationError } from '../errors.js';
+import { ConfigurationError } from '../kernel/errors.js';
 import { bareHost, carriedIPv4, parseIpLiteral, type IpAddress } from './ip-literal.js';
 
 /** A host name of letters, digits and inner hyphens, in dot-separated labels. */

@@ -1,5 +1,5 @@
-import { contained } from '../contained.js';
-import type { Logger } from '../logger.js';
+import { contained } from '../kernel/contained.js';
+import type { Logger } from '../logging/logger.js';
 import type { Delivery, DeliveryAttempt } from './records.js';
 import type { RecordedAttempt } from '../ports/dispatch-store.js';
 import { toAttempt, toDelivery } from './views.js';

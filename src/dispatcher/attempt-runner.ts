@@ -1,6 +1,6 @@
-import { newId } from '../ids.js';
-import { signPayload } from '../signature.js';
-import { USER_AGENT } from './defaults.js';
+import { newId } from '../kernel/ids.js';
+import { signPayload } from '../signing/signature.js';
+import { USER_AGENT } from './dispatcher-defaults.js';
 import { recordingOf } from './attempt-recording.js';
 import { afterAttempt } from './schedule.js';
 import type { HttpSender } from './sender.js';

@@ -1,14 +1,14 @@
 import type { EventType } from '../events/catalog.js';
 import { registerStoreAccess } from './reads.js';
 import type { EventMap, EventObject, WebhookEvent } from '../events/schemas.js';
-import { newId } from '../ids.js';
-import { resolveLogger, type Logger } from '../logger.js';
-import { onceSucceeded } from '../once.js';
+import { newId } from '../kernel/ids.js';
+import { resolveLogger, type Logger } from '../logging/logger.js';
+import { onceSucceeded } from '../kernel/once.js';
 import { DispatcherMetrics, type DispatcherSnapshot } from '../metrics/dispatcher-metrics.js';
 import { alertReporter } from './alerts.js';
 import { attemptReporter } from './attempt-report.js';
 import { AttemptRunner } from './attempt-runner.js';
-import { DEFAULT_DATABASE_FILE, RESPONSE_BODY_LIMIT_BYTES } from './defaults.js';
+import { DEFAULT_DATABASE_FILE, RESPONSE_BODY_LIMIT_BYTES } from './dispatcher-defaults.js';
 import { Deliveries } from './deliveries.js';
 import { prepareEnvelope, prepareFromParts, prepareTestEvent, resolveRepeat, subscribers, type EmitOptions, type PreparedEvent } from './emit.js';
 import { DispatcherError, NotFoundError } from './errors.js';
@@ -26,13 +26,13 @@ import { DeliveryRetention, type PruneResult } from './retention.js';
 
 /**
  * Opens the store of a dispatcher given none, on its `database` file. The entry points choose it
- * (src/defaults/stores.ts): the dispatcher itself knows no backend.
+ * (src/platform/node-stores.ts): the dispatcher itself knows no backend.
  */
 export type OpenDefaultDispatchStore = (database: string) => DispatchStore;
 
 /**
  * The dispatcher, with the store it is given or the one `openDefaultStore` opens: every
- * `Dispatcher` is one. The class acct-webhook/dispatcher exports (src/defaults/dispatcher.ts)
+ * `Dispatcher` is one. The class acct-webhook/dispatcher exports (src/platform/node-dispatcher.ts)
  * extends it with the default store, a SQLite file.
  */
 export class DispatcherCore {

@@ -4,8 +4,8 @@ import { expandEventPattern, type EventType } from '../events/catalog.js';
 import { parseEvent } from '../events/parse.js';
 import { sampleEvent } from '../events/sample-event.js';
 import type { EventObject, PreviousAttributes, WebhookEvent } from '../events/schemas.js';
-import { newId } from '../ids.js';
-import { WebhookValidationError } from '../errors.js';
+import { newId } from '../kernel/ids.js';
+import { WebhookValidationError } from '../kernel/errors.js';
 import { DispatcherError } from './errors.js';
 import type { StoredEvent, StoredWebhook } from '../ports/dispatch-store.js';
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { callable, numberIn, parseOptions } from '../configuration.js';
-import { isLogger, type LoggerOption } from '../logger.js';
+import { callable, numberIn, parseOptions } from '../kernel/configuration.js';
+import { isLogger, type LoggerOption } from '../logging/logger.js';
 import { isMeter, type MetricsOptions } from '../metrics/meter.js';
 import type { WebhookAlert } from './alerts.js';
 import {
@@ -16,14 +16,14 @@ import {
   INITIAL_IN_FLIGHT_PER_WEBHOOK,
   MANUAL_RETRY_LIMIT,
   MAX_IDLE_MS,
-} from './defaults.js';
+} from './dispatcher-defaults.js';
 import type { RateLimit } from './rate-limit.js';
 import { RETRY_SCHEDULE } from './schedule.js';
 import type { TrustedCa } from './sender.js';
 import type { AttemptReport } from './attempt-report.js';
 import type { DispatchStore } from '../ports/dispatch-store.js';
 import type { ResolveHost } from './url-guard.js';
-import { MAX_TIMER_MS } from '../timers.js';
+import { MAX_TIMER_MS } from '../kernel/timers.js';
 
 /** The options of `new Dispatcher()`; every one is checked when the constructor runs. */
 export interface DispatcherOptions {

@@ -1,5 +1,5 @@
 import type { EventPattern } from '../events/catalog.js';
-import { newId } from '../ids.js';
+import { newId } from '../kernel/ids.js';
 import { DispatcherError, NotFoundError } from './errors.js';
 import type { EnabledWebhook, WebhookRegistration, WebhookStatus, WebhookWithSecret } from './records.js';
 import { validateEvents, validateHeaders, validateRateLimit, validateStatus } from './registration-rules.js';

@@ -1,7 +1,7 @@
-import type { Logger } from '../logger.js';
+import type { Logger } from '../logging/logger.js';
 import type { DispatchStore } from '../ports/dispatch-store.js';
 import { RETENTION_BATCH_SIZE, type BusinessErasure } from '../ports/retention.js';
-import { DELIVERY_PRUNE_INTERVAL_MS } from './defaults.js';
+import { DELIVERY_PRUNE_INTERVAL_MS } from './dispatcher-defaults.js';
 import { DispatcherError } from './errors.js';
 
 /** What one pruning run did. */

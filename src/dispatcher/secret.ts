@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { SECRET_PREFIX } from '../signature.js';
+import { SECRET_PREFIX } from '../signing/signature.js';
 
 /** Random bytes in a webhook secret: 256 bits, as strong as the HMAC-SHA256 key can use. */
 export const SECRET_BYTES = 32;

@@ -1,4 +1,4 @@
-import { newId } from '../ids.js';
+import { newId } from '../kernel/ids.js';
 import type { EventType } from './catalog.js';
 import type { EventMap, EventObject, PreviousAttributes } from './schemas.js';
 

@@ -1,4 +1,4 @@
-import { WebhookValidationError, type ValidationIssue } from '../errors.js';
+import { WebhookValidationError, type ValidationIssue } from '../kernel/errors.js';
 import { isEventType } from './event-types.js';
 import type { WebhookEvent } from './schemas.js';
 import { FAIL, type Issue } from './validate.js';

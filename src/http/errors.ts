@@ -1,4 +1,4 @@
-import { AcctWebhookError, type ErrorDetails } from '../errors.js';
+import { AcctWebhookError, type ErrorDetails } from '../kernel/errors.js';
 
 /** Every code an {@link HttpBodyError} carries, with the status the HTTP edge answers it with. */
 export const HTTP_BODY_ERROR_STATUS = {

@@ -1,4 +1,4 @@
-import { sha256Hex } from '../sha256.js';
+import { sha256Hex } from '../kernel/sha256.js';
 import type { QuarantineInput } from './idempotency-store.js';
 
 /**

@@ -1,4 +1,4 @@
-import { numberAtLeast, optional } from '../options-check.js';
+import { numberAtLeast, optional } from '../kernel/options-check.js';
 import { MIN_RETENTION_MS } from './idempotency-store.js';
 
 /** Why a retention under 35 hours is refused; the one reason every store gives. */

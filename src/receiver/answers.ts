@@ -1,4 +1,4 @@
-import type { AcctWebhookError, ErrorBody, VerificationErrorCode } from '../errors.js';
+import type { AcctWebhookError, ErrorBody, VerificationErrorCode } from '../kernel/errors.js';
 import { HTTP_BODY_ERROR_STATUS, type HttpBodyErrorCode } from '../http/errors.js';
 import type { ReceiverErrorCode } from './errors.js';
 

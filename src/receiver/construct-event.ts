@@ -2,7 +2,7 @@ import type { WebhookEvent } from '../events/schemas.js';
 import { parseEvent } from '../events/parse.js';
 import type { HeadersInput } from '../http/headers.js';
 import { verifyRequest } from './verify-request.js';
-import { DEFAULT_TOLERANCE_SECONDS, nodeHmac, type RawPayload, type WebhookSecret } from '../signature.js';
+import { DEFAULT_TOLERANCE_SECONDS, nodeHmac, type RawPayload, type WebhookSecret } from '../signing/signature.js';
 
 /** The options of {@link constructEvent}. */
 export interface ConstructEventOptions {

@@ -1,10 +1,10 @@
 import type { WebhookEvent } from '../events/schemas.js';
-import type { Logger } from '../logger.js';
-import { redactingLogger } from '../redacting-logger.js';
-import type { RawPayload } from '../signature-scheme.js';
+import type { Logger } from '../logging/logger.js';
+import { redactingLogger } from '../logging/redacting-logger.js';
+import type { RawPayload } from '../signing/signature-scheme.js';
 import type { Atomic, StoreAtomicEffect } from '../ports/atomic-effect.js';
-import { ConfigurationError } from '../errors.js';
-import { asBuffer } from '../bytes.js';
+import { ConfigurationError } from '../kernel/errors.js';
+import { asBuffer } from '../kernel/bytes.js';
 import type { IdempotencyStore } from '../ports/idempotency-store.js';
 import type { ObjectVersion } from '../ports/versions.js';
 import type { Inbound } from './inbound.js';

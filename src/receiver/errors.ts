@@ -1,4 +1,4 @@
-import { AcctWebhookError, type ErrorDetails } from '../errors.js';
+import { AcctWebhookError, type ErrorDetails } from '../kernel/errors.js';
 
 export const RECEIVER_ERROR_CODES = [
   'METHOD_NOT_ALLOWED',

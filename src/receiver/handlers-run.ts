@@ -4,7 +4,7 @@ import type { HandlerRun } from './context.js';
 import { ReceiverError, WebhookHandlerError } from './errors.js';
 import type { Inbound } from './inbound.js';
 import { aboutEvent } from './outcome.js';
-import type { ReceiverRuntime } from './runtime.js';
+import type { ReceiverRuntime } from './receiver-runtime.js';
 
 type BudgetResult = { results: unknown[] } | { error: WebhookHandlerError } | 'timeout';
 

@@ -1,4 +1,4 @@
-import type { RawPayload } from '../signature-scheme.js';
+import type { RawPayload } from '../signing/signature-scheme.js';
 import type { VerifiedRequest } from './verify-request.js';
 
 /** A delivery while it is being received. */

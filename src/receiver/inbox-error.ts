@@ -1,5 +1,5 @@
 import { WebhookHandlerError, type ReceiverError } from './errors.js';
-import { utf8Length } from '../bytes.js';
+import { utf8Length } from '../kernel/bytes.js';
 
 /**
  * The most an inbox event's `last_error.message` holds, in UTF-8 bytes: enough for an error's

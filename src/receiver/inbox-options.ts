@@ -1,6 +1,6 @@
-import { list, numberIn, optional, strictObject, union, boolean, type Check } from '../options-check.js';
-import { ConfigurationError } from '../errors.js';
-import { MAX_TIMER_MS } from '../timers.js';
+import { list, numberIn, optional, strictObject, union, boolean, type Check } from '../kernel/options-check.js';
+import { ConfigurationError } from '../kernel/errors.js';
+import { MAX_TIMER_MS } from '../kernel/timers.js';
 
 /** Inbox mode's options (`inbox: true` takes the defaults). */
 export interface InboxOptions {

@@ -1,6 +1,6 @@
 import { WakeUpListener } from '../ports/wake-ups.js';
-import { contained } from '../contained.js';
-import { isAcctWebhookError } from '../errors.js';
+import { contained } from '../kernel/contained.js';
+import { isAcctWebhookError } from '../kernel/errors.js';
 import { parseEvent } from '../events/parse.js';
 import type { WebhookEvent } from '../events/schemas.js';
 import type { ClaimedInboxEvent, InboxStore } from '../ports/inbox.js';

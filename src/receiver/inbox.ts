@@ -1,10 +1,10 @@
-import { checkOptions, dateOrNumber, numberIn, oneOf, optional, strictObject, string } from '../options-check.js';
-import { ConfigurationError } from '../errors.js';
+import { checkOptions, dateOrNumber, numberIn, oneOf, optional, strictObject, string } from '../kernel/options-check.js';
+import { ConfigurationError } from '../kernel/errors.js';
 import { INBOX_STATUSES, type InboxEvent, type InboxFilter, type InboxPurge, type InboxStats, type InboxStore } from '../ports/inbox.js';
 import type { IdempotencyStore } from '../ports/idempotency-store.js';
 import { ReceiverError } from './errors.js';
 import type { InboxWorker } from './inbox-worker.js';
-import { MAX_TIMER_MS } from '../timers.js';
+import { MAX_TIMER_MS } from '../kernel/timers.js';
 
 /** `drain()` gives up after this long by default, so a test never hangs on an event that keeps failing. */
 export const DEFAULT_DRAIN_TIMEOUT_MS = 30_000;

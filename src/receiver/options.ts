@@ -1,7 +1,7 @@
-import { boolean, callable, checkOptions, custom, instanceOf, list, literal, numberIn, oneOf, optional, strictObject, string, union } from '../options-check.js';
-import { ConfigurationError } from '../errors.js';
-import { isLogger, resolveLogger, type Logger, type LoggerOption } from '../logger.js';
-import { DEFAULT_TOLERANCE_SECONDS, type HmacEngine, type HmacKeys, type WebhookSecret } from '../signature-scheme.js';
+import { boolean, callable, checkOptions, custom, instanceOf, list, literal, numberIn, oneOf, optional, strictObject, string, union } from '../kernel/options-check.js';
+import { ConfigurationError } from '../kernel/errors.js';
+import { isLogger, resolveLogger, type Logger, type LoggerOption } from '../logging/logger.js';
+import { DEFAULT_TOLERANCE_SECONDS, type HmacEngine, type HmacKeys, type WebhookSecret } from '../signing/signature-scheme.js';
 import type { IdempotencyStore } from '../ports/idempotency-store.js';
 import { inboxSettings, inboxShape, type InboxOptions, type InboxSettings } from './inbox-options.js';
 import { orderingGuard, orderingShape, type OrderingGuard, type OrderingOptions } from './ordering.js';
@@ -9,7 +9,7 @@ import { isMeter, type MetricsOptions } from '../metrics/meter.js';
 import { withReceiverMetrics } from '../metrics/receiver-metrics.js';
 import type { ReceiveOutcome } from './outcome.js';
 import { Webhooks } from './webhooks.js';
-import { MAX_TIMER_MS } from '../timers.js';
+import { MAX_TIMER_MS } from '../kernel/timers.js';
 
 /** The path `webhookHandler` and `nodeHandler` answer on when mounted with `app.use`. */
 export const DEFAULT_PATH = '/webhooks';
@@ -174,21 +174,21 @@ const ONE_STORE = {
 };
 
 const receiverSchema = strictObject(receiverShape, { refine: ONE_STORE });
-/** The adapters' options check; exported for test/options-check.test.ts. */
+/** The adapters' options check; exported for test/kernel/options-check.test.ts. */
 export const handlerOptionsCheck = strictObject({ ...receiverShape, ...bodyShape }, { refine: ONE_STORE });
 
 type ParsedReceiverOptions = ReturnType<typeof receiverSchema>;
 
 /**
  * Opens the store of a receiver given none (`database` is its option, when given). The entry
- * points choose it (src/defaults/stores.ts): the receiver itself knows no backend.
+ * points choose it (src/platform/node-stores.ts): the receiver itself knows no backend.
  */
 export type OpenDefaultStore = (database: string | undefined) => IdempotencyStore;
 
 /**
  * What the entry points choose for a receiver and the core does not know: the store when none
  * is given, and how an HMAC is computed. On Node.js: a SQLite file and node:crypto
- * (src/defaults/node-platform.ts); in acct-webhook/web: no default store and WebCrypto.
+ * (src/platform/node.ts); in acct-webhook/web: no default store and WebCrypto.
  */
 export interface ReceiverPlatform {
   openDefaultStore: OpenDefaultStore;

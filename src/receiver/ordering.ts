@@ -1,4 +1,4 @@
-import { boolean, callable, oneOf, optional, strictObject, union, type Check } from '../options-check.js';
+import { boolean, callable, oneOf, optional, strictObject, union, type Check } from '../kernel/options-check.js';
 import { eventTypeInfo } from '../events/event-types.js';
 import type { WebhookEvent } from '../events/schemas.js';
 import { compareVersions, type ObjectVersion } from '../ports/versions.js';

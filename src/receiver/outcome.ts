@@ -1,5 +1,5 @@
 import type { WebhookEvent } from '../events/schemas.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../logging/logger.js';
 
 /**
  * What the receiver did with a delivery:

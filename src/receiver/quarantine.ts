@@ -1,10 +1,10 @@
-import { WebhookValidationError } from '../errors.js';
-import type { RawPayload } from '../signature-scheme.js';
+import { WebhookValidationError } from '../kernel/errors.js';
+import type { RawPayload } from '../signing/signature-scheme.js';
 import type { QuarantineInput } from '../ports/idempotency-store.js';
 import { acknowledged, failed, type WebhookResponse } from './answers.js';
 import { ReceiverError } from './errors.js';
 import { toBuffer } from './context.js';
-import { utf8Text } from '../bytes.js';
+import { utf8Text } from '../kernel/bytes.js';
 import type { ResolvedReceiverOptions } from './options.js';
 import type { OutcomeFields } from './outcome.js';
 

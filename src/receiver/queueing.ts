@@ -7,7 +7,7 @@ import type { Inbound } from './inbound.js';
 import { aboutEvent } from './outcome.js';
 import type { InboxWorker } from './inbox-worker.js';
 import type { ResolvedReceiverOptions } from './options.js';
-import type { ReceiverRuntime } from './runtime.js';
+import type { ReceiverRuntime } from './receiver-runtime.js';
 
 /** The request headers kept with an inbox event: what helps to understand a delivery later, never the signature. */
 export const KEPT_HEADERS = ['x-svc-timestamp', 'content-type', 'user-agent', 'x-correlation-id', 'x-request-id'] as const;

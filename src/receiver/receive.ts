@@ -1,8 +1,8 @@
-import { contained } from '../contained.js';
-import { isAcctWebhookError, WebhookValidationError, WebhookVerificationError } from '../errors.js';
+import { contained } from '../kernel/contained.js';
+import { isAcctWebhookError, WebhookValidationError, WebhookVerificationError } from '../kernel/errors.js';
 import { parseEvent } from '../events/parse.js';
 import type { WebhookEvent } from '../events/schemas.js';
-import type { RawPayload } from '../signature-scheme.js';
+import type { RawPayload } from '../signing/signature-scheme.js';
 import type { IdempotencyStore } from '../ports/idempotency-store.js';
 import { acknowledged, acknowledgedEvent, failed, type WebhookResponse } from './answers.js';
 import { handlerContext, lazyBuffer } from './context.js';
@@ -18,7 +18,7 @@ import { InboxWorker } from './inbox-worker.js';
 import { queueing } from './queueing.js';
 import type { ObjectVersion } from '../ports/versions.js';
 import type { OrderingGuard } from './ordering.js';
-import type { ReceiverRuntime } from './runtime.js';
+import type { ReceiverRuntime } from './receiver-runtime.js';
 import { verifyRequest, type VerifiedRequest } from './verify-request.js';
 
 /** One delivery as any framework sees it: the raw body, the headers, and the method if known. */

@@ -10,7 +10,7 @@ import {
   type SyncHmacKeys,
   type RawPayload,
   type WebhookSecret,
-} from '../signature-scheme.js';
+} from '../signing/signature-scheme.js';
 import { readHeader, type HeadersInput } from '../http/headers.js';
 
 export interface RequestVerificationOptions {

@@ -1,6 +1,6 @@
 import { expandEventPattern, type EventPattern, type EventType } from '../events/event-types.js';
 import type { EventMap, WebhookEvent } from '../events/schemas.js';
-import { ConfigurationError } from '../errors.js';
+import { ConfigurationError } from '../kernel/errors.js';
 import type { HandlerContext } from './context.js';
 import { WebhookHandlerError } from './errors.js';
 

@@ -1,4 +1,4 @@
-import type { Dispatcher } from '../defaults/dispatcher.js';
+import type { Dispatcher } from '../platform/node-dispatcher.js';
 import type { SandboxClock } from './clock.js';
 import type { SandboxEmitter } from './emitter.js';
 import type { IdFactory } from './ids.js';

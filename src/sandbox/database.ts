@@ -1,4 +1,4 @@
-import type { SqliteConnection } from '../sqlite/driver.js';
+import type { SqliteConnection } from '../stores/sqlite/drivers.js';
 
 /**
  * The sandbox's own tables, beside the Dispatcher's in the same SQLite file. Append only: a

@@ -1,4 +1,4 @@
-import type { Dispatcher } from '../defaults/dispatcher.js';
+import type { Dispatcher } from '../platform/node-dispatcher.js';
 import type { EventType } from '../events/catalog.js';
 import type { EventObject, PreviousAttributes } from '../events/schemas.js';
 import type { IdFactory } from './ids.js';

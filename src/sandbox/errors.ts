@@ -1,4 +1,4 @@
-import { AcctWebhookError, type ErrorDetails } from '../errors.js';
+import { AcctWebhookError, type ErrorDetails } from '../kernel/errors.js';
 
 /** Every code the sandbox's API answers with; the platform document's codes. */
 export const SANDBOX_ERROR_CODES = ['UNAUTHORIZED', 'VALIDATION_ERROR', 'NOT_FOUND', 'RATE_LIMIT_EXCEEDED', 'INTERNAL_ERROR'] as const;

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { RESPONSE_BODY_LIMIT_BYTES } from '../dispatcher/defaults.js';
-import type { Dispatcher } from '../defaults/dispatcher.js';
+import { RESPONSE_BODY_LIMIT_BYTES } from '../dispatcher/dispatcher-defaults.js';
+import type { Dispatcher } from '../platform/node-dispatcher.js';
 import { HttpSender, type AnswerWatcher, type SendResult } from '../dispatcher/sender.js';
 import { UrlGuard, type ResolveHost } from '../dispatcher/url-guard.js';
 import type { SandboxClock } from './clock.js';

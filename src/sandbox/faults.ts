@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { SqliteConnection } from '../sqlite/driver.js';
+import type { SqliteConnection } from '../stores/sqlite/drivers.js';
 
 /**
  * What the sandbox does to the deliveries of one registration, on the way from the Dispatcher to

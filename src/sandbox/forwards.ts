@@ -1,7 +1,7 @@
 import type { DeliveryAttempt } from '../dispatcher/records.js';
 import type { SendResult } from '../dispatcher/sender.js';
 import type { AttemptErrorKind } from '../ports/dispatch-statuses.js';
-import type { SqliteConnection } from '../sqlite/driver.js';
+import type { SqliteConnection } from '../stores/sqlite/drivers.js';
 
 /** What the fault proxy saw of one attempt at the receiver. */
 export interface Forward {

@@ -1,4 +1,4 @@
-import type { SqliteConnection } from '../sqlite/driver.js';
+import type { SqliteConnection } from '../stores/sqlite/drivers.js';
 import type { z } from 'zod';
 import type { customerSchema } from '../events/objects/customer.js';
 import type { invoiceSchema } from '../events/objects/invoice.js';

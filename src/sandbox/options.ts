@@ -1,13 +1,13 @@
 import { z } from 'zod';
-import { callable, numberIn, parseOptions } from '../configuration.js';
+import { callable, numberIn, parseOptions } from '../kernel/configuration.js';
 import type { AttemptReport } from '../dispatcher/attempt-report.js';
-import { DELIVERY_TIMEOUT_MS } from '../dispatcher/defaults.js';
+import { DELIVERY_TIMEOUT_MS } from '../dispatcher/dispatcher-defaults.js';
 import type { ResolveHost } from '../dispatcher/url-guard.js';
-import { isLogger, type LoggerOption } from '../logger.js';
+import { isLogger, type LoggerOption } from '../logging/logger.js';
 import { faultsInput, type FaultsInput } from './faults.js';
 import { PLAN_LIMITS_PER_MINUTE, type SandboxPlan } from './http/rate-limit.js';
 import type { SandboxWebhookStatusChange } from './webhook-status.js';
-import { MAX_TIMER_MS } from '../timers.js';
+import { MAX_TIMER_MS } from '../kernel/timers.js';
 
 /** The options of `createSandbox()`; every one is checked when it runs. */
 export interface SandboxOptions {

@@ -1,4 +1,4 @@
-import type { Dispatcher } from '../defaults/dispatcher.js';
+import type { Dispatcher } from '../platform/node-dispatcher.js';
 
 /**
  * Starts a Dispatcher run (`runDue`) for deliveries the sandbox just queued or that the clock

@@ -1,9 +1,9 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import type { Dispatcher } from '../defaults/dispatcher.js';
+import type { Dispatcher } from '../platform/node-dispatcher.js';
 import { DispatcherError, InvalidUrlError } from '../dispatcher/errors.js';
 import type { WebhookRegistration, WebhookStatus } from '../dispatcher/records.js';
 import type { EventPattern } from '../events/catalog.js';
-import type { SqliteConnection } from '../sqlite/driver.js';
+import type { SqliteConnection } from '../stores/sqlite/drivers.js';
 import type { SandboxClock } from './clock.js';
 import { SandboxError } from './errors.js';
 import type { Faults } from './faults.js';

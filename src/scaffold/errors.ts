@@ -1,5 +1,5 @@
 import { EXIT_CODES, type ExitCode } from '../cli-kit/exit-codes.js';
-import { AcctWebhookError } from '../errors.js';
+import { AcctWebhookError } from '../kernel/errors.js';
 
 export { EXIT_CODES, type ExitCode } from '../cli-kit/exit-codes.js';
 

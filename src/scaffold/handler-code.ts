@@ -1,6 +1,6 @@
 import { EVENT_CATALOG, type EventType } from '../events/catalog.js';
 import type { ChosenGroup } from './events.js';
-import { handlerFields } from './handler-fields.js';
+import { handlerFields } from '../events/handler-fields.js';
 import type { TemplateVariables } from './template.js';
 
 const INDENT = '  ';

@@ -2,9 +2,9 @@ import { isEventType, type EventType } from '../events/catalog.js';
 import { mergeDeep, type DeepPartial } from '../events/merge.js';
 import { sampleEvent } from '../events/sample-event.js';
 import type { EventMap } from '../events/schemas.js';
-import { ConfigurationError } from '../errors.js';
-import { newId } from '../ids.js';
-import { signPayload, type RawPayload } from '../signature.js';
+import { ConfigurationError } from '../kernel/errors.js';
+import { newId } from '../kernel/ids.js';
+import { signPayload, type RawPayload } from '../signing/signature.js';
 
 /**
  * A realistic sample event of the given type (Austrian sample data from the event catalog) with a

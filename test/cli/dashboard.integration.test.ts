@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SESSION_COOKIE } from '../../src/cli/dashboard/token-gate.js';
 import { hasDotSegment } from '../../src/dashboard/request-target.js';
-import { Dispatcher } from '../../src/dispatcher/index.js';
+import { Dispatcher } from '../../src/dispatcher.js';
 import { cookieHeader, ISSUE_TOKEN, pathBelow, queryValue } from '../dashboard/hostile-values.js';
 import { tempDir } from '../dispatcher/fixtures.js';
 import { rawRequest } from '../helpers/raw-http.js';

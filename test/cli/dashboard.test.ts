@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { hostWarning, isLoopbackHost } from '../../src/cli/dashboard/host-warning.js';
 import { SESSION_COOKIE } from '../../src/cli/dashboard/token-gate.js';
 import { hasDotSegment } from '../../src/dashboard/request-target.js';
-import { Dispatcher } from '../../src/dispatcher/index.js';
+import { Dispatcher } from '../../src/dispatcher.js';
 import { sqliteStore } from '../../src/index.js';
 import { cookieHeader, ISSUE_TOKEN, pathBelow, queryValue } from '../dashboard/hostile-values.js';
 import { tempDir } from '../dispatcher/fixtures.js';

@@ -3,7 +3,7 @@ import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Delivery, DeliveryDetail, WebhookRegistration } from '../../src/dispatcher/records.js';
-import { verifySignature } from '../../src/signature.js';
+import { verifySignature } from '../../src/signing/signature.js';
 import { CommandRun, expectOneLineError, runCommand, temporaryDirectory, waitFor, type CliResult } from './helpers.js';
 import { closedPort, closeServer, listenOnLoopback, startRecorder, type RecordedRequest, type Recorder } from './servers.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CLI_ERROR_EXITS, CliError, type CliErrorCode } from '../../src/cli/errors.js';
 import { exitCodeFor } from '../../src/cli/exit-codes.js';
-import { ConfigurationError, WebhookVerificationError } from '../../src/errors.js';
+import { ConfigurationError, WebhookVerificationError } from '../../src/kernel/errors.js';
 
 describe('exitCodeFor', () => {
   const pinned: Record<CliErrorCode, number> = {

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { verifySignature } from '../../src/signature.js';
+import { verifySignature } from '../../src/signing/signature.js';
 import { expectOneLineError, runCommand, startListen, testSecret, type CommandRun } from './helpers.js';
 import { closedPort, startRecorder, type Recorder } from './servers.js';
 

@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVENT_TYPES, expandEventPattern } from '../../src/events/catalog.js';
-import { verifySignature } from '../../src/signature.js';
+import { verifySignature } from '../../src/signing/signature.js';
 import { expectOneLineError, runCommand, temporaryDirectory, testSecret } from './helpers.js';
 import { startReceiver, type TestReceiver } from './receivers.js';
 import { closedPort, startRecorder, type Recorder } from './servers.js';

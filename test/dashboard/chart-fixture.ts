@@ -1,12 +1,12 @@
 import { join } from 'node:path';
 import { onTestFinished } from 'vitest';
-import { Dispatcher } from '../../src/dispatcher/index.js';
+import { Dispatcher } from '../../src/dispatcher.js';
 import { recordingOf } from '../../src/dispatcher/attempt-recording.js';
 import { afterAttempt } from '../../src/dispatcher/schedule.js';
 import { dashboardNodeHandler } from '../../src/dashboard/index.js';
 import { createReceiver, sqliteStore, Webhooks } from '../../src/index.js';
 import type { DeliveryStatus } from '../../src/ports/dispatch-statuses.js';
-import { sqliteDispatchStore } from '../../src/sqlite/dispatch-store.js';
+import { sqliteDispatchStore } from '../../src/stores/sqlite/dispatch-store.js';
 import { attemptOf, storedEvent, webhook } from '../../src/testing/dispatch-store-contract.js';
 import { tempDir } from '../dispatcher/fixtures.js';
 import { FakeClock } from '../helpers/clock.js';

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { onTestFinished } from 'vitest';
-import type { DispatcherOptions } from '../../src/dispatcher/index.js';
+import type { DispatcherOptions } from '../../src/dispatcher.js';
 import { dashboardNodeHandler } from '../../src/dashboard/index.js';
 import type { DashboardOptions } from '../../src/dashboard/options.js';
 import { createReceiver, sqliteStore, Webhooks, type Receiver as WebhookReceiver } from '../../src/index.js';

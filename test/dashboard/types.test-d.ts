@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { describe, expectTypeOf, it } from 'vitest';
 import { dashboard, dashboardFetchHandler, dashboardNodeHandler, type DashboardOptions, type ExpressDashboardRequest } from '../../src/dashboard/index.js';
-import type { Dispatcher } from '../../src/dispatcher/index.js';
+import type { Dispatcher } from '../../src/dispatcher.js';
 
 declare const dispatcher: Dispatcher;
 

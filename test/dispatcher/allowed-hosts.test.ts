@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { Dispatcher, InvalidUrlError, type UrlRefusalReason } from '../../src/dispatcher/index.js';
-import { ConfigurationError } from '../../src/errors.js';
+import { Dispatcher, InvalidUrlError, type UrlRefusalReason } from '../../src/dispatcher.js';
+import { ConfigurationError } from '../../src/kernel/errors.js';
 import { RefusedAddressError, UrlGuard, type ResolveHost } from '../../src/dispatcher/url-guard.js';
 import { tempDir, testDispatcher } from './fixtures.js';
 

@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import type { AttemptReport } from '../../src/dispatcher/index.js';
+import type { AttemptReport } from '../../src/dispatcher.js';
 import type { Logger } from '../../src/index.js';
 import { createTestEvent } from '../../src/testing/index.js';
 import { withServer } from '../helpers/server.js';

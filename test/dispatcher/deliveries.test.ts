@@ -1,7 +1,7 @@
 import { PassThrough, Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { RateLimitError, type DeliveryExportFilter, type Dispatcher, type ExportedAttempt } from '../../src/dispatcher/index.js';
-import { MANUAL_RETRY_LIMIT } from '../../src/dispatcher/defaults.js';
+import { RateLimitError, type DeliveryExportFilter, type Dispatcher, type ExportedAttempt } from '../../src/dispatcher.js';
+import { MANUAL_RETRY_LIMIT } from '../../src/dispatcher/dispatcher-defaults.js';
 import { createTestEvent } from '../../src/testing/index.js';
 import { withServer } from '../helpers/server.js';
 import { clockedDispatcher, MINUTE, Receiver, testDispatcher } from './fixtures.js';

@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import type { DeliveryStatus, Dispatcher, DispatcherOptions, DispatchStore, ExportedAttempt } from '../../src/dispatcher/index.js';
-import { DELIVERY_TIMEOUT_MS, DISPATCH_LEASE_MARGIN_MS } from '../../src/dispatcher/defaults.js';
+import type { DeliveryStatus, Dispatcher, DispatcherOptions, DispatchStore, ExportedAttempt } from '../../src/dispatcher.js';
+import { DELIVERY_TIMEOUT_MS, DISPATCH_LEASE_MARGIN_MS } from '../../src/dispatcher/dispatcher-defaults.js';
 import { seed, type DispatchStoreFixture } from '../../src/testing/dispatch-store-contract.js';
 import { createTestEvent } from '../../src/testing/index.js';
 import { FakeClock } from '../helpers/clock.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { WebhookValidationError } from '../../src/index.js';
-import { DispatcherError } from '../../src/dispatcher/index.js';
+import { DispatcherError } from '../../src/dispatcher.js';
 import { EVENT_CATALOG, EVENT_TYPES, type EventType } from '../../src/events/catalog.js';
 import { parseEvent } from '../../src/events/parse.js';
 import { createTestEvent } from '../../src/testing/index.js';

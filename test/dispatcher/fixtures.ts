@@ -3,7 +3,7 @@ import type { IncomingHttpHeaders, IncomingMessage, RequestListener, ServerRespo
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { onTestFinished } from 'vitest';
-import { Dispatcher, type DispatcherOptions } from '../../src/dispatcher/index.js';
+import { Dispatcher, type DispatcherOptions } from '../../src/dispatcher.js';
 import { FakeClock } from '../helpers/clock.js';
 
 /** A fresh directory, removed when the test ends. */

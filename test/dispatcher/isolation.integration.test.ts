@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { DispatcherOptions } from '../../src/dispatcher/index.js';
+import type { DispatcherOptions } from '../../src/dispatcher.js';
 import { createTestEvent } from '../../src/testing/index.js';
 import { close, listen, type RunningServer } from '../helpers/server.js';
 import { Receiver, testDispatcher } from './fixtures.js';

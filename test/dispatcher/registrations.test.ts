@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { DispatcherError, NotFoundError, type WebhookRegistration } from '../../src/dispatcher/index.js';
+import { DispatcherError, NotFoundError, type WebhookRegistration } from '../../src/dispatcher.js';
 import type { EventPattern } from '../../src/events/catalog.js';
-import { SECRET_PREFIX, verifySignature } from '../../src/signature.js';
+import { SECRET_PREFIX, verifySignature } from '../../src/signing/signature.js';
 import { createTestEvent } from '../../src/testing/index.js';
 import { withServer } from '../helpers/server.js';
 import { clockedDispatcher, MINUTE, Receiver, testDispatcher } from './fixtures.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PAYLOAD_REMOVED } from '../../src/dispatcher/index.js';
+import { PAYLOAD_REMOVED } from '../../src/dispatcher.js';
 import type { Logger } from '../../src/index.js';
 import { createTestEvent } from '../../src/testing/index.js';
 import { withServer } from '../helpers/server.js';

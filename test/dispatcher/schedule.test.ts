@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RETRY_SCHEDULE } from '../../src/dispatcher/index.js';
+import { RETRY_SCHEDULE } from '../../src/dispatcher.js';
 import { afterAttempt, waitBeforeAttempt } from '../../src/dispatcher/schedule.js';
 import type { StoredDelivery } from '../../src/ports/dispatch-store.js';
 import { createTestEvent } from '../../src/testing/index.js';

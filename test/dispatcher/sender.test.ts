@@ -1,9 +1,9 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DELIVERY_TIMEOUT_MS, Dispatcher } from '../../src/dispatcher/index.js';
-import { USER_AGENT } from '../../src/dispatcher/defaults.js';
-import { WebhookVerificationError } from '../../src/errors.js';
-import { verifySignature } from '../../src/signature.js';
+import { DELIVERY_TIMEOUT_MS, Dispatcher } from '../../src/dispatcher.js';
+import { USER_AGENT } from '../../src/dispatcher/dispatcher-defaults.js';
+import { WebhookVerificationError } from '../../src/kernel/errors.js';
+import { verifySignature } from '../../src/signing/signature.js';
 import { createTestEvent } from '../../src/testing/index.js';
 import { FakeClock } from '../helpers/clock.js';
 import { listen, close, withServer } from '../helpers/server.js';

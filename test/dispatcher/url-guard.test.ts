@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigurationError } from '../../src/index.js';
-import { Dispatcher, InvalidUrlError, type UrlRefusalReason } from '../../src/dispatcher/index.js';
+import { Dispatcher, InvalidUrlError, type UrlRefusalReason } from '../../src/dispatcher.js';
 import { classifyAddress } from '../../src/dispatcher/address-ranges.js';
 import { RefusedAddressError, UrlGuard, type ResolveHost } from '../../src/dispatcher/url-guard.js';
 import { createTestEvent } from '../../src/testing/index.js';

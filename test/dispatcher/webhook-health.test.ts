@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { AlertPayload, WebhookAlert } from '../../src/dispatcher/alerts.js';
-import { DISABLE_FAILING_AFTER_MS } from '../../src/dispatcher/defaults.js';
+import { DISABLE_FAILING_AFTER_MS } from '../../src/dispatcher/dispatcher-defaults.js';
 import { healthAfterAttempt } from '../../src/dispatcher/webhook-health.js';
 import { HEALTHY } from '../../src/dispatcher/webhook-health.js';
-import { verifySignature } from '../../src/signature.js';
+import { verifySignature } from '../../src/signing/signature.js';
 import { createTestEvent } from '../../src/testing/index.js';
 import { close, listen } from '../helpers/server.js';
 import { clockedDispatcher, Receiver } from './fixtures.js';

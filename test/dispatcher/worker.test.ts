@@ -2,7 +2,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { createTestEvent } from '../../src/testing/index.js';
 import { Worker } from '../../src/dispatcher/worker.js';
 import { withServer } from '../helpers/server.js';
-import { Dispatcher } from '../../src/dispatcher/index.js';
+import { Dispatcher } from '../../src/dispatcher.js';
 import { clockedDispatcher, MINUTE, Receiver, testDispatcher } from './fixtures.js';
 
 /** A promise with its resolve function outside. */

@@ -1,6 +1,6 @@
 /*
  * The adapter contract table: every adapter of the receiver, served as a node:http listener on
- * 127.0.0.1, so that test/receiver/adapters.test.ts (and the hostile-transport suite) run the same
+ * 127.0.0.1, so that test/adapters/adapters.test.ts (and the hostile-transport suite) run the same
  * cases — the answer table of docs/receiver.md, direct and inbox mode, 413, 408, BODY_ALREADY_PARSED
  * — against each of them. To add a framework (NestJS, Next.js, workerd), add one `Adapter` row to
  * `adapters` below: `serve(options)` builds the real framework app with the adapter mounted at
@@ -19,11 +19,11 @@ import express4 from 'express4';
 import Fastify from 'fastify';
 import { Hono } from 'hono';
 import Koa from 'koa';
-import { fastifyWebhooks } from '../../src/fastify/index.js';
-import { honoWebhooks } from '../../src/hono/index.js';
-import { honoWebhooks as webHonoWebhooks } from '../../src/web/index.js';
-import { koaWebhooks } from '../../src/koa/index.js';
-import { AcctWebhookModule, WEBHOOK_RECEIVER } from '../../src/nestjs/index.js';
+import { fastifyWebhooks } from '../../src/adapters/fastify/index.js';
+import { honoWebhooks } from '../../src/adapters/hono/index.js';
+import { honoWebhooks as webHonoWebhooks } from '../../src/web.js';
+import { koaWebhooks } from '../../src/adapters/koa/index.js';
+import { AcctWebhookModule, WEBHOOK_RECEIVER } from '../../src/adapters/nestjs/index.js';
 import { fetchHandler, nodeHandler, webhookHandler, type Receiver, type WebhookHandlerOptions } from '../../src/index.js';
 import { fetchListener } from './fetch-server.js';
 
@@ -88,7 +88,7 @@ function createNodeServer(): Server {
 /**
  * `app.post('/webhooks', honoWebhooks(…))` on @hono/node-server, beside a JSON route of the app:
  * acct-webhook/hono's handler (node:crypto), or acct-webhook/web's (WebCrypto, what a Worker runs).
- * The workerd runtime itself is test/web/hono-workerd.integration.test.ts: this table reaches the
+ * The workerd runtime itself is test/platform/hono-workerd.integration.test.ts: this table reaches the
  * receiver in process (inbox, clock), which a Worker's isolate does not allow.
  */
 function honoAdapter(name: string, build: typeof honoWebhooks): Adapter {

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MIN_RETENTION_MS, type IdempotencyStore } from '../../src/ports/idempotency-store.js';
 import { describeDispatcherOnStore, type ProjectDispatchFixture } from '../dispatcher/dispatcher-on-store.js';
-import { describeReceiverOnInbox } from '../store/receiver-on-inbox.js';
+import { describeReceiverOnInbox } from '../stores/receiver-on-inbox.js';
 import {
   describeDeliveryRetention as describePublishedDeliveryRetention,
   describeDispatchStore as describePublishedDispatchStore,
@@ -14,8 +14,8 @@ import { describeDispatchReads } from '../../src/testing/dispatch-reads-contract
 
 /*
  * The contract suites that acct-webhook/testing publishes, bound to vitest, as this repository
- * runs them on every backend (test/store/stores.test.ts, test/sqlite/dispatch-store.test.ts and
- * test/postgres/): the same calls a store author makes.
+ * runs them on every backend (test/stores/stores.test.ts, test/stores/sqlite/dispatch-store.test.ts and
+ * test/stores/postgres/): the same calls a store author makes.
  */
 
 const VITEST = { describe, it, expect, beforeEach, afterEach };

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type * as MainEntry from '../../src/index.js';
-import type * as PostgresEntry from '../../src/postgres/index.js';
+import type * as PostgresEntry from '../../src/stores/postgres/index.js';
 import type * as TestingEntry from '../../src/testing/index.js';
 
 export const root = resolve(import.meta.dirname, '..', '..');

@@ -1,5 +1,5 @@
-// The dashboard's migrations tested on both backends (test/sqlite/migrations.test.ts,
-// test/postgres/migrations.test.ts): what its reads must return after store migration 4 (the
+// The dashboard's migrations tested on both backends (test/stores/sqlite/migrations.test.ts,
+// test/stores/postgres/migrations.test.ts): what its reads must return after store migration 4 (the
 // receiving side's indexes) and dispatch migration 6 (the overview's index on deliveries) from
 // the rows an older database held.
 import { expect } from 'vitest';

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
-import { redactUrl } from '../../src/postgres/pool.js';
+import { redactUrl } from '../../src/stores/postgres/pool.js';
 
 /*
  * The PostgreSQL server of the test run (docs/development.md, "PostgreSQL"), chosen once by the

@@ -11,7 +11,7 @@ import { afterAll, inject } from 'vitest';
 
 function injectedUrl(): string {
   const url = inject('postgresUrl');
-  if (typeof url !== 'string') throw new Error('no PostgreSQL server was chosen for this project: a test that needs one belongs under test/postgres/ (or in a project whose globalSetup has test/helpers/postgres-server.ts)');
+  if (typeof url !== 'string') throw new Error('no PostgreSQL server was chosen for this project: a test that needs one belongs under test/stores/postgres/ (or in a project whose globalSetup has test/helpers/postgres-server.ts)');
   return url;
 }
 

@@ -6,8 +6,8 @@ import { QUARANTINE_FIELDS } from '../../src/ports/quarantine-fields.js';
 import { WEBHOOK_FIELDS } from '../../src/ports/webhook-fields.js';
 
 /*
- * Which table keeps which field list, for the schema tests of each backend (test/sqlite/schema.test.ts,
- * test/postgres/schema.test.ts): after migrating, a table's columns are exactly its list's
+ * Which table keeps which field list, for the schema tests of each backend (test/stores/sqlite/schema.test.ts,
+ * test/stores/postgres/schema.test.ts): after migrating, a table's columns are exactly its list's
  * columns, of the kind's type, and the columns the store keeps for itself, named here with why.
  */
 type StoreOnly = Readonly<Record<string, 'integer' | 'number' | 'flag' | 'time' | 'value'>>;

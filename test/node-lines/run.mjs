@@ -39,7 +39,7 @@ const log = (line) => process.stderr.write(`node-lines: ${line}\n`);
 
 /** The project a test file belongs to, as vitest.config.ts decides it. */
 function projectOf(file) {
-  if (file.startsWith('test/postgres/')) return 'postgres';
+  if (file.startsWith('test/stores/postgres/')) return 'postgres';
   if (file.endsWith('.integration.test.ts')) return 'integration';
   return 'unit';
 }

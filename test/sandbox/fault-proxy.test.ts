@@ -1,7 +1,7 @@
 import { createServer as createTcpServer, type Server as TcpServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { RESPONSE_BODY_LIMIT_BYTES } from '../../src/dispatcher/defaults.js';
+import { RESPONSE_BODY_LIMIT_BYTES } from '../../src/dispatcher/dispatcher-defaults.js';
 import type { AttemptReport } from '../../src/dispatcher/attempt-report.js';
 import { createSandbox, type SandboxOptions } from '../../src/sandbox/index.js';
 import { close, listen } from '../helpers/server.js';

@@ -4,7 +4,7 @@ import { DEFAULT_PATH } from '../../src/receiver/options.js';
 import { RECEIVER_PATH } from '../../src/scaffold/defaults.js';
 import { ScaffoldError } from '../../src/scaffold/errors.js';
 import { parseEventList } from '../../src/scaffold/events.js';
-import { handlerFields } from '../../src/scaffold/handler-fields.js';
+import { handlerFields } from '../../src/events/handler-fields.js';
 import { MAX_PACKAGE_NAME_LENGTH, packageNameProblem } from '../../src/scaffold/package-name.js';
 import { targetPath } from '../../src/scaffold/project-files.js';
 import { canPrompt, detectPackageManager } from '../../src/scaffold/resolve-options.js';

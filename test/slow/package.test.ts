@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { nodeSqliteSupport } from '../../src/sqlite/node-sqlite.js';
+import { nodeSqliteSupport } from '../../src/stores/sqlite/node-sqlite.js';
 import { POSTGRES_URL } from '../helpers/postgres.js';
 
 const run = promisify(execFile);

@@ -4,7 +4,7 @@ import { createInterface } from 'node:readline';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import pg from 'pg';
-import { Dispatcher } from '../../src/dispatcher/index.js';
+import { Dispatcher } from '../../src/dispatcher.js';
 import { createTestEvent } from '../../src/testing/index.js';
 import { POSTGRES_URL } from '../helpers/postgres.js';
 import { childEnvironment, listFiles, provideSqliteBinding, readJson, runGenerator, runProcess, temporaryDirectory, waitFor } from '../scaffold/helpers.js';

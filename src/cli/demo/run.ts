@@ -1,13 +1,13 @@
 import { Writable } from 'node:stream';
-import { DELIVERY_TIMEOUT_MS, DISPATCH_LEASE_MARGIN_MS } from '../../dispatcher/defaults.js';
-import { Dispatcher } from '../../defaults/dispatcher.js';
+import { DELIVERY_TIMEOUT_MS, DISPATCH_LEASE_MARGIN_MS } from '../../dispatcher/dispatcher-defaults.js';
+import { Dispatcher } from '../../platform/node-dispatcher.js';
 import type { ExportedAttempt } from '../../dispatcher/records.js';
 import { RETRY_SCHEDULE } from '../../dispatcher/schedule.js';
 import { EVENT_TYPES, type EventType } from '../../events/catalog.js';
 import { catalogSample } from '../../events/sample-event.js';
 import { SAMPLE_BUSINESS_ID } from '../../events/samples.js';
 import { DEFAULT_HANDLER_TIMEOUT_MS } from '../../receiver/options.js';
-import { sqliteStore } from '../../sqlite/idempotency-store.js';
+import { sqliteStore } from '../../stores/sqlite/idempotency-store.js';
 import type { CommandContext } from '../context.js';
 import { CliError } from '../errors.js';
 import { EXIT_CODES, type ExitCode } from '../exit-codes.js';

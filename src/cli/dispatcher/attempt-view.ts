@@ -1,5 +1,5 @@
 import { attemptSummary, type AttemptReport } from '../../dispatcher/attempt-report.js';
-import type { LogFn, Logger } from '../../logger.js';
+import type { LogFn, Logger } from '../../logging/logger.js';
 
 /** One attempt as `dispatcher run` shows it (a line, or a JSON object with --json): the log line's fields and the time. */
 export type AttemptView = ReturnType<typeof attemptSummary> & { time: number };

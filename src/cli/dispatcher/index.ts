@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { DEFAULT_DATABASE_FILE } from '../../dispatcher/defaults.js';
+import { DEFAULT_DATABASE_FILE } from '../../dispatcher/dispatcher-defaults.js';
 import type { CommandContext } from '../context.js';
 import { examples } from '../help.js';
 import { deliveriesCommand } from './deliveries.js';

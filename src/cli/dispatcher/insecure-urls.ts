@@ -1,5 +1,5 @@
 import { InvalidUrlError } from '../../dispatcher/errors.js';
-import type { Dispatcher } from '../../defaults/dispatcher.js';
+import type { Dispatcher } from '../../platform/node-dispatcher.js';
 import { UrlGuard } from '../../dispatcher/url-guard.js';
 
 /** The CLI's spelling of the dispatcher's `allowInsecureUrls` development switch. */

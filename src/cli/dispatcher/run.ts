@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { importWithOptionalPackages } from '../../optional-package.js';
+import { importWithOptionalPackages } from '../../kernel/optional-package.js';
 import type { CommandContext } from '../context.js';
 import { jsonOption } from '../common-options.js';
 import { examples } from '../help.js';

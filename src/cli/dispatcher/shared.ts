@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { Dispatcher } from '../../defaults/dispatcher.js';
+import type { Dispatcher } from '../../platform/node-dispatcher.js';
 import type { OpenDispatcherOptions } from '../dispatch-database.js';
 
 /** The options of `dispatcher` itself, given before or after the subcommand. */

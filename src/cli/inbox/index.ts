@@ -7,7 +7,7 @@ import { examples } from '../help.js';
 import { isoTime, oneOf, positiveInteger } from '../options.js';
 import { renderTable } from '../table.js';
 import { tableTime } from '../time-format.js';
-import { DEFAULT_STORE_FILE } from '../../sqlite/defaults.js';
+import { DEFAULT_STORE_FILE } from '../../stores/sqlite/store-file.js';
 import type { Inbox } from '../../receiver/inbox.js';
 
 /** The store and the inbox API are loaded when an inbox command runs, never at the CLI's start. */

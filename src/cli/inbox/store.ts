@@ -20,14 +20,14 @@ const RECEIVER_TABLE = 'acct_webhook_events';
  */
 async function openStore(options: InboxGroupOptions): Promise<IdempotencyStore> {
   if (options.pg !== undefined) {
-    const { postgresStore } = await import('../../postgres/idempotency-store.js');
+    const { postgresStore } = await import('../../stores/postgres/idempotency-store.js');
     const store = postgresStore(options.pg, options.schema === undefined ? {} : { schema: options.schema });
     await store.ready();
     return store;
   }
   if (options.schema !== undefined) throw new CliError('INVALID_OPTION', '--schema goes with --pg (a PostgreSQL store)', { option: '--schema' });
   await checkSqliteFile(options.db, RECEIVER_TABLE, "a receiver's");
-  const { sqliteStore } = await import('../../sqlite/idempotency-store.js');
+  const { sqliteStore } = await import('../../stores/sqlite/idempotency-store.js');
   return sqliteStore(options.db);
 }
 

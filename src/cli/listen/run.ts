@@ -1,5 +1,5 @@
-import { memoryStore } from '../../memory/idempotency-store.js';
-import { sqliteStore } from '../../sqlite/idempotency-store.js';
+import { memoryStore } from '../../stores/memory/idempotency-store.js';
+import { sqliteStore } from '../../stores/sqlite/idempotency-store.js';
 import type { CommandContext } from '../context.js';
 import { createLocalReceiver } from '../local-receiver/receiver.js';
 import { renderDelivery, type DeliveryView } from '../local-receiver/render.js';

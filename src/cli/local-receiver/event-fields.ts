@@ -1,5 +1,5 @@
 import type { WebhookEvent } from '../../events/schemas.js';
-import { handlerFields } from '../../scaffold/handler-fields.js';
+import { handlerFields } from '../../events/handler-fields.js';
 
 /**
  * The fields a person wants to see first about an event's object — the same the scaffolder's

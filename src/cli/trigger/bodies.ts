@@ -2,7 +2,7 @@ import { parseEventPattern } from '../event-types.js';
 import { readInputFile } from '../input.js';
 import { applySetValues } from '../set-values.js';
 import { sampleEvent } from '../../events/sample-event.js';
-import { newId } from '../../ids.js';
+import { newId } from '../../kernel/ids.js';
 import type { EventType } from '../../events/catalog.js';
 
 /** What one request carries: the exact bytes, and what to call it in the output. */

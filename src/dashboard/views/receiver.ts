@@ -1,4 +1,4 @@
-import { WebhookValidationError } from '../../errors.js';
+import { WebhookValidationError } from '../../kernel/errors.js';
 import type { EventRecordState } from '../../ports/event-records.js';
 import { DashboardError } from '../errors.js';
 import { html, type Html } from '../html.js';

@@ -4,7 +4,7 @@ import { HttpBodyError } from '../../http/errors.js';
 import { requestPath } from '../../http/path.js';
 import { matchRoute } from '../../http/router.js';
 import { DispatcherError } from '../../dispatcher/errors.js';
-import type { Logger } from '../../logger.js';
+import type { Logger } from '../../logging/logger.js';
 import { SandboxError } from '../errors.js';
 import { authenticate } from './auth.js';
 import { rateLimitHeaders, rateLimitOf, type RateLimitState, type WindowCounter } from './rate-limit.js';

@@ -1,0 +1,2 @@
+/** acct-webhook/fastify: the receiver as a Fastify 5 plugin (docs/frameworks.md). */
+export { fastifyWebhooks, type FastifyWebhooksOptions } from './plugin.js';

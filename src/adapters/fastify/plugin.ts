@@ -1,0 +1,64 @@
+import type { FastifyInstance, FastifyPluginCallback, FastifyReply, FastifyRequest } from 'fastify';
+import { discardUnread, readNodeBody } from '../../http/body.js';
+import { NODE_PLATFORM } from '../../platform/node.js';
+import { bodyLimits, webhookAnswer } from '../shared.js';
+import { resolveHandlerOptions, type BodyOptions, type WebhookHandlerOptions } from '../../receiver/options.js';
+import { buildReceiver, type Receiver } from '../../receiver/receive.js';
+
+/** What `app.register(fastifyWebhooks, options)` takes: the receiver's options; `path` is the route (default `/webhooks`). */
+export type FastifyWebhooksOptions = WebhookHandlerOptions;
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The receiver `fastifyWebhooks` registered: its store, `inbox`, `reprocess`, `ready`; it closes with the app. */
+    webhookReceiver: Receiver;
+  }
+}
+
+/**
+ * A Fastify 5 plugin for the platform's webhooks. It answers on `options.path` (default
+ * `/webhooks`, any method: not POST is 405) in a context of its own, where the raw body is read
+ * by the HTTP edge (under `maxBodyBytes` and `bodyTimeoutMs`) instead of a parser: the app's JSON
+ * parser and its other routes are untouched. The receiver is `app.webhookReceiver` (for the inbox
+ * API and `reprocess`), and it is closed with the app (`onClose`). Register it once per app.
+ *
+ * @example
+ * const app = Fastify();
+ * await app.register(fastifyWebhooks, { path: '/webhooks', secret: process.env.WEBHOOK_SECRET!, handlers: hooks });
+ * app.post('/orders', async (request) => request.body); // still JSON-parsed
+ */
+export const fastifyWebhooks: FastifyPluginCallback<FastifyWebhooksOptions> = Object.assign(
+  (app: FastifyInstance, options: FastifyWebhooksOptions, done: (error?: Error) => void): void => {
+    // Fastify hands over its own options (prefix, logLevel) with the plugin's: those are not the receiver's.
+    const { prefix: _prefix, logLevel: _logLevel, logSerializers: _serializers, ...receiverOptions } = options as FastifyWebhooksOptions & Record<string, unknown>;
+    const { receiver: resolved, body } = resolveHandlerOptions(receiverOptions, 'fastifyWebhooks', NODE_PLATFORM);
+    const receiver = buildReceiver(resolved);
+    app.decorate('webhookReceiver', receiver);
+    app.addHook('onClose', () => receiver.close());
+    app.register(fastifyWebhookRoute(receiver, body));
+    done();
+  },
+  // As fastify-plugin marks a plugin: the decorator and the onClose hook belong to the app; the route's context stays its own.
+  { [Symbol.for('skip-override')]: true, [Symbol.for('fastify.display-name')]: 'acct-webhook' },
+);
+
+/**
+ * The webhook route as a plugin of its own, for a receiver built elsewhere (`fastifyWebhooks`;
+ * the NestJS module registers it on Nest's Fastify instance). Registered without skip-override,
+ * it is a child context: the parsers removed there stay removed for this route only.
+ */
+export function fastifyWebhookRoute(receiver: Receiver, body: BodyOptions): FastifyPluginCallback {
+  const limits = bodyLimits(body);
+  return (route: FastifyInstance, _options: unknown, registered: (error?: Error) => void) => {
+    route.removeAllContentTypeParsers();
+    // The body is left unread for the handler, which reads the raw bytes itself.
+    route.addContentTypeParser('*', (_request: FastifyRequest, _payload: unknown, parsed: (error: Error | null, body?: unknown) => void) => parsed(null));
+    route.all(body.path, async (request: FastifyRequest, reply: FastifyReply) => {
+      const rawBody = request.method === 'POST' ? readNodeBody(request.raw, limits) : '';
+      const answer = webhookAnswer(await receiver.receive({ rawBody, headers: request.headers, method: request.method }));
+      discardUnread(request.raw);
+      return reply.code(answer.status).headers(answer.headers).send(answer.body);
+    });
+    registered();
+  };
+}

@@ -1,0 +1,55 @@
+import type { Context, Next } from 'koa';
+import { discardUnread, readNodeBody } from '../../http/body.js';
+import { bodyAlreadyParsed } from '../../http/errors.js';
+import type { WebhookSecret } from '../../signing/signature.js';
+import { NODE_PLATFORM } from '../../platform/node.js';
+import { bodyLimits, webhookAnswer } from '../shared.js';
+import { resolveHandlerOptions, type BodyOptions, type WebhookHandlerOptions } from '../../receiver/options.js';
+import { buildReceiver, type Receiver } from '../../receiver/receive.js';
+
+/** The middleware `koaWebhooks` returns, with its receiver attached. */
+export type KoaWebhookMiddleware = ((ctx: Context, next: Next) => Promise<void>) & {
+  /** The receiver behind the middleware: its store, `inbox`, `reprocess`, `ready`, `close`. */
+  readonly receiver: Receiver;
+};
+
+/**
+ * Koa 3 middleware for the platform's webhooks: `app.use(koaWebhooks(options))` answers on
+ * `options.path` (default `/webhooks`) and passes every other path on. Mounted before a body
+ * parser it reads the raw body itself (under `maxBodyBytes` and `bodyTimeoutMs`); after one that
+ * keeps the raw text (`@koa/bodyparser`'s `ctx.request.rawBody`) it verifies that copy; after one
+ * that kept nothing the answer is 500 `BODY_ALREADY_PARSED`, with the fix in the log line.
+ *
+ * @example
+ * const webhooks = koaWebhooks({ secret: process.env.WEBHOOK_SECRET!, handlers: hooks });
+ * app.use(webhooks);
+ * app.use(bodyParser()); // the rest of the app
+ */
+export function koaWebhooks(options: WebhookSecret | WebhookHandlerOptions): KoaWebhookMiddleware {
+  const { receiver: resolved, body } = resolveHandlerOptions(options, 'koaWebhooks', NODE_PLATFORM);
+  const receiver = buildReceiver(resolved);
+  const middleware = async (ctx: Context, next: Next): Promise<void> => {
+    const path = ctx.path.length > 1 && ctx.path.endsWith('/') ? ctx.path.slice(0, -1) : ctx.path;
+    if (path !== body.path) {
+      await next();
+      return;
+    }
+    const rawBody = ctx.method === 'POST' ? bodyOf(ctx, body) : '';
+    const answer = webhookAnswer(await receiver.receive({ rawBody, headers: ctx.req.headers, method: ctx.method }));
+    ctx.status = answer.status;
+    ctx.set(answer.headers);
+    ctx.body = answer.body;
+    discardUnread(ctx.req);
+  };
+  return Object.assign(middleware, { receiver });
+}
+
+function bodyOf(ctx: Context, limits: Pick<BodyOptions, 'maxBodyBytes' | 'bodyTimeoutMs'>): Promise<Buffer | string> {
+  const request = ctx.request as { rawBody?: unknown; body?: unknown };
+  if (typeof request.rawBody === 'string' || Buffer.isBuffer(request.rawBody)) return Promise.resolve(request.rawBody);
+  if (ctx.req.readableEnded || request.body !== undefined) {
+    const fix = 'Mount koaWebhooks before the body parser (app.use(koaWebhooks(…)) first), or use a parser that keeps ctx.request.rawBody.';
+    return Promise.reject(bodyAlreadyParsed(fix, { parsed_body_type: typeof request.body }));
+  }
+  return readNodeBody(ctx.req, bodyLimits(limits));
+}

@@ -1,9 +1,0 @@
-import type { ReceiverPlatform } from '../receiver/options.js';
-import { nodeHmac } from '../signature.js';
-import { openDefaultReceiverStore } from './stores.js';
-
-/**
- * The receiver on Node.js: `sqliteStore('./webhook-events.db')` when no store is given, HMACs
- * with node:crypto. acct-webhook/web has its own (src/web/platform.ts).
- */
-export const NODE_PLATFORM: ReceiverPlatform = { openDefaultStore: openDefaultReceiverStore, hmac: nodeHmac };

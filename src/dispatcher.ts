@@ -1,0 +1,58 @@
+/** acct-webhook/dispatcher: the platform's sending side. This file only re-exports. */
+export { Dispatcher } from './platform/node-dispatcher.js';
+export { RETRY_SCHEDULE } from './dispatcher/schedule.js';
+export { DELIVERY_TIMEOUT_MS } from './dispatcher/dispatcher-defaults.js';
+export { DispatcherError, InvalidUrlError, NotFoundError, RateLimitError, type DispatcherErrorCode, type UrlRefusalReason } from './dispatcher/errors.js';
+export type { DispatcherOptions, DispatcherSettings } from './dispatcher/options.js';
+export type { CreateWebhookInput, EnableWebhookOptions, Registrations, UpdateWebhookInput } from './dispatcher/registrations.js';
+export type { AlertPayload, WebhookAlert } from './dispatcher/alerts.js';
+export type { MetricsMeter, MetricsOptions } from './metrics/meter.js';
+export type { Deliveries, ManualRetryResult } from './dispatcher/deliveries.js';
+export type { DeliveryExportFilter, DeliveryFilter, DeliveryListOptions, ResponseStatusClass, TimeInput } from './dispatcher/delivery-filters.js';
+export type { AttemptReport } from './dispatcher/attempt-report.js';
+export type { EmitOptions } from './dispatcher/emit.js';
+export type { RateLimit } from './dispatcher/rate-limit.js';
+export type { TrustedCa } from './dispatcher/sender.js';
+export type { ResolveHost } from './dispatcher/url-guard.js';
+export type {
+  AttemptErrorKind,
+  Delivery,
+  DeliveryAttempt,
+  DeliveryDetail,
+  DeliveryStatus,
+  DisabledReason,
+  EnabledWebhook,
+  ExportedAttempt,
+  WebhookRegistration,
+  WebhookStatus,
+  WebhookWithSecret,
+} from './dispatcher/records.js';
+// For people writing a backend: the store's interface and the types its methods use.
+export type {
+  AttemptQuery,
+  AttemptRecording,
+  ClaimRequest,
+  DeliveryCountQuery,
+  DeliveryJob,
+  DeliveryQuery,
+  DeliveryState,
+  DispatchStore,
+  ExportRow,
+  HealthAlert,
+  InsertEventResult,
+  Lease,
+  NewAttempt,
+  NewDelivery,
+  QueueStats,
+  RecordedAttempt,
+  StoredAttempt,
+  StoredDelivery,
+  StoredEvent,
+  StoredWebhook,
+  WebhookActivity,
+  WebhookChanges,
+  WebhookHealth,
+} from './ports/dispatch-store.js';
+export type { PruneResult } from './dispatcher/retention.js';
+export { PAYLOAD_REMOVED, type BusinessErasure } from './ports/retention.js';
+export type { WakeUpConnectionChange, WakeUps, WakeUpSubscription } from './ports/wake-ups.js';

@@ -1,2 +1,0 @@
-/** acct-webhook/fastify: the receiver as a Fastify 5 plugin (docs/frameworks.md). */
-export { fastifyWebhooks, type FastifyWebhooksOptions } from '../receiver/fastify.js';

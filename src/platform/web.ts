@@ -1,0 +1,22 @@
+import { ConfigurationError } from '../kernel/errors.js';
+import type { IdempotencyStore } from '../ports/idempotency-store.js';
+import type { ReceiverPlatform } from '../receiver/options.js';
+import { webHmac } from '../signing/web-signature.js';
+
+/**
+ * The receiver where Node's modules may be absent (Cloudflare Workers with or without
+ * nodejs_compat, edge runtimes): HMACs with WebCrypto, and no default store. A Worker has no
+ * file for the SQLite default, and a store of its own memory would forget every event id when
+ * the isolate is recycled, so a store is required (docs/cloudflare-workers.md).
+ */
+export const WEB_PLATFORM: ReceiverPlatform = {
+  openDefaultStore: (database: string | undefined): IdempotencyStore => {
+    throw new ConfigurationError({
+      option: database === undefined ? 'store' : 'database',
+      reason:
+        'is required in acct-webhook/web, which has no SQLite file: give store (memoryStore() for tests and a single instance, ' +
+        'or a store of your own that outlives the isolate)',
+    });
+  },
+  hmac: webHmac,
+};

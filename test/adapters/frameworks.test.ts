@@ -1,0 +1,159 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { serve as serveHono } from '@hono/node-server';
+import Fastify from 'fastify';
+import { Hono } from 'hono';
+import Koa from 'koa';
+import { describe, expect, it } from 'vitest';
+import { fastifyWebhooks } from '../../src/adapters/fastify/index.js';
+import { honoWebhooks } from '../../src/adapters/hono/index.js';
+import { koaWebhooks } from '../../src/adapters/koa/index.js';
+import { memoryStore, nodeHandler, Webhooks, type ReceiveOutcome } from '../../src/index.js';
+import { createTestEvent, signedRequest } from '../../src/testing/index.js';
+import { post, readText } from '../helpers/adapters.js';
+import { withServer } from '../helpers/server.js';
+
+/*
+ * What only some frameworks have (test/adapters/adapters.test.ts runs the shared contract against
+ * every adapter): a body consumed before the adapter, the raw copy a parser kept, and Fastify's
+ * plugin lifecycle.
+ */
+const SECRET = 'whsec_frameworkAdaptersSecret00000000';
+
+function counting() {
+  const seen: string[] = [];
+  const outcomes: ReceiveOutcome[] = [];
+  const hooks = new Webhooks().onAny((event) => void seen.push(event.id));
+  return { seen, outcomes, options: { secret: SECRET, handlers: hooks, store: memoryStore(), logger: false as const, onOutcome: (outcome: ReceiveOutcome) => void outcomes.push(outcome) } };
+}
+
+describe('nodeHandler', () => {
+  // What Next.js's Pages Router does to an API route without `config.api.bodyParser: false`: it
+  // reads the stream, then leaves JSON parsed into req.body and any other type as its text.
+  const nextLikeParser = (handler: ReturnType<typeof nodeHandler>) => (req: IncomingMessage, res: ServerResponse) =>
+    void readText(req).then((text) => {
+      (req as { body?: unknown }).body = req.headers['content-type'] === 'application/json' ? (JSON.parse(text) as unknown) : text;
+      handler(req, res);
+    });
+
+  it('answers 500 BODY_ALREADY_PARSED at once, with the Next.js fix in the message, when a parser before it left only an object — not a 408 after the body timeout, not a 401', async () => {
+    const { seen, outcomes, options } = counting();
+    const handler = nodeHandler({ ...options, bodyTimeoutMs: 60_000 });
+    const { body, headers } = signedRequest(createTestEvent('invoice.paid'), SECRET);
+    await withServer(nextLikeParser(handler), async (url) => {
+      const response = await post(url, body, { ...headers, 'content-type': 'application/json' });
+      expect(response.status).toBe(500);
+      expect(response.body).toMatchObject({ error: { code: 'BODY_ALREADY_PARSED' } });
+    });
+    expect(seen).toEqual([]);
+    expect(outcomes).toEqual([expect.objectContaining({ status: 500, code: 'BODY_ALREADY_PARSED' })]);
+    expect(String((outcomes[0]!.error as Error).message)).toContain('config.api.bodyParser = false');
+  });
+
+  it('verifies the text a parser before it left in req.body (Next.js does so for a type it does not parse)', async () => {
+    const { seen, options } = counting();
+    const handler = nodeHandler(options);
+    const event = createTestEvent('invoice.paid');
+    const { body, headers } = signedRequest(event, SECRET);
+    await withServer(nextLikeParser(handler), async (url) => {
+      expect((await post(url, body, { ...headers, 'content-type': 'text/plain' })).status).toBe(200);
+    });
+    expect(seen).toEqual([event.id]);
+  });
+});
+
+describe('koaWebhooks', () => {
+  it('answers 500 BODY_ALREADY_PARSED, with the fix in the message, when a parser before it kept no raw copy — never a misleading 401', async () => {
+    const { seen, outcomes, options } = counting();
+    const app = new Koa();
+    app.use(async (ctx, next) => {
+      (ctx.request as { body?: unknown }).body = JSON.parse(await readText(ctx.req)) as unknown;
+      await next();
+    });
+    app.use(koaWebhooks(options));
+    const { body, headers } = signedRequest(createTestEvent('invoice.paid'), SECRET);
+    const callback = app.callback();
+    await withServer((req, res) => void callback(req, res), async (url) => {
+      const response = await post(url, body, headers);
+      expect(response.status).toBe(500);
+      expect(response.body).toMatchObject({ error: { code: 'BODY_ALREADY_PARSED' } });
+    });
+    expect(seen).toEqual([]);
+    expect(String((outcomes[0]!.error as Error).message)).toMatch(/Mount koaWebhooks before the body parser/);
+  });
+
+  it("verifies the raw text a parser before it kept (ctx.request.rawBody, as @koa/bodyparser does)", async () => {
+    const { seen, options } = counting();
+    const app = new Koa();
+    app.use(async (ctx, next) => {
+      const raw = await readText(ctx.req);
+      Object.assign(ctx.request, { rawBody: raw, body: JSON.parse(raw) as unknown });
+      await next();
+    });
+    app.use(koaWebhooks(options));
+    const event = createTestEvent('invoice.paid');
+    const { body, headers } = signedRequest(event, SECRET);
+    const callback = app.callback();
+    await withServer((req, res) => void callback(req, res), async (url) => {
+      expect((await post(url, body, headers)).status).toBe(200);
+    });
+    expect(seen).toEqual([event.id]);
+  });
+});
+
+describe('honoWebhooks', () => {
+  it("verifies the copy Hono keeps when a middleware read c.req.json() first; answers 500 BODY_ALREADY_PARSED when one read the raw Request, which keeps none", async () => {
+    const { seen, options } = counting();
+    const webhooks = honoWebhooks(options);
+    const app = new Hono();
+    app.post('/webhooks', async (c, next) => {
+      if (c.req.header('x-read-as') === 'raw') await c.req.raw.json();
+      if (c.req.header('x-read-as') === 'json') await c.req.json();
+      await next();
+    }, webhooks);
+    const first = createTestEvent('invoice.paid');
+    const second = createTestEvent('invoice.paid');
+    const server = serveHono({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 });
+    try {
+      await new Promise((resolve) => server.once('listening', resolve));
+      const url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+      const parsed = signedRequest(first, SECRET);
+      const refused = await post(url, parsed.body, { ...parsed.headers, 'x-read-as': 'raw' });
+      expect(refused.status).toBe(500);
+      expect(refused.body).toMatchObject({ error: { code: 'BODY_ALREADY_PARSED' } });
+      const text = signedRequest(second, SECRET);
+      expect((await post(url, text.body, { ...text.headers, 'x-read-as': 'json' })).status).toBe(200);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+    expect(seen).toEqual([second.id]);
+  });
+});
+
+describe('fastifyWebhooks', () => {
+  it('exposes the receiver as app.webhookReceiver, closes it with the app, and leaves the JSON parser to the other routes', async () => {
+    const { seen, options } = counting();
+    const app = Fastify();
+    await app.register(fastifyWebhooks, { ...options, path: '/hooks', inbox: { pollIntervalMs: 5 } });
+    app.post('/orders', (request, reply) => reply.send({ parsed: request.body }));
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    try {
+      const url = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
+      const event = createTestEvent('invoice.paid');
+      const { body, headers } = signedRequest(event, SECRET);
+      const answer = await fetch(`${url}/hooks`, { method: 'POST', headers, body });
+      expect(await answer.json()).toMatchObject({ received: true, queued: true });
+      await app.webhookReceiver.inbox.drain();
+      expect(await app.webhookReceiver.inbox.get(event.id)).toMatchObject({ status: 'done' });
+      const orders = await fetch(`${url}/orders`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"n":1}' });
+      expect(await orders.json()).toEqual({ parsed: { n: 1 } });
+    } finally {
+      await app.close();
+    }
+    expect(seen).toHaveLength(1);
+    // app.close() closed the receiver (onClose): an event stored after it waits, nothing runs it.
+    const late = signedRequest(createTestEvent('invoice.paid'), SECRET);
+    await app.webhookReceiver.receive({ rawBody: late.body, headers: late.headers, method: 'POST' });
+    await expect(app.webhookReceiver.inbox.drain()).rejects.toMatchObject({ code: 'INBOX_CLOSED', details: { pending: 1 } });
+    expect(seen).toHaveLength(1);
+  });
+});
