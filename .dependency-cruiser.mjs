@@ -2,58 +2,53 @@
  * The architecture of src/, as a rule `npm test` checks (test/architecture.test.ts; by hand:
  * `npm run lint:layers`). docs/architecture.md explains it.
  *
- * Each layer names its folders and the layers it may import; an import between two layers that
- * the table does not allow fails. Imports within a layer are always allowed. Type-only imports
- * count like the others (`tsPreCompilationDeps`), and no cycle is allowed, of any kind.
- *
- * To add a layer (a framework adapter, the HTTP edge), add a row and list it where it may be
- * imported from; to add a file at the top of src/, put its name in the layer it belongs to.
+ * Each layer is a folder of src/ and names the layers it may import; an import between two layers
+ * that the table does not allow fails. Imports within a layer are always allowed. Type-only
+ * imports count like the others (`tsPreCompilationDeps`), and no cycle is allowed, of any kind.
+ * A file is placed by its folder alone: to add a layer, add a row with its folder and list it
+ * where it may be imported from.
  */
 
-/** Entry points: the files the package's `exports` map builds. */
-const ENTRIES = '^src/(index|internal)[.]ts$|^src/(dispatcher|sqlite|postgres|dashboard|sandbox|testing|catalog|web|fastify|hono|koa|nestjs)/index[.]ts$';
-/** The receiver's framework adapters (Express, node:http, the Fetch API, Fastify, Hono, Koa, NestJS) and what they share. */
-const ADAPTERS = '^src/receiver/(express|node|fetch|fastify|hono|hono-handler|koa|nestjs|adapter|fetch-handler)[.]ts$';
-
-/** @type {Record<string, { path: string; pathNot?: string; mayImport: string[] }>} */
+/** @type {Record<string, { path: string; mayImport: string[] }>} */
 const LAYERS = {
   // The framework-free core, lowest first.
-  kernel: {
-    path: '^src/(errors|configuration|options-check|ids|once|contained|timers|turn-queue|migrations|logger|json-logger|log-redaction|redacting-logger|parse-argument|signature|signature-scheme|web-signature|sha256|bytes|optional-package|runtime)[.]ts$',
-    mayImport: [],
-  },
+  kernel: { path: '^src/kernel/', mayImport: [] },
+  logging: { path: '^src/logging/', mayImport: ['kernel'] },
+  signing: { path: '^src/signing/', mayImport: ['kernel'] },
   // The HTTP edge: the bounded body reader, headers as frameworks give them, the node/Fetch answer
   // bridge, the router. Framework-free, and below everything that speaks HTTP.
   http: { path: '^src/http/', mayImport: ['kernel'] },
   events: { path: '^src/events/', mayImport: ['kernel'] },
   ports: { path: '^src/ports/', mayImport: ['kernel', 'events'] },
   metrics: { path: '^src/metrics/', mayImport: ['kernel', 'ports'] },
-  core: { path: '^src/(receiver|dispatcher)/', pathNot: `${ENTRIES}|${ADAPTERS}`, mayImport: ['kernel', 'http', 'events', 'ports', 'metrics'] },
+  receiver: { path: '^src/receiver/', mayImport: ['kernel', 'logging', 'signing', 'http', 'events', 'ports', 'metrics'] },
+  dispatcher: { path: '^src/dispatcher/', mayImport: ['kernel', 'logging', 'signing', 'http', 'events', 'ports', 'metrics'] },
 
   // Backends implement the ports; they know nothing of the features, nor of each other.
   memory: { path: '^src/stores/memory/', mayImport: ['kernel', 'events', 'ports'] },
-  sqlite: { path: '^src/stores/sqlite/', pathNot: ENTRIES, mayImport: ['kernel', 'events', 'ports'] },
-  postgres: { path: '^src/stores/postgres/', pathNot: ENTRIES, mayImport: ['kernel', 'events', 'ports'] },
+  sqlite: { path: '^src/stores/sqlite/', mayImport: ['kernel', 'events', 'ports'] },
+  postgres: { path: '^src/stores/postgres/', mayImport: ['kernel', 'events', 'ports'] },
 
-  // The composition the entry points own: which backend a receiver or dispatcher given no store gets.
-  defaults: { path: '^src/defaults/', mayImport: ['kernel', 'events', 'ports', 'core', 'sqlite'] },
-  // The receiver's framework adapters: thin shells of the HTTP edge around the core.
-  adapters: { path: ADAPTERS, mayImport: ['kernel', 'http', 'events', 'ports', 'metrics', 'core', 'defaults'] },
+  // The one place that chooses a runtime's backend and HMAC: the default SQLite stores and
+  // node:crypto on Node.js, WebCrypto and no default store on the web platform.
+  platform: { path: '^src/platform/', mayImport: ['kernel', 'signing', 'events', 'ports', 'receiver', 'dispatcher', 'sqlite'] },
+  // The receiver's framework adapters, one folder each: thin shells of the HTTP edge around the
+  // receiver. Each index.ts gives its adapter the platform; no adapter imports a backend.
+  adapters: { path: '^src/adapters/', mayImport: ['kernel', 'logging', 'signing', 'http', 'events', 'ports', 'metrics', 'receiver', 'platform'] },
 
-  // The receiver where Node's modules may be absent (acct-webhook/web: Workers, edge runtimes):
-  // WebCrypto and no default store; the memory backend and the Fetch adapter, nothing of SQLite.
-  web: { path: '^src/web/', pathNot: ENTRIES, mayImport: ['kernel', 'http', 'events', 'ports', 'metrics', 'core', 'memory', 'adapters'] },
+  // Features built on the cores.
+  dashboard: { path: '^src/dashboard/', mayImport: ['kernel', 'logging', 'signing', 'http', 'events', 'ports', 'metrics', 'receiver', 'dispatcher'] },
+  // The sandbox is an application of its own: it keeps its world in SQLite, with the Node platform's dispatcher.
+  sandbox: { path: '^src/sandbox/', mayImport: ['kernel', 'logging', 'signing', 'http', 'events', 'ports', 'receiver', 'dispatcher', 'platform', 'sqlite'] },
+  testing: { path: '^src/testing/', mayImport: ['kernel', 'signing', 'events', 'ports', 'receiver', 'dispatcher'] },
+  // The event catalog as OpenAPI, AsyncAPI and JSON Schema: the events, the signature's headers, and the dispatcher's schedule and timeout it documents.
+  catalog: { path: '^src/catalog/', mayImport: ['kernel', 'signing', 'events', 'dispatcher'] },
 
-  // Features built on the core.
-  dashboard: { path: '^src/dashboard/', pathNot: ENTRIES, mayImport: ['kernel', 'http', 'events', 'ports', 'metrics', 'core'] },
-  sandbox: { path: '^src/sandbox/', pathNot: ENTRIES, mayImport: ['kernel', 'http', 'events', 'ports', 'core', 'defaults', 'sqlite'] },
-  testing: { path: '^src/testing/', pathNot: ENTRIES, mayImport: ['kernel', 'events', 'ports', 'core'] },
-  // The event catalog as OpenAPI, AsyncAPI and JSON Schema: the events, and the dispatcher's schedule and timeout it documents.
-  catalog: { path: '^src/catalog/', pathNot: ENTRIES, mayImport: ['kernel', 'events', 'core'] },
-
+  // The package's entries that compose a core with its platform (., ./web, ./dispatcher, and the
+  // build's internal entry): files at the top of src/ that only re-export.
   entries: {
-    path: ENTRIES,
-    mayImport: ['kernel', 'http', 'events', 'ports', 'metrics', 'core', 'memory', 'sqlite', 'postgres', 'defaults', 'adapters', 'web', 'dashboard', 'sandbox', 'testing', 'catalog'],
+    path: '^src/[^/]+$',
+    mayImport: ['kernel', 'logging', 'signing', 'http', 'events', 'ports', 'metrics', 'receiver', 'dispatcher', 'memory', 'sqlite', 'postgres', 'platform', 'adapters', 'dashboard', 'sandbox', 'testing', 'catalog'],
   },
 
   // The command line (bin/acct-webhook) and the scaffolder (the create-acct-webhook package).
@@ -61,14 +56,14 @@ const LAYERS = {
   scaffold: { path: '^src/scaffold/', mayImport: ['kernel', 'events', 'cliKit'] },
   cli: {
     path: '^src/cli/',
-    mayImport: ['kernel', 'http', 'events', 'ports', 'metrics', 'core', 'memory', 'sqlite', 'postgres', 'defaults', 'adapters', 'dashboard', 'sandbox', 'testing', 'catalog', 'cliKit', 'scaffold'],
+    mayImport: ['kernel', 'logging', 'signing', 'http', 'events', 'ports', 'metrics', 'receiver', 'dispatcher', 'memory', 'sqlite', 'postgres', 'platform', 'adapters', 'dashboard', 'sandbox', 'testing', 'catalog', 'cliKit', 'scaffold'],
   },
 };
 
 const layerRef = (name) => {
   const layer = LAYERS[name];
   if (layer === undefined) throw new Error(`.dependency-cruiser.mjs: no layer ${name}`);
-  return layer.pathNot === undefined ? { path: layer.path } : { path: layer.path, pathNot: layer.pathNot };
+  return { path: layer.path };
 };
 
 const between = Object.entries(LAYERS).flatMap(([name, layer]) =>

@@ -5,10 +5,10 @@
  */
 
 // Receiving: the framework-free core, its three adapters, the handler router.
-export { createReceiver } from './platform/node-receiver.js';
+export { createReceiver } from './platform/node.js';
 export type { Receiver, ReceiveRequest } from './receiver/receive.js';
-export { webhookHandler, type ExpressLikeRequest, type ExpressWebhookHandler } from './adapters/express/middleware.js';
-export { nodeHandler, type NodeWebhookHandler } from './adapters/node/handler.js';
+export { webhookHandler, type ExpressLikeRequest, type ExpressWebhookHandler } from './adapters/express/index.js';
+export { nodeHandler, type NodeWebhookHandler } from './adapters/node/index.js';
 export { fetchHandler, type FetchWebhookHandler } from './adapters/fetch/index.js';
 export { Webhooks, type EventForPattern, type WebhookErrorHandler, type WebhookEventHandler } from './receiver/webhooks.js';
 export type { HandlerContext } from './receiver/context.js';

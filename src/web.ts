@@ -6,7 +6,7 @@
  */
 
 export { fetchHandler } from './adapters/fetch/web.js';
-export { createReceiver } from './platform/web-receiver.js';
+export { createReceiver } from './platform/web.js';
 export { honoWebhooks } from './adapters/hono/web.js';
 export type { FetchWebhookHandler } from './adapters/fetch/handler.js';
 export type { HonoRequestContext, HonoWebhookHandler } from './adapters/hono/handler.js';

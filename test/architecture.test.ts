@@ -31,7 +31,7 @@ describe('the layers', () => {
 
   it('a core module importing a backend, and two ports naming each other, fail the rule', async () => {
     const violations = await violationsIn(resolve(ROOT, 'test/fixtures/layers'));
-    expect(violations).toContain('not-in-allowed: src/dispatcher/picks-a-backend.ts → src/sqlite/store.ts');
+    expect(violations).toContain('not-in-allowed: src/dispatcher/picks-a-backend.ts → src/stores/sqlite/store.ts');
     expect(violations).toEqual(expect.arrayContaining([expect.stringMatching(/^no-cycles: src\/ports\/inbox\.ts → src\/ports\/store\.ts/)]));
   }, 60_000);
 });

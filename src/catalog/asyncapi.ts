@@ -5,7 +5,7 @@ import { DELIVERY_DESCRIPTION, RESPONSES, SIGNATURE_DESCRIPTION, SIGNATURE_PATTE
 import { VALIDATION_NOTES, whenEmitted } from './json-schema.js';
 import type { JsonObject } from './json.js';
 import { CATALOG_TITLE, operationIdOf } from './openapi.js';
-import { sampleEvent } from './samples.js';
+import { catalogExample } from './samples.js';
 
 export const ASYNCAPI_VERSION = '3.0.0';
 const CHANNEL = 'webhooks';
@@ -29,7 +29,7 @@ export function asyncApiDocument(byType: Readonly<Record<EventType, JsonObject>>
       tags: [{ name: EVENT_GROUPS[entry.group].title }],
       headers: { $ref: `#/components/schemas/${HEADERS_SCHEMA}` },
       payload: { $ref: `#/components/schemas/${componentNameOf(type)}` },
-      examples: [{ name: 'sample', summary: `A sample ${type} event`, payload: sampleEvent(type) as unknown as JsonObject }],
+      examples: [{ name: 'sample', summary: `A sample ${type} event`, payload: catalogExample(type) as unknown as JsonObject }],
     };
     channelMessages[name] = { $ref: `#/components/messages/${name}` };
   }

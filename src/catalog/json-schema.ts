@@ -3,7 +3,7 @@ import { EVENT_CATALOG, EVENT_GROUPS, EVENT_TYPES, type EventType } from '../eve
 import { EVENT_DOCS } from '../events/docs.js';
 import { EVENT_SCHEMAS } from '../events/schemas.js';
 import { isJsonObject, type JsonObject } from './json.js';
-import { sampleEvent } from './samples.js';
+import { catalogExample } from './samples.js';
 
 /** The JSON Schema dialect of every schema in the catalog (OpenAPI 3.1's own). */
 export const JSON_SCHEMA_DIALECT = 'https://json-schema.org/draft/2020-12/schema';
@@ -86,7 +86,7 @@ export function eventJsonSchema(type: EventType, version: string): JsonObject {
     description: `${eventDescription(type)} ${VALIDATION_NOTES}`,
     ...schema,
     ...(isJsonObject($defs) ? { $defs } : {}),
-    examples: [sampleEvent(type) as unknown as JsonObject],
+    examples: [catalogExample(type) as unknown as JsonObject],
   };
 }
 

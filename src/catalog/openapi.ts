@@ -11,7 +11,7 @@ import {
 } from './contract.js';
 import { VALIDATION_NOTES, whenEmitted } from './json-schema.js';
 import type { JsonObject } from './json.js';
-import { sampleEvent } from './samples.js';
+import { catalogExample } from './samples.js';
 
 export const OPENAPI_VERSION = '3.1.1';
 export const CATALOG_TITLE = 'Accounting platform webhooks';
@@ -42,7 +42,7 @@ export function openApiDocument(byType: Readonly<Record<EventType, JsonObject>>,
           content: {
             'application/json': {
               schema: { $ref: `#/components/schemas/${componentNameOf(type)}` },
-              examples: { sample: { summary: `A sample ${type} event`, value: sampleEvent(type) as unknown as JsonObject } },
+              examples: { sample: { summary: `A sample ${type} event`, value: catalogExample(type) as unknown as JsonObject } },
             },
           },
         },

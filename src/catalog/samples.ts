@@ -1,6 +1,6 @@
 import type { EventType } from '../events/catalog.js';
 import { dateTime } from '../events/fields.js';
-import { catalogSample, sampleEvent as catalogEvent } from '../events/sample-event.js';
+import { catalogSample, sampleEvent } from '../events/sample-event.js';
 import type { WebhookEvent } from '../events/schemas.js';
 
 /**
@@ -8,9 +8,9 @@ import type { WebhookEvent } from '../events/schemas.js';
  * documents carry it as their example. Its `created` is the latest time in the sample object
  * (the event happens when its object last changed); its ids name the type.
  */
-export function sampleEvent(type: EventType): WebhookEvent {
+export function catalogExample(type: EventType): WebhookEvent {
   const name = type.replace('.', '_');
-  return catalogEvent(type, { id: `evt_sample_${name}`, correlation_id: `cor_sample_${name}`, now: latestTime(catalogSample(type).object) });
+  return sampleEvent(type, { id: `evt_sample_${name}`, correlation_id: `cor_sample_${name}`, now: latestTime(catalogSample(type).object) });
 }
 
 function latestTime(value: unknown): number {

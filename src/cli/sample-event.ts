@@ -1,6 +1,6 @@
 import type { EventType } from '../events/catalog.js';
 import type { WebhookEvent } from '../events/schemas.js';
-import { sampleEvent as catalogEvent } from '../events/sample-event.js';
+import { sampleEvent } from '../events/sample-event.js';
 import { applySetValues } from './set-values.js';
 
 /**
@@ -8,6 +8,6 @@ import { applySetValues } from './set-values.js';
  * `evt_test_…`), `created` now, then the `--set` values — which may make it invalid: the
  * dispatcher validates what it emits.
  */
-export function sampleEvent(type: EventType, sets: readonly string[]): WebhookEvent {
-  return applySetValues(catalogEvent(type), sets);
+export function sampleWithSets(type: EventType, sets: readonly string[]): WebhookEvent {
+  return applySetValues(sampleEvent(type), sets);
 }

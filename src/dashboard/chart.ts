@@ -1,5 +1,6 @@
 import type { BucketCount, BucketRange } from '../ports/buckets.js';
 import { html, type Html } from './html.js';
+import { isoString } from '../kernel/iso-string.js';
 
 /*
  * Stacked bar charts as inline SVG, rendered on the server: no script, nothing the
@@ -55,7 +56,6 @@ export function bucketTable<Key extends string>(range: BucketRange, series: read
   return table;
 }
 
-const iso = (ms: number) => new Date(ms).toISOString();
 const number = (value: number) => value.toLocaleString('en');
 
 export function stackedBarChart<Key extends string>(chart: StackedBarChart<Key>): Html {
@@ -91,7 +91,7 @@ export function stackedBarChart<Key extends string>(chart: StackedBarChart<Key>)
       stacked += count;
       const height = Math.max(1, bottom - y(stacked));
       const name = `${number(count)} ${label}, ${chart.label(from)} to ${chart.label(to)} UTC`;
-      return html`<a href="${chart.link({ from, to }, key)}" aria-label="${name}"><rect class="bar bar-${key}" x="${x}" y="${(bottom - height).toFixed(1)}" width="${barWidth.toFixed(1)}" height="${height.toFixed(1)}" data-outcome="${key}" data-count="${count}" data-from="${iso(from)}" data-to="${iso(to)}"><title>${name}</title></rect></a>`;
+      return html`<a href="${chart.link({ from, to }, key)}" aria-label="${name}"><rect class="bar bar-${key}" x="${x}" y="${(bottom - height).toFixed(1)}" width="${barWidth.toFixed(1)}" height="${height.toFixed(1)}" data-outcome="${key}" data-count="${count}" data-from="${isoString(from)}" data-to="${isoString(to)}"><title>${name}</title></rect></a>`;
     });
   });
   const legend = series.map(({ key, label }, index) => html`<li><span class="swatch bar-${key}" aria-hidden="true"></span>${label} <strong>${number(sums[index]!)}</strong></li>`);
@@ -100,7 +100,7 @@ export function stackedBarChart<Key extends string>(chart: StackedBarChart<Key>)
       html`<tr><th scope="row">${chart.label(range.from + index * range.size)}</th>${series.map(({ key }) => html`<td class="num">${number(row.get(key) ?? 0)}</td>`)}<td class="num">${number(totals[index]!)}</td></tr>`,
   );
   return html`<figure class="chart" id="${id}">
-<svg class="chart-svg" viewBox="0 0 ${WIDTH} ${HEIGHT}" role="group" aria-labelledby="${id}-title ${id}-desc" data-from="${iso(range.from)}" data-to="${iso(range.to)}" data-bucket-ms="${range.size}" data-total="${total}">
+<svg class="chart-svg" viewBox="0 0 ${WIDTH} ${HEIGHT}" role="group" aria-labelledby="${id}-title ${id}-desc" data-from="${isoString(range.from)}" data-to="${isoString(range.to)}" data-bucket-ms="${range.size}" data-total="${total}">
 <title id="${id}-title">${chart.title}</title>
 <desc id="${id}-desc">${description}</desc>
 ${grid}${ticks}${bars}

@@ -3,6 +3,7 @@ import { waitBeforeAttempt } from '../dispatcher/schedule.js';
 import { durationText } from './duration.js';
 import { html, type Content, type Html } from './html.js';
 import { timeOf } from './layout.js';
+import { isoString } from '../kernel/iso-string.js';
 
 /** One point of a delivery's timeline: an attempt made, or one the schedule plans. */
 export interface TimelinePoint {
@@ -27,8 +28,6 @@ export interface Timeline {
   start: number;
   end: number;
 }
-
-const iso = (ms: number) => new Date(ms).toISOString();
 
 /**
  * The attempts of a delivery on a time axis with the schedule's planned times: each automatic
@@ -102,18 +101,18 @@ export function timelineView(timeline: Timeline, now: number): Html {
   const marks = timeline.points.map((point, index) => {
     const cx = x(point.at).toFixed(1);
     const label = point.kind === 'planned'
-      ? `Attempt ${point.number}, planned ${iso(point.at)}${point.at > now ? ` (in ${durationText(point.at - now)})` : ' (due)'}`
-      : `Attempt ${point.number}${point.manual ? ' (manual)' : ''} at ${iso(point.at)}: ${point.delivered ? 'delivered' : 'failed'}, HTTP ${point.status ?? 'none'}, ${point.responseTimeMs} ms`;
+      ? `Attempt ${point.number}, planned ${isoString(point.at)}${point.at > now ? ` (in ${durationText(point.at - now)})` : ' (due)'}`
+      : `Attempt ${point.number}${point.manual ? ' (manual)' : ''} at ${isoString(point.at)}: ${point.delivered ? 'delivered' : 'failed'}, HTTP ${point.status ?? 'none'}, ${point.responseTimeMs} ms`;
     const textY = LABEL_ROWS[index % LABEL_ROWS.length]!;
     const shape = point.kind === 'planned'
       ? html`<circle class="planned" cx="${cx}" cy="${AXIS}" r="6"></circle>`
       : html`<circle class="mark ${point.delivered ? 'bar-delivered' : 'bar-failed'}" cx="${cx}" cy="${AXIS}" r="${point.manual ? 5 : 7}"></circle>`;
-    return html`<g data-kind="${point.kind}" data-number="${point.number}" data-at="${iso(point.at)}"${point.kind === 'attempt' ? html` data-status="${point.status ?? 'none'}" data-response-ms="${point.responseTimeMs ?? 0}" data-delivered="${point.delivered ? 'true' : 'false'}"` : ''}><title>${label}</title>${shape}<text class="axis" x="${cx}" y="${textY}" text-anchor="middle">${point.number}: ${relative(point.at)}</text></g>`;
+    return html`<g data-kind="${point.kind}" data-number="${point.number}" data-at="${isoString(point.at)}"${point.kind === 'attempt' ? html` data-status="${point.status ?? 'none'}" data-response-ms="${point.responseTimeMs ?? 0}" data-delivered="${point.delivered ? 'true' : 'false'}"` : ''}><title>${label}</title>${shape}<text class="axis" x="${cx}" y="${textY}" text-anchor="middle">${point.number}: ${relative(point.at)}</text></g>`;
   });
   const nowX = x(now).toFixed(1);
   const rows = timeline.points.map(
-    (point) => html`<tr><th scope="row">${point.number}${point.manual ? ' (manual)' : ''}</th><td>${point.plannedAt === null ? html`<span class="muted">—</span>` : timeOf(iso(point.plannedAt))}</td>
-<td>${point.kind === 'attempt' ? timeOf(iso(point.at)) : html`<span class="muted">${point.at > now ? `in ${durationText(point.at - now)}` : 'due now'}</span>`}</td>
+    (point) => html`<tr><th scope="row">${point.number}${point.manual ? ' (manual)' : ''}</th><td>${point.plannedAt === null ? html`<span class="muted">—</span>` : timeOf(isoString(point.plannedAt))}</td>
+<td>${point.kind === 'attempt' ? timeOf(isoString(point.at)) : html`<span class="muted">${point.at > now ? `in ${durationText(point.at - now)}` : 'due now'}</span>`}</td>
 <td>${point.kind === 'attempt' ? (point.delivered ? 'delivered' : 'failed') : 'planned'}</td><td>${point.kind === 'attempt' ? (point.status ?? html`<span class="muted">none</span>`) : ''}</td><td class="num">${point.kind === 'attempt' ? `${point.responseTimeMs} ms` : ''}</td></tr>`,
   );
   const content: Content = html`<section class="timeline" aria-labelledby="timeline-heading"><h2 id="timeline-heading">Timeline</h2>

@@ -6,6 +6,7 @@ import { USER_AGENT } from './dispatcher-defaults.js';
 import type { HttpSender } from './sender.js';
 import type { AttemptErrorKind } from '../ports/dispatch-statuses.js';
 import type { HealthAlert, RecordedAttempt } from '../ports/dispatch-store.js';
+import { isoString } from '../kernel/iso-string.js';
 
 /**
  * A webhook that has been failing for a while (`webhook.failing`, at each warning share of the
@@ -69,8 +70,6 @@ export function alertReporter(options: AlertReporterOptions): (recorded: Recorde
   };
 }
 
-const iso = (ms: number): string => new Date(ms).toISOString();
-
 function alertOf({ attempt, health }: RecordedAttempt, alert: HealthAlert, disableAfterMs: number | null): WebhookAlert {
   const failingSince = health.failing_since ?? attempt.attempted_at;
   const failing = alert.kind === 'failing';
@@ -79,11 +78,11 @@ function alertOf({ attempt, health }: RecordedAttempt, alert: HealthAlert, disab
     webhook_id: attempt.webhook_id,
     url: attempt.url,
     failure_streak: health.failure_streak,
-    failing_since: iso(failingSince),
-    last_failure_at: iso(attempt.attempted_at),
+    failing_since: isoString(failingSince),
+    last_failure_at: isoString(attempt.attempted_at),
     threshold: failing ? alert.threshold : null,
-    disables_at: failing && disableAfterMs !== null ? iso(failingSince + disableAfterMs) : null,
-    disabled_at: failing || health.disabled_at === null ? null : iso(health.disabled_at),
+    disables_at: failing && disableAfterMs !== null ? isoString(failingSince + disableAfterMs) : null,
+    disabled_at: failing || health.disabled_at === null ? null : isoString(health.disabled_at),
     error_kind: attempt.error_kind,
     response_status: attempt.response_status,
   };
@@ -98,7 +97,7 @@ function logAlert(logger: Logger, alert: WebhookAlert): void {
 async function sendAlert(options: AlertReporterOptions, target: { url: string; secret: string }, alert: WebhookAlert): Promise<void> {
   const { type, ...data } = alert;
   const now = options.clock();
-  const payload: AlertPayload = { id: newId('alrt'), type, created: iso(now), data };
+  const payload: AlertPayload = { id: newId('alrt'), type, created: isoString(now), data };
   const body = JSON.stringify(payload);
   const signed = signPayload({ payload: body, secret: target.secret, timestamp: Math.floor(options.signingClock() / 1000) });
   const result = await options.sender.send({ url: target.url, body, headers: { 'content-type': 'application/json', 'user-agent': USER_AGENT, ...signed.headers } });

@@ -26,7 +26,7 @@ import { DeliveryRetention, type PruneResult } from './retention.js';
 
 /**
  * Opens the store of a dispatcher given none, on its `database` file. The entry points choose it
- * (src/platform/node-stores.ts): the dispatcher itself knows no backend.
+ * (src/platform/node.ts): the dispatcher itself knows no backend.
  */
 export type OpenDefaultDispatchStore = (database: string) => DispatchStore;
 

@@ -57,3 +57,12 @@ export function utf8Length(text: string): number {
   }
   return bytes;
 }
+
+/** Lower-case hex of bytes. */
+export function toHex(bytes: Uint8Array): string {
+  let hex = '';
+  for (let i = 0; i < bytes.byteLength; i++) hex += HEX[bytes[i]!];
+  return hex;
+}
+
+const HEX = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, '0'));

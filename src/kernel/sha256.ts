@@ -1,4 +1,4 @@
-import { toHex } from '../signing/signature-scheme.js';
+import { toHex } from './bytes.js';
 
 /*
  * SHA-256 (FIPS 180-4) in plain JavaScript, synchronous and on every runtime: for the few

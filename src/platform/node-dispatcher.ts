@@ -1,6 +1,12 @@
 import { DispatcherCore } from '../dispatcher/dispatcher.js';
 import type { DispatcherOptions } from '../dispatcher/options.js';
-import { openDefaultDispatchStore } from './node-dispatch-store.js';
+import type { DispatchStore } from '../ports/dispatch-store.js';
+import { sqliteDispatchStore } from '../stores/sqlite/dispatch-store.js';
+
+/** The dispatcher's store when none is given: `sqliteDispatchStore(database)` (the dispatcher names the file). */
+export function openDefaultDispatchStore(database: string): DispatchStore {
+  return sqliteDispatchStore(database);
+}
 
 /**
  * The platform's sending side: registrations, signing, a 30 s timeout, the 7-attempt schedule

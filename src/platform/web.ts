@@ -1,6 +1,8 @@
 import { ConfigurationError } from '../kernel/errors.js';
 import type { IdempotencyStore } from '../ports/idempotency-store.js';
-import type { ReceiverPlatform } from '../receiver/options.js';
+import { resolveReceiverOptions, type ReceiverOptions, type ReceiverPlatform } from '../receiver/options.js';
+import { buildReceiver, type Receiver } from '../receiver/receive.js';
+import type { WebhookSecret } from '../signing/signature-scheme.js';
 import { webHmac } from '../signing/web-signature.js';
 
 /**
@@ -20,3 +22,16 @@ export const WEB_PLATFORM: ReceiverPlatform = {
   },
   hmac: webHmac,
 };
+
+/**
+ * The framework-free receiver for runtimes without Node's modules (see acct-webhook/web's
+ * `fetchHandler`): WebCrypto, and `store` required. Build it once, never per request.
+ *
+ * @throws ConfigurationError `INVALID_CONFIGURATION` (option `store`) without a store
+ * @example
+ * const receiver = createReceiver({ secret: env.WEBHOOK_SECRET, handlers, store: memoryStore() });
+ * const { status, headers, body } = await receiver.receive({ rawBody, headers: request.headers, method: 'POST' });
+ */
+export function createReceiver(options: WebhookSecret | ReceiverOptions): Receiver {
+  return buildReceiver(resolveReceiverOptions(options, 'createReceiver', WEB_PLATFORM));
+}

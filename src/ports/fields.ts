@@ -1,3 +1,4 @@
+import { isoString } from '../kernel/iso-string.js';
 /*
  * A field list describes a stored record once: each field's name, how it is kept, and whether
  * the public record shows it. The stored type, the public record type, the mapping to the record
@@ -87,8 +88,6 @@ export function columnsOf<F extends Fields>(fields: F): (keyof F & string)[] {
   return Object.keys(fields).filter((name) => fields[name]!.column);
 }
 
-const iso = (ms: number): string => new Date(ms).toISOString();
-
 /** The public record of a stored one, its fields in the list's order. */
 export function toPublicRecord<F extends Fields>(fields: F, stored: StoredOf<F>): RecordOf<F> {
   const record: Record<string, unknown> = {};
@@ -96,7 +95,7 @@ export function toPublicRecord<F extends Fields>(fields: F, stored: StoredOf<F>)
     if (internal) continue;
     const storedValue = stored[name];
     if (storedValue === null) record[name] = null;
-    else if (kind === 'time') record[name] = iso(storedValue as number);
+    else if (kind === 'time') record[name] = isoString(storedValue as number);
     // A list or map is the caller's to change: never the stored one itself.
     else if (kind === 'json') record[name] = structuredClone(storedValue);
     else record[name] = storedValue;

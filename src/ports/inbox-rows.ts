@@ -1,5 +1,6 @@
 import { bytes, columnsOf, flag, integer, text, time, value, type StoredOf } from './fields.js';
 import type { ClaimedInboxEvent, InboxEvent, InboxInput, InboxStats, InboxStatus, StoredVerification } from './inbox.js';
+import { isoString } from '../kernel/iso-string.js';
 
 /*
  * The one description of an inbox row: the stored type (`InboxRow`, the memory store's too), the
@@ -36,8 +37,6 @@ export type InboxRow = StoredOf<typeof INBOX_FIELDS>;
 /** The columns every read selects, in the order of {@link INBOX_FIELDS}. */
 export const INBOX_COLUMNS = columnsOf(INBOX_FIELDS).join(', ');
 
-const iso = (ms: number) => new Date(ms).toISOString();
-
 /** What the `headers` column holds: the headers that matter and how the delivery was verified. */
 interface StoredHeaders {
   headers: Record<string, string>;
@@ -60,10 +59,10 @@ export function toInboxEvent(row: InboxRow): InboxEvent {
     event_type: row.event_type,
     status: row.status,
     attempts: row.attempts,
-    received_at: iso(row.received_at),
-    created: iso(row.event_created),
-    next_attempt_at: row.status === 'pending' ? iso(row.next_attempt_at) : null,
-    completed_at: row.completed_at === null ? null : iso(row.completed_at),
+    received_at: isoString(row.received_at),
+    created: isoString(row.event_created),
+    next_attempt_at: row.status === 'pending' ? isoString(row.next_attempt_at) : null,
+    completed_at: row.completed_at === null ? null : isoString(row.completed_at),
     last_error: row.last_error_code === null ? null : { code: row.last_error_code, message: row.last_error_message ?? '' },
     ordering_key: row.ordering_key,
     stale: row.stale,

@@ -181,7 +181,7 @@ type ParsedReceiverOptions = ReturnType<typeof receiverSchema>;
 
 /**
  * Opens the store of a receiver given none (`database` is its option, when given). The entry
- * points choose it (src/platform/node-stores.ts): the receiver itself knows no backend.
+ * points choose it (src/platform/node.ts): the receiver itself knows no backend.
  */
 export type OpenDefaultStore = (database: string | undefined) => IdempotencyStore;
 

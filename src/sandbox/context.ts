@@ -6,6 +6,7 @@ import type { ObjectStore } from './objects.js';
 import type { DeliveryPump } from './pump.js';
 import type { WebhookRegistry } from './webhook-registry.js';
 import type { SandboxPlan } from './http/rate-limit.js';
+import { isoString } from '../kernel/iso-string.js';
 
 /** The account the test key belongs to (`GET /v1/me`, every event's `business_id`). */
 export interface SandboxAccount {
@@ -29,7 +30,7 @@ export interface SandboxContext {
 
 /** The sandbox clock's now as the ISO 8601 string records carry. */
 export function isoNow(context: Pick<SandboxContext, 'clock'>): string {
-  return new Date(context.clock.now()).toISOString();
+  return isoString(context.clock.now());
 }
 
 /** A day `days` after an instant, as YYYY-MM-DD. */

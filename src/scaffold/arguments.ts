@@ -1,7 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { isInformationExit, usageMessage } from '../cli-kit/commander.js';
 import { ADAPTERS, PACKAGE_MANAGERS, STORES, choiceNames } from './choices.js';
-import { DEFAULT_ADAPTER, DEFAULT_EVENTS, DEFAULT_PACKAGE_MANAGER, DEFAULT_STORE } from './defaults.js';
+import { DEFAULT_ADAPTER, DEFAULT_EVENTS, DEFAULT_PACKAGE_MANAGER, DEFAULT_STORE } from './project-defaults.js';
 import { ScaffoldError } from './errors.js';
 
 export const COMMAND_NAME = 'create-acct-webhook';

@@ -1,5 +1,5 @@
 import { ADAPTERS, PACKAGE_MANAGERS, STORES, type Adapter, type Store } from './choices.js';
-import { DEFAULT_PORT, PREFERRED_SAMPLE_EVENT, RECEIVER_PATH } from './defaults.js';
+import { DEFAULT_PORT, PREFERRED_SAMPLE_EVENT, RECEIVER_PATH } from './project-defaults.js';
 import type { ChosenGroup } from './events.js';
 import type { GeneratorPackage } from './generator-package.js';
 import { handlerFilePath } from './handler-code.js';

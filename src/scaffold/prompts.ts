@@ -1,7 +1,7 @@
 import { cancel, groupMultiselect, isCancel, select, text } from '@clack/prompts';
 import { EVENT_CATALOG, EVENT_TYPES, type EventType } from '../events/catalog.js';
 import { ADAPTERS, STORES, choiceNames, type Adapter, type Store } from './choices.js';
-import { DEFAULT_ADAPTER, DEFAULT_PROJECT_NAME, DEFAULT_STORE } from './defaults.js';
+import { DEFAULT_ADAPTER, DEFAULT_PROJECT_NAME, DEFAULT_STORE } from './project-defaults.js';
 import { ScaffoldError } from './errors.js';
 import { groupEvents, inCatalogOrder } from './events.js';
 

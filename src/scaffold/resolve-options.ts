@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { parseDependencySpec, specForProject } from './acct-webhook-dependency.js';
 import type { CliArguments } from './arguments.js';
 import { ADAPTERS, PACKAGE_MANAGERS, STORES, type PackageManager } from './choices.js';
-import { DEFAULT_ADAPTER, DEFAULT_EVENTS, DEFAULT_PACKAGE_MANAGER, DEFAULT_PROJECT_NAME, DEFAULT_STORE } from './defaults.js';
+import { DEFAULT_ADAPTER, DEFAULT_EVENTS, DEFAULT_PACKAGE_MANAGER, DEFAULT_PROJECT_NAME, DEFAULT_STORE } from './project-defaults.js';
 import { ScaffoldError } from './errors.js';
 import { checkPackageManager } from './install.js';
 import { parseEventList } from './events.js';

@@ -168,15 +168,6 @@ export function signingTimestamp(timestamp: number | undefined): number {
   return seconds;
 }
 
-/** Lower-case hex of bytes. */
-export function toHex(bytes: Uint8Array): string {
-  let hex = '';
-  for (let i = 0; i < bytes.byteLength; i++) hex += HEX[bytes[i]!];
-  return hex;
-}
-
-const HEX = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, '0'));
-
 export function rawBytes(payload: unknown): Uint8Array | string {
   if (typeof payload === 'string' || payload instanceof Uint8Array) return payload;
   if (payload instanceof ArrayBuffer) return new Uint8Array(payload);

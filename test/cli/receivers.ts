@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage } from 'node:http';
 import type { WebhookEvent } from '../../src/events/schemas.js';
-import { nodeHandler } from '../../src/adapters/node/handler.js';
+import { nodeHandler } from '../../src/adapters/node/index.js';
 import type { ReceiveOutcome } from '../../src/receiver/outcome.js';
 import { Webhooks } from '../../src/receiver/webhooks.js';
 import { memoryStore } from '../../src/stores/memory/idempotency-store.js';

@@ -8,7 +8,7 @@ const ABSENT = 'acct-webhook-absent-package-for-tests';
 const USE = { option: 'store', feature: 'Frobnication' };
 
 /** A module of test/fixtures, imported at run time (plain JavaScript, no declarations). */
-const fixture = (name: string): Promise<unknown> => import(new URL(`./fixtures/${name}`, import.meta.url).href);
+const fixture = (name: string): Promise<unknown> => import(new URL(`../fixtures/${name}`, import.meta.url).href);
 
 function refusal(run: () => unknown): unknown {
   try {

@@ -19,7 +19,7 @@ import { sqliteConnectionShape, sqliteTarget } from '../../src/stores/sqlite/ope
 import { SQLITE_DRIVERS } from '../../src/stores/sqlite/drivers.js';
 import { MAX_TIMER_MS } from '../../src/kernel/timers.js';
 import { memoryStore } from '../../src/stores/memory/idempotency-store.js';
-import { createReceiver } from '../../src/platform/node-receiver.js';
+import { createReceiver } from '../../src/platform/node.js';
 
 // --- The zod schemas as they were (src/receiver/options.ts, inbox-options.ts, ordering.ts, inbox.ts, ports/store-options.ts, sqlite/connection.ts).
 const zodInbox = z.union(

@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { memoryStore } from '../../src/stores/memory/idempotency-store.js';
-import { nodeHandler } from '../../src/adapters/node/handler.js';
+import { nodeHandler } from '../../src/adapters/node/index.js';
 import { Webhooks } from '../../src/receiver/webhooks.js';
 import type { WebhookEvent } from '../../src/events/schemas.js';
 import { createSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/index.js';

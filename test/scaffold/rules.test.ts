@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { EVENT_CATALOG, EVENT_TYPES } from '../../src/events/catalog.js';
 import { DEFAULT_PATH } from '../../src/receiver/options.js';
-import { RECEIVER_PATH } from '../../src/scaffold/defaults.js';
+import { RECEIVER_PATH } from '../../src/scaffold/project-defaults.js';
 import { ScaffoldError } from '../../src/scaffold/errors.js';
 import { parseEventList } from '../../src/scaffold/events.js';
 import { handlerFields } from '../../src/events/handler-fields.js';

@@ -120,7 +120,7 @@ const LIBRARY_ENTRIES: [entry: string, alsoNever: string[]][] = [
   ['acct-webhook/postgres', ['src/dashboard/', 'src/sandbox/']],
   ['acct-webhook/sandbox', ['src/dashboard/']],
   ['acct-webhook/dashboard', ['src/sandbox/']],
-  ['acct-webhook/web', ['src/dashboard/', 'src/sandbox/', 'src/stores/sqlite/', 'src/defaults/', 'src/signing/signature.ts']],
+  ['acct-webhook/web', ['src/dashboard/', 'src/sandbox/', 'src/stores/sqlite/', 'src/platform/node.ts', 'src/platform/node-dispatcher.ts', 'src/signing/signature.ts']],
   ['acct-webhook/fastify', ['src/dashboard/', 'src/sandbox/']],
   ['acct-webhook/hono', ['src/dashboard/', 'src/sandbox/']],
   ['acct-webhook/koa', ['src/dashboard/', 'src/sandbox/']],

@@ -3,8 +3,7 @@ import type { WebhookSecret } from '../../signing/signature-scheme.js';
 import { readConsumableNodeBody } from '../../http/body.js';
 import { requestPath } from '../../http/path.js';
 import { answerNodeRequest, bodyLimits } from '../shared.js';
-import { NODE_PLATFORM } from '../../platform/node.js';
-import { resolveHandlerOptions, type BodyOptions, type WebhookHandlerOptions } from '../../receiver/options.js';
+import { resolveHandlerOptions, type BodyOptions, type ReceiverPlatform, type WebhookHandlerOptions } from '../../receiver/options.js';
 import { buildReceiver, type Receiver } from '../../receiver/receive.js';
 
 /** The parts of Express's request this adapter reads; any Express `Request` fits. */
@@ -23,25 +22,11 @@ export type ExpressWebhookHandler = ((req: ExpressLikeRequest, res: ServerRespon
 };
 
 /**
- * Express middleware for the platform's webhooks. Reads the raw body itself, verifies, parses,
- * dedupes and routes to your handlers. Express is not imported: the middleware is typed on
- * node:http, which every Express request and response extends.
- *
- * - `app.use(webhookHandler(secret))` answers on `options.path` (default `/webhooks`) and passes
- *   every other path on with `next()`.
- * - `app.post('/any/path', webhookHandler(options))` answers on that route.
- *
- * Mount it before `express.json()`, or on a path that parser does not see: the signature covers
- * the raw bytes. If a parser got there first, a raw copy in `req.rawBody` or a Buffer `req.body`
- * (`express.raw`) is used; otherwise the answer is a loud 500 `BODY_ALREADY_PARSED`.
- *
- * @example
- * const hooks = new Webhooks().on('invoice.paid', (event) => markPaid(event.data.object.id));
- * app.use(webhookHandler({ secret: process.env.WEBHOOK_SECRET!, handlers: hooks }));
- * app.use(express.json()); // the rest of the app
+ * The middleware `webhookHandler` builds on a platform (the store a receiver given none gets, and
+ * its HMAC): acct-webhook's `webhookHandler` is this on Node.js (./index.ts).
  */
-export function webhookHandler(options: WebhookSecret | WebhookHandlerOptions): ExpressWebhookHandler {
-  const { receiver: resolved, body } = resolveHandlerOptions(options, 'webhookHandler', NODE_PLATFORM);
+export function buildWebhookHandler(options: WebhookSecret | WebhookHandlerOptions, platform: ReceiverPlatform): ExpressWebhookHandler {
+  const { receiver: resolved, body } = resolveHandlerOptions(options, 'webhookHandler', platform);
   const receiver = buildReceiver(resolved);
   const fix = 'Mount webhookHandler before express.json() (or any body parser), or keep a raw copy in req.rawBody.';
   return Object.assign(expressMiddleware(receiver, body, fix), { receiver });

@@ -1,8 +1,7 @@
 import type { FastifyInstance, FastifyPluginCallback, FastifyReply, FastifyRequest } from 'fastify';
 import { discardUnread, readNodeBody } from '../../http/body.js';
-import { NODE_PLATFORM } from '../../platform/node.js';
 import { bodyLimits, webhookAnswer } from '../shared.js';
-import { resolveHandlerOptions, type BodyOptions, type WebhookHandlerOptions } from '../../receiver/options.js';
+import { resolveHandlerOptions, type BodyOptions, type ReceiverPlatform, type WebhookHandlerOptions } from '../../receiver/options.js';
 import { buildReceiver, type Receiver } from '../../receiver/receive.js';
 
 /** What `app.register(fastifyWebhooks, options)` takes: the receiver's options; `path` is the route (default `/webhooks`). */
@@ -16,31 +15,25 @@ declare module 'fastify' {
 }
 
 /**
- * A Fastify 5 plugin for the platform's webhooks. It answers on `options.path` (default
- * `/webhooks`, any method: not POST is 405) in a context of its own, where the raw body is read
- * by the HTTP edge (under `maxBodyBytes` and `bodyTimeoutMs`) instead of a parser: the app's JSON
- * parser and its other routes are untouched. The receiver is `app.webhookReceiver` (for the inbox
- * API and `reprocess`), and it is closed with the app (`onClose`). Register it once per app.
- *
- * @example
- * const app = Fastify();
- * await app.register(fastifyWebhooks, { path: '/webhooks', secret: process.env.WEBHOOK_SECRET!, handlers: hooks });
- * app.post('/orders', async (request) => request.body); // still JSON-parsed
+ * The plugin `fastifyWebhooks` is, on a platform (the store a receiver given none gets, and its
+ * HMAC): acct-webhook/fastify's `fastifyWebhooks` is this on Node.js (./index.ts).
  */
-export const fastifyWebhooks: FastifyPluginCallback<FastifyWebhooksOptions> = Object.assign(
-  (app: FastifyInstance, options: FastifyWebhooksOptions, done: (error?: Error) => void): void => {
-    // Fastify hands over its own options (prefix, logLevel) with the plugin's: those are not the receiver's.
-    const { prefix: _prefix, logLevel: _logLevel, logSerializers: _serializers, ...receiverOptions } = options as FastifyWebhooksOptions & Record<string, unknown>;
-    const { receiver: resolved, body } = resolveHandlerOptions(receiverOptions, 'fastifyWebhooks', NODE_PLATFORM);
-    const receiver = buildReceiver(resolved);
-    app.decorate('webhookReceiver', receiver);
-    app.addHook('onClose', () => receiver.close());
-    app.register(fastifyWebhookRoute(receiver, body));
-    done();
-  },
-  // As fastify-plugin marks a plugin: the decorator and the onClose hook belong to the app; the route's context stays its own.
-  { [Symbol.for('skip-override')]: true, [Symbol.for('fastify.display-name')]: 'acct-webhook' },
-);
+export function createFastifyWebhooks(platform: ReceiverPlatform): FastifyPluginCallback<FastifyWebhooksOptions> {
+  return Object.assign(
+    (app: FastifyInstance, options: FastifyWebhooksOptions, done: (error?: Error) => void): void => {
+      // Fastify hands over its own options (prefix, logLevel) with the plugin's: those are not the receiver's.
+      const { prefix: _prefix, logLevel: _logLevel, logSerializers: _serializers, ...receiverOptions } = options as FastifyWebhooksOptions & Record<string, unknown>;
+      const { receiver: resolved, body } = resolveHandlerOptions(receiverOptions, 'fastifyWebhooks', platform);
+      const receiver = buildReceiver(resolved);
+      app.decorate('webhookReceiver', receiver);
+      app.addHook('onClose', () => receiver.close());
+      app.register(fastifyWebhookRoute(receiver, body));
+      done();
+    },
+    // As fastify-plugin marks a plugin: the decorator and the onClose hook belong to the app; the route's context stays its own.
+    { [Symbol.for('skip-override')]: true, [Symbol.for('fastify.display-name')]: 'acct-webhook' },
+  );
+}
 
 /**
  * The webhook route as a plugin of its own, for a receiver built elsewhere (`fastifyWebhooks`;

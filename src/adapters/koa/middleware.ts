@@ -2,9 +2,8 @@ import type { Context, Next } from 'koa';
 import { discardUnread, readNodeBody } from '../../http/body.js';
 import { bodyAlreadyParsed } from '../../http/errors.js';
 import type { WebhookSecret } from '../../signing/signature.js';
-import { NODE_PLATFORM } from '../../platform/node.js';
 import { bodyLimits, webhookAnswer } from '../shared.js';
-import { resolveHandlerOptions, type BodyOptions, type WebhookHandlerOptions } from '../../receiver/options.js';
+import { resolveHandlerOptions, type BodyOptions, type ReceiverPlatform, type WebhookHandlerOptions } from '../../receiver/options.js';
 import { buildReceiver, type Receiver } from '../../receiver/receive.js';
 
 /** The middleware `koaWebhooks` returns, with its receiver attached. */
@@ -14,19 +13,11 @@ export type KoaWebhookMiddleware = ((ctx: Context, next: Next) => Promise<void>)
 };
 
 /**
- * Koa 3 middleware for the platform's webhooks: `app.use(koaWebhooks(options))` answers on
- * `options.path` (default `/webhooks`) and passes every other path on. Mounted before a body
- * parser it reads the raw body itself (under `maxBodyBytes` and `bodyTimeoutMs`); after one that
- * keeps the raw text (`@koa/bodyparser`'s `ctx.request.rawBody`) it verifies that copy; after one
- * that kept nothing the answer is 500 `BODY_ALREADY_PARSED`, with the fix in the log line.
- *
- * @example
- * const webhooks = koaWebhooks({ secret: process.env.WEBHOOK_SECRET!, handlers: hooks });
- * app.use(webhooks);
- * app.use(bodyParser()); // the rest of the app
+ * The middleware `koaWebhooks` builds on a platform (the store a receiver given none gets, and its
+ * HMAC): acct-webhook/koa's `koaWebhooks` is this on Node.js (./index.ts).
  */
-export function koaWebhooks(options: WebhookSecret | WebhookHandlerOptions): KoaWebhookMiddleware {
-  const { receiver: resolved, body } = resolveHandlerOptions(options, 'koaWebhooks', NODE_PLATFORM);
+export function buildKoaWebhooks(options: WebhookSecret | WebhookHandlerOptions, platform: ReceiverPlatform): KoaWebhookMiddleware {
+  const { receiver: resolved, body } = resolveHandlerOptions(options, 'koaWebhooks', platform);
   const receiver = buildReceiver(resolved);
   const middleware = async (ctx: Context, next: Next): Promise<void> => {
     const path = ctx.path.length > 1 && ctx.path.endsWith('/') ? ctx.path.slice(0, -1) : ctx.path;

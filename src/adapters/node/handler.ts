@@ -6,8 +6,7 @@ import type { WebhookSecret } from '../../signing/signature-scheme.js';
 import { answerNodeRequest, bodyLimits, webhookAnswer } from '../shared.js';
 import { failed } from '../../receiver/answers.js';
 import { ReceiverError } from '../../receiver/errors.js';
-import { NODE_PLATFORM } from '../../platform/node.js';
-import { resolveHandlerOptions, type WebhookHandlerOptions } from '../../receiver/options.js';
+import { resolveHandlerOptions, type ReceiverPlatform, type WebhookHandlerOptions } from '../../receiver/options.js';
 import { buildReceiver, type Receiver } from '../../receiver/receive.js';
 
 /** The listener `nodeHandler` returns, with its receiver attached. */
@@ -20,14 +19,11 @@ export type NodeWebhookHandler = ((req: IncomingMessage, res: ServerResponse, ne
 const FIX = 'Next.js API route: set config.api.bodyParser = false. Else: call nodeHandler before any body parser.';
 
 /**
- * A node:http request listener. It answers on `options.path` (default `/webhooks`); other paths
- * go to `next` when given (Connect-style), or get 404 `NOT_FOUND`.
- *
- * @example
- * http.createServer(nodeHandler({ secret: process.env.WEBHOOK_SECRET!, handlers })).listen(3000);
+ * The listener `nodeHandler` builds on a platform (the store a receiver given none gets, and its
+ * HMAC): acct-webhook's `nodeHandler` is this on Node.js (./index.ts).
  */
-export function nodeHandler(options: WebhookSecret | WebhookHandlerOptions): NodeWebhookHandler {
-  const { receiver: resolved, body } = resolveHandlerOptions(options, 'nodeHandler', NODE_PLATFORM);
+export function buildNodeHandler(options: WebhookSecret | WebhookHandlerOptions, platform: ReceiverPlatform): NodeWebhookHandler {
+  const { receiver: resolved, body } = resolveHandlerOptions(options, 'nodeHandler', platform);
   const receiver = buildReceiver(resolved);
   const limits = bodyLimits(body);
   const handler = (req: IncomingMessage, res: ServerResponse, next?: (error?: unknown) => void): void => {

@@ -24,9 +24,9 @@ export function emitCommand(context: CommandContext): Command {
     .addHelpText('after', () => examples(['acct-webhook dispatcher emit payment.failed --set data.object.amount=12000', 'a failed payment of 120.00 EUR']) + eventTypesHelp(context.help))
     .action(async function (this: Command, type: string, options: EmitOptions) {
       const { parseEventType } = await import('../event-types.js');
-      const { sampleEvent } = await import('../sample-event.js');
+      const { sampleWithSets } = await import('../sample-event.js');
       const { expandEventPattern } = await import('../../events/catalog.js');
-      const event = sampleEvent(parseEventType(type), options.set ?? []);
+      const event = sampleWithSets(parseEventType(type), options.set ?? []);
       const { emitted, queuedFor } = await withDispatcher(this, {}, async (dispatcher) => {
         const emitted = await dispatcher.emit(event);
         const webhooks = await dispatcher.webhooks.list();

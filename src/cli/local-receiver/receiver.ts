@@ -2,7 +2,7 @@ import type { RequestListener } from 'node:http';
 import { parseEvent } from '../../events/parse.js';
 import type { WebhookEvent } from '../../events/schemas.js';
 import type { Logger, LogFn } from '../../logging/logger.js';
-import { nodeHandler } from '../../adapters/node/handler.js';
+import { nodeHandler } from '../../adapters/node/index.js';
 import { DELIVERY_LOG_MESSAGE, type ReceiveOutcome } from '../../receiver/outcome.js';
 import { Webhooks } from '../../receiver/webhooks.js';
 import type { IdempotencyStore } from '../../ports/idempotency-store.js';

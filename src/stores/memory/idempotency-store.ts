@@ -15,6 +15,7 @@ import {
   type QuarantineStore,
   type StoreOptions,
 } from '../../ports/idempotency-store.js';
+import { isoString } from '../../kernel/iso-string.js';
 
 const memoryStoreOptions = strictObject(retentionShape);
 
@@ -94,8 +95,8 @@ function memoryQuarantine(): QuarantineStore {
       const key = quarantineKey(input);
       const existing = byKey.get(key);
       const entry: QuarantinedEvent = existing
-        ? { ...existing, ...fields(input), last_received_at: iso(input.received_at), deliveries: existing.deliveries + 1 }
-        : { id: newId('qev'), ...fields(input), first_received_at: iso(input.received_at), last_received_at: iso(input.received_at), deliveries: 1 };
+        ? { ...existing, ...fields(input), last_received_at: isoString(input.received_at), deliveries: existing.deliveries + 1 }
+        : { id: newId('qev'), ...fields(input), first_received_at: isoString(input.received_at), last_received_at: isoString(input.received_at), deliveries: 1 };
       byKey.set(key, entry);
       return Promise.resolve(entry);
     },
@@ -123,6 +124,3 @@ function fields(input: QuarantineInput) {
   };
 }
 
-function iso(ms: number): string {
-  return new Date(ms).toISOString();
-}

@@ -8,7 +8,7 @@ import { useTestDatabase } from '../../helpers/postgres.js';
 import { close, listen } from '../../helpers/server.js';
 import { ChildScript } from './child-process.js';
 
-const fixture = resolve(import.meta.dirname, '..', 'fixtures', 'postgres-dispatch-worker.mjs');
+const fixture = resolve(import.meta.dirname, '../..', 'fixtures', 'postgres-dispatch-worker.mjs');
 const EVENTS = 60;
 const HANGING = 3;
 const TIMEOUT_MS = 1_000;

@@ -10,7 +10,7 @@ import { expectDeliveriesReadAsBefore, expectInboxRunsAsBefore, expectReceivedRe
 import { useTestDatabase } from '../../helpers/postgres.js';
 import { ChildScript } from './child-process.js';
 
-const fixture = resolve(import.meta.dirname, '..', 'fixtures', 'postgres-migrate-process.mjs');
+const fixture = resolve(import.meta.dirname, '../..', 'fixtures', 'postgres-migrate-process.mjs');
 const PROCESSES = 4;
 
 describe('the first start of several processes on a fresh schema', () => {

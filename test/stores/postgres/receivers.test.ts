@@ -10,7 +10,7 @@ const EVENTS = 1_000;
 const RECEIVERS = 3;
 /** Deliveries in flight at once, across all receivers. */
 const IN_FLIGHT = 48;
-const fixture = resolve(import.meta.dirname, '..', 'fixtures', 'postgres-receiver-process.mjs');
+const fixture = resolve(import.meta.dirname, '../..', 'fixtures', 'postgres-receiver-process.mjs');
 
 /** A small seeded generator (mulberry32), so that the scrambled order is the same on every run. */
 function random(seed: number): () => number {

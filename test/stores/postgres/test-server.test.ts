@@ -10,7 +10,7 @@ import { choosePostgres, POSTGRES_URL_VARIABLE, probePostgres } from '../../help
 import { POSTGRES_URL } from '../../helpers/postgres.js';
 import { waitFor } from '../../scaffold/helpers.js';
 
-const EMBEDDED_SCRIPT = join(import.meta.dirname, '..', 'helpers', 'embedded-postgres.mjs');
+const EMBEDDED_SCRIPT = join(import.meta.dirname, '../..', 'helpers', 'embedded-postgres.mjs');
 
 // The choice of the tests' PostgreSQL server (test/helpers/postgres-server.ts): these suites
 // never skip, so a contributor without a server gets one, and a configured one that is down fails.

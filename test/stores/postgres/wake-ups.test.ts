@@ -15,7 +15,7 @@ import { ChildScript } from './child-process.js';
  * only come from a notification.
  */
 
-const fixture = resolve(import.meta.dirname, '..', 'fixtures', 'postgres-dispatch-worker.mjs');
+const fixture = resolve(import.meta.dirname, '../..', 'fixtures', 'postgres-dispatch-worker.mjs');
 const POLL_MS = 60_000;
 const SECRET = 'whsec_wakeUpsSecret00000000000000000';
 

@@ -8,7 +8,7 @@ import { useTestDatabase, type TestDatabase } from '../../helpers/postgres.js';
 import { close, eventDeliveries, listen, type RunningServer } from '../../helpers/server.js';
 import { ChildScript } from './child-process.js';
 
-const fixture = resolve(import.meta.dirname, '..', 'fixtures', 'postgres-dispatch-worker.mjs');
+const fixture = resolve(import.meta.dirname, '../..', 'fixtures', 'postgres-dispatch-worker.mjs');
 const DELIVERIES = 5_000;
 const CONCURRENCY = 16;
 /** Short, so that a dead worker's lease ends soon: a live attempt ends (times out) well before its lease. */

@@ -9,7 +9,7 @@ import { startChildServer, type ChildServer } from '../../helpers/processes.js';
 
 const SECRET = 'whsec_multiProcessSecret0000000000000';
 const EVENTS = 500;
-const fixture = resolve(import.meta.dirname, '..', 'fixtures', 'receiver-process.mjs');
+const fixture = resolve(import.meta.dirname, '../..', 'fixtures', 'receiver-process.mjs');
 
 /** Delivers like a sender that retries a 409 quickly: until the event is acknowledged. */
 async function deliver(url: string, body: string): Promise<number[]> {
