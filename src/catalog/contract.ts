@@ -66,3 +66,36 @@ export const RESPONSES = {
       `Retried on the schedule like any answer that is not 2xx; no answer within ${timeoutSeconds} s counts the same.`,
   },
 } as const;
+
+/**
+ * Where the sandbox runs when `acct-webhook sandbox` starts it with its defaults: the value the
+ * published documents give `{sandbox_url}` and `{base_url}` until a user sets them
+ * (`test/catalog/documents.test.ts` holds it equal to the CLI's default).
+ */
+export const LOCAL_SANDBOX_ROOT = 'http://127.0.0.1:4010';
+
+/**
+ * The platform's two API roots, named as its API document names them: `{base_url}` (production)
+ * and `{sandbox_url}` (the sandbox), each ending just before `/v1`. The document publishes no
+ * production address (an account is given it), so both default to the sandbox on this machine: a
+ * tool that takes the defaults never sends a request to production by accident. What a variable
+ * means is said in its server's description: a variable's own `description` fails swagger-parser,
+ * whose copy of the OpenAPI 3.1 schema spells that field `descriptions`.
+ */
+export const API_SERVERS = [
+  {
+    url: '{sandbox_url}',
+    description:
+      'The sandbox: the platform\'s test environment, whose events go to the URLs registered there. `sandbox_url` is ' +
+      'its API root, before `/v1`; the default is `acct-webhook sandbox` on this machine with its default port.',
+    variables: { sandbox_url: { default: LOCAL_SANDBOX_ROOT } },
+  },
+  {
+    url: '{base_url}',
+    description:
+      'Production: the platform\'s API, whose events of live businesses go to the URLs registered there. `base_url` is ' +
+      'its API root, before `/v1`, which comes with your platform account. No address is published, so the default ' +
+      'is the local sandbox: nothing reaches production until you set it.',
+    variables: { base_url: { default: LOCAL_SANDBOX_ROOT } },
+  },
+] as const;

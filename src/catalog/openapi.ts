@@ -2,6 +2,7 @@ import { EVENT_CATALOG, EVENT_GROUPS, EVENT_TYPES, type EventType } from '../eve
 import { SIGNATURE_HEADER, TIMESTAMP_HEADER } from '../signing/signature.js';
 import { componentNameOf, componentSchemas } from './components.js';
 import {
+  API_SERVERS,
   DELIVERY_DESCRIPTION,
   RESPONSES,
   SIGNATURE_DESCRIPTION,
@@ -61,6 +62,8 @@ export function openApiDocument(byType: Readonly<Record<EventType, JsonObject>>,
       description: `${DELIVERY_DESCRIPTION}\n\n${VALIDATION_NOTES}`,
       license: { name: 'MIT', identifier: 'MIT' },
     },
+    // Where the platform's API is, and so where the webhooks come from: registrations are made there.
+    servers: structuredClone(API_SERVERS) as unknown as JsonObject[],
     tags: Object.entries(EVENT_GROUPS).map(([key, group]) => ({
       name: group.title,
       description: `Events of the ${group.object} object: ${EVENT_TYPES.filter((type) => EVENT_CATALOG[type].group === key).join(', ')}.`,

@@ -4,6 +4,7 @@ import addFormatsPlugin from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
 import { catalogDocuments } from '../../src/catalog/index.js';
 import { installedVersion } from '../../src/catalog/version.js';
+import { DEFAULT_SANDBOX_URL } from '../../src/cli/sandbox-options.js';
 import { EVENT_CATALOG, EVENT_GROUPS } from '../../src/events/catalog.js';
 import { ConfigurationError, EVENT_TYPES, parseEvent } from '../../src/index.js';
 
@@ -51,6 +52,14 @@ describe('catalogDocuments', () => {
       expect(Object.keys(post.responses)).toEqual(['2XX', '4XX', '5XX']);
     }
     expect(new Set(EVENT_TYPES.map((type) => webhooks[type]!.post.operationId)).size).toBe(18);
+  });
+
+  it("names the API's roots as its servers, each defaulting to the sandbox the CLI starts with its defaults", () => {
+    const servers = documents.openapi.servers as { url: string; variables: Record<string, { default: string }> }[];
+    expect(servers.map((server) => server.url)).toEqual(['{sandbox_url}', '{base_url}']);
+    for (const server of servers) {
+      expect(`${Object.values(server.variables)[0]!.default}/v1`).toBe(DEFAULT_SANDBOX_URL);
+    }
   });
 
   it('describes them as AsyncAPI 3.0: one channel, one receive operation, a message per type with its headers and payload', () => {
