@@ -82,14 +82,23 @@ function bodyConsumed(req: ParsedNodeRequest): boolean {
   return (req as { _body?: unknown })._body === true || req.readableEnded || (req.body !== undefined && req.body !== null);
 }
 
+/** What a refused Fetch `Request` tells the user to change, where no framework says it better. */
+export const WEB_BODY_FIX =
+  'Pass the Request to the handler untouched: nothing may call request.json(), request.text() or request.body.getReader() on it first. Code that needs the body too reads a copy (request.clone()) before the handler runs.';
+
 /**
  * Reads the body of a Fetch `Request` (Hono, Next.js route handlers, Bun, Deno, workerd) under
  * the same limits: `content-length` checked first, the stream read chunk by chunk and cancelled
  * as soon as it passes the limit or the timeout.
  *
- * @throws HttpBodyError PAYLOAD_TOO_LARGE, BODY_TIMEOUT, BODY_ABORTED
+ * A body something read before (`request.json()`, `request.text()`) or holds a reader on is
+ * refused with `BODY_ALREADY_PARSED`, whose message carries `fix`: the bytes are gone, or are
+ * someone else's to read.
+ *
+ * @throws HttpBodyError BODY_ALREADY_PARSED, PAYLOAD_TOO_LARGE, BODY_TIMEOUT, BODY_ABORTED
  */
-export async function readWebBody(request: Request, limits: BodyLimits): Promise<Uint8Array> {
+export async function readWebBody(request: Request, limits: BodyLimits, fix: string = WEB_BODY_FIX): Promise<Uint8Array> {
+  if (request.bodyUsed || request.body?.locked === true) throw bodyAlreadyParsed(fix, { body_used: request.bodyUsed, body_locked: request.body?.locked === true });
   const declared = declaredLength(request.headers.get('content-length') ?? undefined);
   if (declared !== undefined && declared > limits.maxBytes) throw bodyTooLarge(limits.maxBytes);
   if (request.body === null) return new Uint8Array(0);

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { fastifyWebhooks } from '../../src/adapters/fastify/index.js';
 import { honoWebhooks } from '../../src/adapters/hono/index.js';
 import { koaWebhooks } from '../../src/adapters/koa/index.js';
-import { memoryStore, nodeHandler, Webhooks, type ReceiveOutcome } from '../../src/index.js';
+import { fetchHandler, memoryStore, nodeHandler, Webhooks, type ReceiveOutcome } from '../../src/index.js';
 import { createTestEvent, signedRequest } from '../../src/testing/index.js';
 import { post, readText } from '../helpers/adapters.js';
 import { withServer } from '../helpers/server.js';
@@ -61,6 +61,40 @@ describe('nodeHandler', () => {
   });
 });
 
+describe('fetchHandler', () => {
+  // What a Next.js route does that reads the body before it hands the Request on: the stream is
+  // used up (request.json()) or held by a reader of its own.
+  const readFirst = {
+    'used (request.json() before the handler)': async (request: Request) => void (await request.json()),
+    'locked (a reader on request.body)': (request: Request) => void request.body!.getReader(),
+  } as const;
+
+  it.each(Object.keys(readFirst))('a body %s: 500 BODY_ALREADY_PARSED with the fix in the message, the handler not run', async (how) => {
+    const { seen, outcomes, options } = counting();
+    const handler = fetchHandler({ ...options, bodyTimeoutMs: 60_000 });
+    const { body, headers } = signedRequest(createTestEvent('invoice.paid'), SECRET);
+    const request = new Request('http://127.0.0.1/webhooks', { method: 'POST', body, headers });
+    await readFirst[how as keyof typeof readFirst](request);
+    const response = await handler(request);
+    expect(response.status).toBe(500);
+    expect(await response.json()).toMatchObject({ error: { code: 'BODY_ALREADY_PARSED' } });
+    expect(seen).toEqual([]);
+    expect(outcomes).toEqual([expect.objectContaining({ status: 500, code: 'BODY_ALREADY_PARSED' })]);
+    expect(String((outcomes[0]!.error as Error).message)).toContain('request.clone()');
+  });
+
+  it('verifies a Request whose clone was read first: the original is untouched', async () => {
+    const { seen, options } = counting();
+    const handler = fetchHandler(options);
+    const event = createTestEvent('invoice.paid');
+    const { body, headers } = signedRequest(event, SECRET);
+    const request = new Request('http://127.0.0.1/webhooks', { method: 'POST', body, headers });
+    expect(((await request.clone().json()) as { id: string }).id).toBe(event.id);
+    expect((await handler(request)).status).toBe(200);
+    expect(seen).toEqual([event.id]);
+  });
+});
+
 describe('koaWebhooks', () => {
   it('answers 500 BODY_ALREADY_PARSED, with the fix in the message, when a parser before it kept no raw copy — never a misleading 401', async () => {
     const { seen, outcomes, options } = counting();
@@ -101,12 +135,13 @@ describe('koaWebhooks', () => {
 });
 
 describe('honoWebhooks', () => {
-  it("verifies the copy Hono keeps when a middleware read c.req.json() first; answers 500 BODY_ALREADY_PARSED when one read the raw Request, which keeps none", async () => {
+  it("verifies the copy Hono keeps when a middleware read c.req.json() first; answers 500 BODY_ALREADY_PARSED when one read the raw Request, which keeps none, or holds a reader on it", async () => {
     const { seen, options } = counting();
     const webhooks = honoWebhooks(options);
     const app = new Hono();
     app.post('/webhooks', async (c, next) => {
       if (c.req.header('x-read-as') === 'raw') await c.req.raw.json();
+      if (c.req.header('x-read-as') === 'reader') void c.req.raw.body!.getReader();
       if (c.req.header('x-read-as') === 'json') await c.req.json();
       await next();
     }, webhooks);
@@ -120,6 +155,9 @@ describe('honoWebhooks', () => {
       const refused = await post(url, parsed.body, { ...parsed.headers, 'x-read-as': 'raw' });
       expect(refused.status).toBe(500);
       expect(refused.body).toMatchObject({ error: { code: 'BODY_ALREADY_PARSED' } });
+      const locked = await post(url, parsed.body, { ...parsed.headers, 'x-read-as': 'reader' });
+      expect(locked.status).toBe(500);
+      expect(locked.body).toMatchObject({ error: { code: 'BODY_ALREADY_PARSED' } });
       const text = signedRequest(second, SECRET);
       expect((await post(url, text.body, { ...text.headers, 'x-read-as': 'json' })).status).toBe(200);
     } finally {

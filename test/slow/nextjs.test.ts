@@ -37,6 +37,18 @@ import { handlers } from '../../lib/handlers';
 
 export const POST = fetchHandler({ secret: process.env.WEBHOOK_SECRET!, handlers: handlers('app') });
 `,
+  // The mistake of the App Router: the route reads the body before it hands the Request on.
+  'app/read-first/route.ts': `import { fetchHandler } from 'acct-webhook';
+import { handlers } from '../../lib/handlers';
+
+const webhooks = fetchHandler({ secret: process.env.WEBHOOK_SECRET!, handlers: handlers('read-first') });
+
+export async function POST(request: Request): Promise<Response> {
+  if (request.headers.get('x-read-as') === 'reader') request.body!.getReader();
+  else console.log('read first:', ((await request.json()) as { type: string }).type);
+  return webhooks(request);
+}
+`,
   'app/orders/route.ts': `export async function POST(request: Request): Promise<Response> {
   return Response.json({ parsed: await request.json() });
 }
@@ -185,6 +197,17 @@ describe('a Next.js 16 app (next build, next start)', () => {
     expect(handled()).not.toContain(`forgot ${event.id}`);
     await waitFor(() => output.includes('BODY_ALREADY_PARSED'), 'the log line of the refusal');
     expect(output).toContain('config.api.bodyParser = false');
+  });
+
+  it.each(['json', 'reader'])('App Router, a route that read the body first (%s): 500 BODY_ALREADY_PARSED, the fix in the log line — not a 500 INTERNAL_ERROR', async (readAs) => {
+    const event = createTestEvent('invoice.paid');
+    const { body, headers } = signedRequest(event, SECRET);
+    const refusals = (): number => output.split('request.clone()').length - 1;
+    const before = refusals();
+    expect(await deliver('/read-first', body, { ...headers, 'x-read-as': readAs })).toEqual({ status: 500, body: { error: expect.objectContaining({ code: 'BODY_ALREADY_PARSED' }) } });
+    expect(handled()).not.toContain(`read-first ${event.id}`);
+    await waitFor(() => refusals() > before, 'the log line of the refusal');
+    expect(output).not.toMatch(/INTERNAL_ERROR|ReadableStream is locked/);
   });
 
   it("the app's own JSON routes still parse, in both routers", async () => {

@@ -38,11 +38,14 @@ export function buildHonoWebhooks(options: WebhookSecret | WebhookHandlerOptions
   return Object.assign(handler, { receiver });
 }
 
+const HONO_BODY_FIX =
+  'A middleware before honoWebhooks read c.req.raw directly (or holds a reader on its body); read the body through c.req (c.req.json(), c.req.text()), which keeps the text, or not at all in the webhook route.';
+
 /** The raw body: read here, or the raw copy a middleware before kept in Hono's body cache. */
 async function bodyOf(c: HonoRequestContext, limits: Pick<BodyOptions, 'maxBodyBytes' | 'bodyTimeoutMs'>): Promise<Uint8Array | string> {
-  if (!c.req.raw.bodyUsed) return readWebBody(c.req.raw, bodyLimits(limits));
+  if (!c.req.raw.bodyUsed) return readWebBody(c.req.raw, bodyLimits(limits), HONO_BODY_FIX);
   const cache = (c.req as unknown as { bodyCache: { arrayBuffer?: Promise<ArrayBuffer>; text?: Promise<string> } }).bodyCache;
   if (cache.arrayBuffer) return new Uint8Array(await cache.arrayBuffer);
   if (cache.text) return cache.text;
-  throw bodyAlreadyParsed('A middleware before honoWebhooks read c.req.raw directly; read the body through c.req (c.req.json(), c.req.text()), which keeps the text, or not at all in the webhook route.');
+  throw bodyAlreadyParsed(HONO_BODY_FIX);
 }
