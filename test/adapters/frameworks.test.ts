@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { serve as serveHono } from '@hono/node-server';
-import Fastify from 'fastify';
+import Fastify, { type FastifyInstance } from 'fastify';
 import { Hono } from 'hono';
 import Koa from 'koa';
 import { describe, expect, it } from 'vitest';
@@ -193,5 +193,68 @@ describe('fastifyWebhooks', () => {
     await app.webhookReceiver.receive({ rawBody: late.body, headers: late.headers, method: 'POST' });
     await expect(app.webhookReceiver.inbox.drain()).rejects.toMatchObject({ code: 'INBOX_CLOSED', details: { pending: 1 } });
     expect(seen).toHaveLength(1);
+  });
+
+  it("honours Fastify's prefix: register(fastifyWebhooks, { prefix: '/api' }) serves /api/webhooks, and nothing at /webhooks", async () => {
+    const { seen, options } = counting();
+    const app = Fastify();
+    await app.register(fastifyWebhooks, { ...options, prefix: '/api' });
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    try {
+      const url = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
+      const event = createTestEvent('invoice.paid');
+      const { body, headers } = signedRequest(event, SECRET);
+      expect((await fetch(`${url}/api/webhooks`, { method: 'POST', headers, body })).status).toBe(200);
+      expect((await fetch(`${url}/webhooks`, { method: 'POST', headers, body })).status).toBe(404);
+      expect(app.printRoutes({ commonPrefix: false })).toContain('/api/webhooks');
+      expect(seen).toEqual([event.id]);
+    } finally {
+      await app.close();
+    }
+  });
+
+  /** A Fastify app whose logger (pino, as Fastify makes it) writes its JSON lines into `lines`. */
+  function loggingApp() {
+    const lines: Record<string, unknown>[] = [];
+    const stream = { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) };
+    return { lines, app: Fastify({ logger: { level: 'info', stream } }) };
+  }
+
+  async function deliverTo(app: FastifyInstance, body: string, headers: Record<string, string>) {
+    const response = await app.inject({ method: 'POST', url: '/webhooks', payload: body, headers });
+    return response.statusCode;
+  }
+
+  it("logs through app.log when the app has a logger: the receiver's lines among Fastify's, with component receiver", async () => {
+    const { lines, app } = loggingApp();
+    const { logger: _off, ...options } = counting().options;
+    await app.register(fastifyWebhooks, options);
+    try {
+      const event = createTestEvent('invoice.paid');
+      const { body, headers } = signedRequest(event, SECRET);
+      expect(await deliverTo(app, body, headers)).toBe(200);
+      expect(await deliverTo(app, body.replace('"invoice.paid"', '"invoice.paid" '), headers)).toBe(401);
+    } finally {
+      await app.close();
+    }
+    const receiverLines = lines.filter((line) => line.component === 'receiver');
+    expect(receiverLines.map((line) => [line.msg, line.status])).toEqual([
+      ['webhook delivery', 200],
+      ['webhook delivery', 401],
+    ]);
+    expect(JSON.stringify(lines)).not.toContain(SECRET);
+  });
+
+  it('keeps the logger the options give: logger false is silent in an app that logs', async () => {
+    const { lines, app } = loggingApp();
+    await app.register(fastifyWebhooks, counting().options);
+    try {
+      const { body, headers } = signedRequest(createTestEvent('invoice.paid'), SECRET);
+      expect(await deliverTo(app, body, headers)).toBe(200);
+    } finally {
+      await app.close();
+    }
+    expect(lines.filter((line) => line.component === 'receiver')).toEqual([]);
+    expect(lines.length).toBeGreaterThan(0);
   });
 });

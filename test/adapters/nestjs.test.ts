@@ -103,6 +103,25 @@ describe.each(['express', 'fastify'] as const)('AcctWebhookModule on %s', (platf
     );
   });
 
+  it("announces its route in Nest's start-up log, as Nest's router announces the controllers' routes, and serves it", async () => {
+    const lines: [context: string, message: string][] = [];
+    const logger = {
+      log: (message: string, context: string) => void lines.push([context, message]),
+      error: () => undefined,
+      warn: () => undefined,
+    };
+    const adapter = platform === 'express' ? new ExpressAdapter() : new FastifyAdapter();
+    const app = await NestFactory.create(nestAppModule(AcctWebhookModule.forRoot({ path: '/hooks', secret: SECRET, store: memoryStore(), logger: false }), [Ledger, Billing]), adapter, { logger, abortOnError: false });
+    apps.push(app);
+    await app.listen(0, '127.0.0.1');
+    const mapped = lines.filter(([, message]) => message.startsWith('Mapped {'));
+    expect(mapped).toContainEqual(['RouterExplorer', expect.stringMatching(/^Mapped \{\/\S+, POST\} route$/)]);
+    expect(mapped).toContainEqual(['AcctWebhookModule', `Mapped {/hooks, POST} route on the ${platform === 'express' ? 'Express' : 'Fastify'} instance, below Nest's router`]);
+    const address = (app.getHttpServer() as Server).address() as AddressInfo;
+    const { body, headers } = signedRequest(createTestEvent('invoice.paid'), SECRET);
+    expect((await fetch(`http://127.0.0.1:${address.port}/hooks`, { method: 'POST', body, headers })).status).toBe(200);
+  });
+
   it('verifies beside the app\'s JSON parser also with rawBody: true, which is neither needed nor harmful', async () => {
     const { app, url } = await start(platform, AcctWebhookModule.forRoot({ secret: SECRET, store: memoryStore(), logger: false }), [Ledger, Billing], { rawBody: true });
     const echoed = await fetch(`${url}/app/echo`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"order":42}' });

@@ -151,6 +151,25 @@ describe('the packed package', () => {
       ? null
       : { code: 'INVALID_CONFIGURATION', option: 'database', reason: expect.stringMatching(/npm install better-sqlite3.*node:sqlite/) };
 
+    // A refusal nobody catches, at the top of a module, as in an app's first run: Node.js prints
+    // the error's own line first, not the package's line of code that threw it (a whole
+    // minified module), and a package that is not installed brings no resolver stack as its cause.
+    it.each([
+      ['refusal.mjs', "import { sqliteStore } from 'acct-webhook';\nsqliteStore('events.db', { driver: 'better-sqlite3' });\n", /^ConfigurationError: SQLite storage needs the better-sqlite3 package, which is not installed \(npm install better-sqlite3\)$/],
+      ['refusal.cjs', "const { sqliteStore } = require('acct-webhook');\nsqliteStore('events.db', { driver: 'better-sqlite3' });\n", /^ConfigurationError: SQLite storage needs the better-sqlite3 package, which is not installed \(npm install better-sqlite3\)$/],
+      ['unknown-option.mjs', "import { webhookHandler } from 'acct-webhook';\nwebhookHandler({ secret: 'whsec_x', handler: {} });\n", /^ConfigurationError: .*handler/],
+    ])('%s: an uncaught refusal prints its one-line message first, and no line of the built code', async (script, source, firstLine) => {
+      writeFileSync(join(project, script), source);
+      const failed = await run('node', [script], { cwd: project }).then(() => undefined, (error: { code: number; stderr: string }) => error);
+      expect(failed?.code).toBe(1);
+      const lines = failed!.stderr.split('\n').filter((line) => line.trim() !== '');
+      expect(lines[0]).toMatch(firstLine);
+      expect(failed!.stderr).not.toMatch(/Require stack|MODULE_NOT_FOUND/);
+      // No source line above it (Node.js's `file:…:1`, the code, a caret), and nothing long below:
+      // the stack's frames and the error's fields.
+      expect(lines.filter((line) => /^file:|^\/.*\.c?js:\d+$|^\s*\^+\s*$/.test(line) || line.length > 400)).toEqual([]);
+    });
+
     it.each(['without-driver.mjs', 'without-driver.cjs'])('%s: serves on memoryStore and postgresStore; a SQLite store runs on node:sqlite, or says what to install', async (script) => {
       const schema = `acct_package_${script.endsWith('mjs') ? 'esm' : 'cjs'}_${process.pid}`;
       schemas.push(schema);

@@ -10,6 +10,8 @@ export type { FastifyWebhooksOptions } from './plugin.js';
  * by the HTTP edge (under `maxBodyBytes` and `bodyTimeoutMs`) instead of a parser: the app's JSON
  * parser and its other routes are untouched. The receiver is `app.webhookReceiver` (for the inbox
  * API and `reprocess`), and it is closed with the app (`onClose`). Register it once per app.
+ * Fastify's `prefix` goes before `path` (`{ prefix: '/api' }` serves `/api/webhooks`); without a
+ * `logger` option the receiver logs through `app.log` when the app has a logger.
  *
  * @example
  * const app = Fastify();

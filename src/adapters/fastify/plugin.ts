@@ -21,18 +21,28 @@ declare module 'fastify' {
 export function createFastifyWebhooks(platform: ReceiverPlatform): FastifyPluginCallback<FastifyWebhooksOptions> {
   return Object.assign(
     (app: FastifyInstance, options: FastifyWebhooksOptions, done: (error?: Error) => void): void => {
-      // Fastify hands over its own options (prefix, logLevel) with the plugin's: those are not the receiver's.
-      const { prefix: _prefix, logLevel: _logLevel, logSerializers: _serializers, ...receiverOptions } = options as FastifyWebhooksOptions & Record<string, unknown>;
-      const { receiver: resolved, body } = resolveHandlerOptions(receiverOptions, 'fastifyWebhooks', platform);
+      // Fastify hands over its own options (prefix, logLevel) with the plugin's: those are not the
+      // receiver's. The prefix is the route's, as for any plugin: `{ prefix: '/api' }` serves /api/webhooks.
+      const { prefix, logLevel: _logLevel, logSerializers: _serializers, ...receiverOptions } = options as FastifyWebhooksOptions & { prefix?: string; logLevel?: unknown; logSerializers?: unknown };
+      const withLogger = receiverOptions.logger === undefined && hasLogger(app) ? { ...receiverOptions, logger: app.log } : receiverOptions;
+      const { receiver: resolved, body } = resolveHandlerOptions(withLogger, 'fastifyWebhooks', platform);
       const receiver = buildReceiver(resolved);
       app.decorate('webhookReceiver', receiver);
       app.addHook('onClose', () => receiver.close());
-      app.register(fastifyWebhookRoute(receiver, body));
+      app.register(fastifyWebhookRoute(receiver, body), prefix === undefined ? {} : { prefix });
       done();
     },
     // As fastify-plugin marks a plugin: the decorator and the onClose hook belong to the app; the route's context stays its own.
     { [Symbol.for('skip-override')]: true, [Symbol.for('fastify.display-name')]: 'acct-webhook' },
   );
+}
+
+/**
+ * Whether the app was created with a logger (`Fastify({ logger: true })`, a `loggerInstance`).
+ * Without one, `app.log` is Fastify's null logger, whose `child()` is the logger itself.
+ */
+function hasLogger(app: FastifyInstance): boolean {
+  return app.log.child({}) !== app.log;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { SetMetadata, type DynamicModule, type FactoryProvider, type ModuleMetadata, type Provider } from '@nestjs/common';
+import { Logger, SetMetadata, type DynamicModule, type FactoryProvider, type ModuleMetadata, type Provider } from '@nestjs/common';
 import { DiscoveryModule, DiscoveryService, HttpAdapterHost, MetadataScanner, Reflector } from '@nestjs/core';
 import type { FastifyInstance } from 'fastify';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -198,12 +198,17 @@ function mountRoute(host: HttpAdapterHost, receiver: Receiver, body: BodyOptions
   const adapter = host.httpAdapter as HttpAdapterHost['httpAdapter'] | undefined;
   if (adapter === undefined) return;
   const type = adapter.getType();
+  if (type !== 'express' && type !== 'fastify') {
+    throw new ConfigurationError({ option: 'platform', reason: `is "${type}": AcctWebhookModule serves the Express and the Fastify platform` });
+  }
+  // Nest lists the routes of its controllers as its router maps them ("Mapped {/orders, POST}
+  // route"); this one is on the platform's instance, below that router, so it is announced here,
+  // in the same words, through Nest's logger (the app's `logger` option applies).
+  new Logger('AcctWebhookModule').log(`Mapped {${body.path}, POST} route on the ${type === 'express' ? 'Express' : 'Fastify'} instance, below Nest's router`);
   if (type === 'express') {
     adapter.getInstance<{ use(middleware: (req: IncomingMessage, res: ServerResponse, next: (error?: unknown) => void) => void): void }>().use(expressMiddleware(receiver, body, EXPRESS_FIX));
-  } else if (type === 'fastify') {
-    void adapter.getInstance<FastifyInstance>().register(fastifyWebhookRoute(receiver, body));
   } else {
-    throw new ConfigurationError({ option: 'platform', reason: `is "${type}": AcctWebhookModule serves the Express and the Fastify platform` });
+    void adapter.getInstance<FastifyInstance>().register(fastifyWebhookRoute(receiver, body));
   }
 }
 

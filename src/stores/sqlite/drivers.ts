@@ -86,8 +86,11 @@ export function chooseSqliteDriver(requested: SqliteDriver | undefined, availabl
   const install = native.missing
     ? `the ${SQLITE_DRIVER_PACKAGE} package, which is not installed (npm install ${SQLITE_DRIVER_PACKAGE})`
     : `${SQLITE_DRIVER_PACKAGE}, whose native module does not load on ${runtime} (${firstLine(native.error)}): rebuild it (npm rebuild ${SQLITE_DRIVER_PACKAGE})`;
-  if (requested === 'better-sqlite3') refuse(option, `needs ${install}`, native.error);
-  refuse(option, `needs ${install}, or a Node.js with node:sqlite (${NODE_SQLITE_VERSIONS}); or use memoryStore() or postgresStore()`, native.error);
+  // A package that is not installed is said in full by the message; its resolver error (a require
+  // stack of this package's own files) would only bury it. A module that fails to load keeps its cause.
+  const cause = native.missing ? undefined : native.error;
+  if (requested === 'better-sqlite3') refuse(option, `needs ${install}`, cause);
+  refuse(option, `needs ${install}, or a Node.js with node:sqlite (${NODE_SQLITE_VERSIONS}); or use memoryStore() or postgresStore()`, cause);
 }
 
 function refuse(option: string, reason: string, cause?: unknown): never {
