@@ -36,6 +36,9 @@ const LAYERS = {
   // receiver. Each index.ts gives its adapter the platform; no adapter imports a backend.
   adapters: { path: '^src/adapters/', mayImport: ['kernel', 'logging', 'signing', 'http', 'events', 'ports', 'metrics', 'receiver', 'platform'] },
 
+  // The typed client of the platform's /v1 API: the Fetch API alone, no backend, no Node module.
+  client: { path: '^src/client/', mayImport: ['kernel', 'logging', 'events'] },
+
   // Features built on the cores.
   dashboard: { path: '^src/dashboard/', mayImport: ['kernel', 'logging', 'signing', 'http', 'events', 'ports', 'metrics', 'receiver', 'dispatcher'] },
   // The sandbox is an application of its own: it keeps its world in SQLite, with the Node platform's dispatcher.
@@ -48,7 +51,7 @@ const LAYERS = {
   // build's internal entry): files at the top of src/ that only re-export.
   entries: {
     path: '^src/[^/]+$',
-    mayImport: ['kernel', 'logging', 'signing', 'http', 'events', 'ports', 'metrics', 'receiver', 'dispatcher', 'memory', 'sqlite', 'postgres', 'platform', 'adapters', 'dashboard', 'sandbox', 'testing', 'catalog'],
+    mayImport: ['kernel', 'logging', 'signing', 'http', 'events', 'ports', 'metrics', 'receiver', 'dispatcher', 'memory', 'sqlite', 'postgres', 'platform', 'adapters', 'dashboard', 'sandbox', 'testing', 'catalog', 'client'],
   },
 
   // The command line (bin/acct-webhook) and the scaffolder (the create-acct-webhook package).
@@ -56,7 +59,7 @@ const LAYERS = {
   scaffold: { path: '^src/scaffold/', mayImport: ['kernel', 'events', 'cliKit'] },
   cli: {
     path: '^src/cli/',
-    mayImport: ['kernel', 'logging', 'signing', 'http', 'events', 'ports', 'metrics', 'receiver', 'dispatcher', 'memory', 'sqlite', 'postgres', 'platform', 'adapters', 'dashboard', 'sandbox', 'testing', 'catalog', 'cliKit', 'scaffold'],
+    mayImport: ['kernel', 'logging', 'signing', 'http', 'events', 'ports', 'metrics', 'receiver', 'dispatcher', 'memory', 'sqlite', 'postgres', 'platform', 'adapters', 'dashboard', 'sandbox', 'testing', 'catalog', 'client', 'cliKit', 'scaffold'],
   },
 };
 

@@ -18,6 +18,7 @@ const LIBRARY_ENTRIES = {
   dashboard: 'src/dashboard/index.ts',
   sandbox: 'src/sandbox/index.ts',
   catalog: 'src/catalog/index.ts',
+  client: 'src/client/index.ts',
   web: 'src/web.ts',
   fastify: 'src/adapters/fastify/index.ts',
   hono: 'src/adapters/hono/index.ts',

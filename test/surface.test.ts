@@ -16,6 +16,7 @@ const ENTRIES = {
   'acct-webhook/dashboard': 'src/dashboard/index.ts',
   'acct-webhook/sandbox': 'src/sandbox/index.ts',
   'acct-webhook/catalog': 'src/catalog/index.ts',
+  'acct-webhook/client': 'src/client/index.ts',
   'acct-webhook/web': 'src/web.ts',
   'acct-webhook/fastify': 'src/adapters/fastify/index.ts',
   'acct-webhook/hono': 'src/adapters/hono/index.ts',

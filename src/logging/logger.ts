@@ -25,7 +25,7 @@ export interface Logger {
 }
 
 /** Which part of the package wrote a line (`component` on every line). */
-export type LogComponent = 'receiver' | 'dispatcher' | 'dashboard';
+export type LogComponent = 'receiver' | 'dispatcher' | 'dashboard' | 'client';
 
 /** The `logger` option of the receiver, the dispatcher and the dashboard: a logger, or `false` for silence. */
 export type LoggerOption = Logger | false;

@@ -42,6 +42,8 @@ import { inSandboxTerms } from './attempt-terms.js';
 export interface Sandbox {
   /** The API's base address, `http://127.0.0.1:<port>/v1`. */
   readonly url: string;
+  /** The API root before `/v1`, `http://127.0.0.1:<port>`: the document's `{base_url}`, as `createClient` takes it. */
+  readonly baseUrl: string;
   readonly port: number;
   /** The test key every request needs: `Authorization: Bearer <apiKey>`. */
   readonly apiKey: string;
@@ -190,6 +192,7 @@ async function start(valid: ValidSandboxOptions, db: ReturnType<typeof openConne
   let closing: Promise<void> | null = null;
   return {
     url: `http://127.0.0.1:${port}/v1`,
+    baseUrl: `http://127.0.0.1:${port}`,
     port,
     apiKey,
     now: clock.now,
