@@ -1,5 +1,6 @@
 import { configDefaults, defineConfig } from 'vitest/config';
 import { nodeSqliteSupport } from './src/stores/sqlite/node-sqlite.js';
+import { OUTCOME_TIMEOUT_MS } from './test/helpers/patience.js';
 
 /*
  * Five projects, chosen by where a test file is and how it is named (docs/development.md):
@@ -40,6 +41,12 @@ const POSTGRES_SERVER = 'test/helpers/postgres-server.ts';
  * their own, which need the core left free.
  */
 const UNIT_WORKERS = '100%';
+/**
+ * The projects that start processes, compilers, installs and browsers wait for an outcome, not on a
+ * wall clock sized for an idle machine: their timeouts only catch a hang (test/helpers/patience.ts).
+ * The unit project keeps vitest's 20 s per test: it runs in this process only.
+ */
+const WAIT_FOR_OUTCOME = { testTimeout: OUTCOME_TIMEOUT_MS, hookTimeout: OUTCOME_TIMEOUT_MS };
 export default defineConfig({
   test: {
     // Shared by every project (`extends: true`).
@@ -66,6 +73,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'integration',
+          ...WAIT_FOR_OUTCOME,
           sequence: { groupOrder: 1 },
           include: [INTEGRATION],
           exclude: [...configDefaults.exclude, SLOW, ...WITHOUT_NODE_SQLITE],
@@ -74,15 +82,15 @@ export default defineConfig({
       },
       {
         extends: true,
-        test: { name: 'postgres', sequence: { groupOrder: 1 }, include: [POSTGRES], exclude: [...configDefaults.exclude, INTEGRATION, SLOW], globalSetup: [BUILD, POSTGRES_SERVER] },
+        test: { name: 'postgres', ...WAIT_FOR_OUTCOME, sequence: { groupOrder: 1 }, include: [POSTGRES], exclude: [...configDefaults.exclude, INTEGRATION, SLOW], globalSetup: [BUILD, POSTGRES_SERVER] },
       },
       {
         extends: true,
-        test: { name: 'browser', sequence: { groupOrder: 1 }, include: [BROWSER], testTimeout: 60_000, globalSetup: [CHROMIUM] },
+        test: { name: 'browser', ...WAIT_FOR_OUTCOME, sequence: { groupOrder: 1 }, include: [BROWSER], globalSetup: [CHROMIUM] },
       },
       {
         extends: true,
-        test: { name: 'slow', sequence: { groupOrder: 1 }, include: [SLOW], globalSetup: [BUILD, POSTGRES_SERVER] },
+        test: { name: 'slow', ...WAIT_FOR_OUTCOME, sequence: { groupOrder: 1 }, include: [SLOW], globalSetup: [BUILD, POSTGRES_SERVER] },
       },
     ],
   },

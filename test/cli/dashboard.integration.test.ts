@@ -8,6 +8,7 @@ import { cookieHeader, ISSUE_TOKEN, pathBelow, queryValue } from '../dashboard/h
 import { tempDir } from '../dispatcher/fixtures.js';
 import { rawRequest } from '../helpers/raw-http.js';
 import { CliProcess } from './process.js';
+import { OUTCOME_TIMEOUT_MS } from '../helpers/patience.js';
 
 /*
  * `acct-webhook dashboard` as the process a user starts (the built bin): the process that one
@@ -27,7 +28,7 @@ async function dashboardProcess(): Promise<{ process: CliProcess; url: URL }> {
   const db = join(tempDir(), 'dispatch.db');
   const dispatcher = new Dispatcher({ database: db, logger: false });
   await dispatcher.close();
-  const process = new CliProcess(['dashboard', '--db', db, '--port', '0'], { timeoutMs: 120_000 });
+  const process = new CliProcess(['dashboard', '--db', db, '--port', '0'], { timeoutMs: OUTCOME_TIMEOUT_MS });
   running.push(process);
   const [printed] = await process.waitForOutput(/http:\/\/127\.0\.0\.1:\d+\/\?token=[A-Za-z0-9_-]+/);
   return { process, url: new URL(printed) };

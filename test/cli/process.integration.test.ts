@@ -7,6 +7,7 @@ import { REPO_ROOT, REPO_VERSION, runProcess as runNodeProcess } from '../scaffo
 import { temporaryDirectory, testSecret, waitFor } from './helpers.js';
 import { CLI, CliProcess, cliEnvironment, runProcess, type ProcessResult } from './process.js';
 import { closeServer, listenOnLoopback } from './servers.js';
+import { OUTCOME_TIMEOUT_MS } from '../helpers/patience.js';
 
 /*
  * The bin as a process: what only a real process shows — the package version it reads, exit
@@ -107,7 +108,7 @@ describe('a reader that closes the pipe early', () => {
       child.stdout.destroy();
       let stderr = '';
       child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-      const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+      const timer = setTimeout(() => child.kill('SIGKILL'), OUTCOME_TIMEOUT_MS);
       child.once('error', reject);
       child.once('close', (exitCode, signal) => {
         clearTimeout(timer);

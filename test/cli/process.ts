@@ -1,6 +1,7 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { join } from 'node:path';
 import { childEnvironment, REPO_ROOT, waitFor } from '../scaffold/helpers.js';
+import { OUTCOME_TIMEOUT_MS } from '../helpers/patience.js';
 
 /*
  * The built CLI as a user starts it: bin/acct-webhook.js in a subprocess (the global setup builds
@@ -10,7 +11,7 @@ import { childEnvironment, REPO_ROOT, waitFor } from '../scaffold/helpers.js';
 /** The launcher users run; it imports the built dist/cli.js. */
 export const CLI = join(REPO_ROOT, 'bin', 'acct-webhook.js');
 /** A process that has not ended by then is killed and the test fails: no test waits forever. */
-const RUN_TIMEOUT_MS = 15_000;
+const RUN_TIMEOUT_MS = OUTCOME_TIMEOUT_MS;
 
 export interface ProcessResult {
   exitCode: number | null;

@@ -7,6 +7,7 @@ import { createTestEvent } from '../../src/testing/index.js';
 import { temporaryDirectory, testSecret } from './helpers.js';
 import { runProcess } from './process.js';
 import { startReceiver } from './receivers.js';
+import { OUTCOME_TIMEOUT_MS } from '../helpers/patience.js';
 
 /* The bin's output used by other tools, as a user would: openssl checks a signature, sh runs a curl command. */
 
@@ -36,7 +37,7 @@ describe('acct-webhook sign with other tools', () => {
       expect(run.exitCode).toBe(0);
       expect(run.stdout).toMatch(/^curl -sS -X POST /);
       // Asynchronously: the receiver answering curl runs in this process.
-      await promisify(execFile)('sh', ['-c', run.stdout], { cwd: workspace.path, timeout: 10_000 });
+      await promisify(execFile)('sh', ['-c', run.stdout], { cwd: workspace.path, timeout: OUTCOME_TIMEOUT_MS });
       expect(receiver.handled.map((handled) => handled.id)).toEqual(['evt_curl_1']);
     } finally {
       await receiver.close();

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { temporaryDirectory } from './helpers.js';
 import { CLI, cliEnvironment, runProcess } from './process.js';
+import { OUTCOME_TIMEOUT_MS } from '../helpers/patience.js';
 
 const workspace = temporaryDirectory('cli-terminal');
 afterAll(() => workspace.remove());
@@ -17,7 +18,7 @@ function onTerminal(args: readonly string[]): Promise<{ exitCode: number | null;
     const child = spawn('script', ['-qfec', `stty cols 160 rows 50; exec ${command}`, '/dev/null'], { env: cliEnvironment({ TERM: 'xterm-256color' }) });
     let screen = '';
     child.stdout.on('data', (chunk: Buffer) => (screen += chunk.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+    const timer = setTimeout(() => child.kill('SIGKILL'), OUTCOME_TIMEOUT_MS);
     child.once('error', reject);
     child.once('close', (exitCode) => {
       clearTimeout(timer);

@@ -28,8 +28,8 @@ const USER = 'postgres';
 const DATABASE = 'test';
 /** PostgreSQL refuses to run as root: as root, it runs as this system user (created when missing). */
 const SYSTEM_USER = 'postgres';
-/** How long initdb and the start may take on a busy 2-core machine. */
-const START_TIMEOUT_MS = 60_000;
+/** How long initdb and the start may take on a busy 2-core machine (test/helpers/patience.ts). */
+const START_TIMEOUT_MS = 600_000;
 /** Another process may take the free port between the check and the server's bind: tries. */
 const PORT_TRIES = 3;
 /** How long a fast shutdown may take before the server is killed. */

@@ -4,6 +4,7 @@ import { createInterface } from 'node:readline';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { redactUrl } from '../../src/stores/postgres/pool.js';
+import { OUTCOME_TIMEOUT_MS } from './patience.js';
 
 /*
  * The PostgreSQL server of the test run (docs/development.md, "PostgreSQL"), chosen once by the
@@ -24,7 +25,7 @@ export const MACHINE_POSTGRES_URL = 'postgres://postgres@127.0.0.1:5432/test';
 /** How long a server may take to answer the check. */
 const PROBE_TIMEOUT_MS = 3_000;
 /** How long the embedded server may take to start (initdb included) on a busy machine. */
-const EMBEDDED_START_TIMEOUT_MS = 90_000;
+const EMBEDDED_START_TIMEOUT_MS = OUTCOME_TIMEOUT_MS;
 const EMBEDDED_SCRIPT = join(import.meta.dirname, 'embedded-postgres.mjs');
 
 declare module 'vitest' {
@@ -92,7 +93,7 @@ export async function startEmbeddedPostgres(): Promise<PostgresServer> {
   const stop = async (): Promise<void> => {
     // SIGTERM only if it does not answer the end of its stdin.
     child.stdin.end();
-    const timer = setTimeout(() => child.kill('SIGTERM'), 15_000);
+    const timer = setTimeout(() => child.kill('SIGTERM'), OUTCOME_TIMEOUT_MS);
     await exited;
     clearTimeout(timer);
   };

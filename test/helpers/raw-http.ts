@@ -1,4 +1,5 @@
 import { connect } from 'node:net';
+import { OUTCOME_TIMEOUT_MS } from './patience.js';
 
 /*
  * HTTP/1.1 by hand over a TCP socket to 127.0.0.1: the request goes out byte for byte as given —
@@ -23,7 +24,7 @@ export interface RawResponse {
 }
 
 /** How long a request may wait for its answer: a server that stopped answering fails the test. */
-const ANSWER_TIMEOUT_MS = 10_000;
+const ANSWER_TIMEOUT_MS = OUTCOME_TIMEOUT_MS;
 
 /** The request's bytes: request line, `Host`, `Connection: close`, the headers, then the body. */
 export function requestBytes({ method = 'GET', target, headers = [], body }: RawRequest): Buffer {

@@ -43,7 +43,7 @@ let script: string;
 
 beforeAll(async () => {
   script = await bundleWorker(WORKER);
-}, 60_000);
+});
 
 describe('the built acct-webhook/web with honoWebhooks', () => {
   it('still imports no module at all: the Hono handler brings no hono, no node: built-in, no SQLite', () => {
@@ -66,7 +66,7 @@ describe.each([
   beforeAll(async () => {
     worker = await WorkerdWorker.start(script, { compatibilityFlags, bindings: { WEBHOOK_SECRET: SECRET } });
     url = worker.url;
-  }, 60_000);
+  });
 
   afterAll(async () => {
     await worker?.dispose();

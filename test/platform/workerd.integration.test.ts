@@ -39,7 +39,7 @@ let script: string;
 
 beforeAll(async () => {
   script = await bundleWorker(WORKER);
-}, 60_000);
+});
 
 describe('the built acct-webhook/web', () => {
   it('imports no module at all: no node: built-in, no SQLite, no zod, from any chunk it loads', () => {
@@ -62,7 +62,7 @@ describe.each([
   beforeAll(async () => {
     worker = await WorkerdWorker.start(script, { compatibilityFlags, bindings: { WEBHOOK_SECRET: SECRET } });
     url = worker.url;
-  }, 60_000);
+  });
 
   afterAll(async () => {
     await worker?.dispose();

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve, sep } from 'node:path';
+import { OUTCOME_TIMEOUT_MS } from '../helpers/patience.js';
 
 export const REPO_ROOT = resolve(import.meta.dirname, '..', '..');
 /** The create-acct-webhook package, an npm workspace of this repository. */
@@ -67,7 +68,7 @@ export function registeredEvents(source: string): string[] {
 }
 
 /** Polls `condition` until it holds, or fails after `timeoutMs` with `description`. */
-export async function waitFor(condition: () => boolean, description: string, timeoutMs = 15_000): Promise<void> {
+export async function waitFor(condition: () => boolean, description: string, timeoutMs = OUTCOME_TIMEOUT_MS): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!condition()) {
     if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${description}`);

@@ -94,7 +94,7 @@ describe('create-acct-webhook on a terminal', () => {
     expect(registeredEvents(readFileSync(join(project, 'src/handlers/uva.ts'), 'utf8'))).toEqual([EVENT_TYPES.at(-1)]);
     expect(readFileSync(join(project, 'src/store.ts'), 'utf8')).toContain('memoryStore()');
     expect(readFileSync(join(project, 'src/app.ts'), 'utf8')).toContain('nodeHandler({');
-  }, 30_000);
+  });
 
   it('asks only what the flags left open, and writes nothing when cancelled with Ctrl-C', async () => {
     const terminal = new Terminal(['cancelled-receiver', '--events', 'invoice.paid', '--store', 'memory', '--no-install', '--no-git'], workspace.path, personalEnvironment());
@@ -106,7 +106,7 @@ describe('create-acct-webhook on a terminal', () => {
     expect(await terminal.exit()).toBe(130);
     expect(terminal.screen).toContain('[CANCELLED]');
     expect(existsSync(join(workspace.path, 'cancelled-receiver'))).toBe(false);
-  }, 30_000);
+  });
 
   it('asks nothing when CI is set, even on a terminal, and uses the defaults', async () => {
     const terminal = new Terminal(['ci-receiver', '--no-install', '--no-git'], workspace.path, personalEnvironment({ CI: 'true' }));
@@ -116,5 +116,5 @@ describe('create-acct-webhook on a terminal', () => {
     expect(listFiles(join(project, 'src', 'handlers'))).toEqual(['index.ts', 'invoices.ts', 'payments.ts']);
     expect(readFileSync(join(project, 'src/app.ts'), 'utf8')).toContain('webhookHandler({');
     expect(readFileSync(join(project, 'src/store.ts'), 'utf8')).toContain('sqliteStore(');
-  }, 30_000);
+  });
 });

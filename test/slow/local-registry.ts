@@ -4,10 +4,11 @@ import { createServer, type AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { stopChild } from '../helpers/processes.js';
+import { OUTCOME_TIMEOUT_MS } from '../helpers/patience.js';
 
 const VERDACCIO = resolve(import.meta.dirname, '..', '..', 'node_modules', 'verdaccio', 'bin', 'verdaccio');
 /** How long verdaccio may take to answer its health check after it was started. */
-const START_TIMEOUT_MS = 30_000;
+const START_TIMEOUT_MS = OUTCOME_TIMEOUT_MS;
 const POLL_INTERVAL_MS = 100;
 
 /** One version of a package as a registry takes it: its package.json and its tarball. */

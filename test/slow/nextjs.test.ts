@@ -140,11 +140,11 @@ beforeAll(async () => {
   const child = server;
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  await waitFor(() => /Ready in/.test(output) || child.exitCode !== null, 'next start to be ready', 30_000);
+  await waitFor(() => /Ready in/.test(output) || child.exitCode !== null, 'next start to be ready');
   const local = /Local:\s+(http:\/\/127\.0\.0\.1:\d+)/.exec(output);
   if (!local || child.exitCode !== null) throw new Error(`next start did not start:\n${output}`);
   url = local[1]!;
-}, 300_000);
+});
 
 afterAll(async () => {
   const child = server;

@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { EVENT_TYPES } from '../../src/events/catalog.js';
 import { installNode, type InstalledNode } from '../node-lines/prepare.mjs';
+import { OUTCOME_TIMEOUT_MS } from '../helpers/patience.js';
 
 const run = promisify(execFile);
 const SECRET = 'whsec_freshProjectOnNode24000000000000';
@@ -18,15 +19,15 @@ describe('a fresh project on Node.js 24 without better-sqlite3', () => {
   let node: InstalledNode;
   let project: string;
   /** Runs `command` in the project with Node.js 24 first on PATH (npm and npx run on it too). */
-  const onNode24 = (command: string, args: string[], timeout = 60_000) =>
+  const onNode24 = (command: string, args: string[], timeout = OUTCOME_TIMEOUT_MS) =>
     run(command, args, { cwd: project, timeout, env: { ...process.env, PATH: `${dirname(node.binary)}:${process.env.PATH}` } });
 
   beforeAll(async () => {
     node = installNode('24');
     project = mkdtempSync(join(tmpdir(), 'acct-webhook-node24-'));
     writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'fresh-node24', private: true, type: 'module' }));
-    await onNode24('npm', ['install', '--omit=optional', '--no-audit', '--no-fund', '--prefer-offline', inject('tarball'), 'express@5'], 240_000);
-  }, 300_000);
+    await onNode24('npm', ['install', '--omit=optional', '--no-audit', '--no-fund', '--prefer-offline', inject('tarball'), 'express@5']);
+  });
 
   afterAll(() => rmSync(project, { recursive: true, force: true }));
 
@@ -73,8 +74,8 @@ describe('a fresh project on Node.js 24 without better-sqlite3', () => {
   });
 
   it('acct-webhook demo runs: every event delivered, exit 0, nothing on stderr', async () => {
-    const { stdout, stderr } = await onNode24('npx', ['acct-webhook', 'demo'], 60_000);
+    const { stdout, stderr } = await onNode24('npx', ['acct-webhook', 'demo']);
     expect(stdout).toContain(`Summary: ${EVENT_TYPES.length} of ${EVENT_TYPES.length} events delivered`);
     expect(stderr).toBe('');
-  }, 90_000);
+  });
 });

@@ -10,6 +10,7 @@ import type * as LibraryEntry from '../../src/index.js';
 import type * as TestKit from '../../src/testing/index.js';
 import { codeBlocks, type CodeBlock } from '../docs/code-blocks.js';
 import { dist, root } from '../helpers/dist.js';
+import { OUTCOME_TIMEOUT_MS } from '../helpers/patience.js';
 
 /*
  * docs/other-languages.md, run: each snippet is taken from the page as it is, saved beside a
@@ -17,13 +18,14 @@ import { dist, root } from '../helpers/dist.js';
  * and java against signed samples of all 18 types from the built test kit (acct-webhook/testing):
  * valid deliveries are accepted; a tampered body, a wrong secret, a stale and a future timestamp
  * are refused. The Python receiver also validates the bodies with the JSON Schema the packed
- * package ships. A language that is missing fails the test: `.ci/run` installs them.
+ * package ships. A language that is missing fails the test: `npm test` installs them first
+ * (test/helpers/machine-tools.mjs; alone: npm run test:tools).
  */
 
 const PAGE = 'docs/other-languages.md';
 const FIXTURES = join(root, 'test', 'fixtures', 'other-languages');
 /** Compiling Go or Java on a busy 2-core machine takes a while. */
-const LANGUAGE_TIMEOUT_MS = 180_000;
+const LANGUAGE_TIMEOUT_MS = OUTCOME_TIMEOUT_MS;
 /** How far from now the stale and future cases are signed: twice the 300 s window. */
 const OFF_WINDOW_SECONDS = 600;
 
@@ -49,10 +51,10 @@ const blockOf = (language: string, index = 0): CodeBlock => {
 /** Debian's python3 when there is one (python3-jsonschema is installed for it), else the one on PATH. */
 const PYTHON = existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3';
 
-/** A language's command, or a failure naming Debian's package, as `.ci/run` installs it. */
+/** A language's command, or a failure naming Debian's package, as `npm run test:tools` installs it. */
 function requireTool(tool: string, debianPackage: string): void {
   const found = spawnSync('sh', ['-c', 'command -v "$0"', tool]).status === 0;
-  expect(found, `${tool} is not installed: apt-get install -y ${debianPackage} (.ci/run does)`).toBe(true);
+  expect(found, `${tool} is not installed: npm run test:tools installs it (apt-get install -y ${debianPackage})`).toBe(true);
 }
 
 function run(command: string, args: readonly string[], cwd: string): string {
@@ -187,7 +189,7 @@ describe(`the code of ${PAGE}`, () => {
   it('the Python receiver validates the genuine bodies against the shipped event.json: the 18 samples pass, broken ones are 422', () => {
     requireTool(PYTHON, 'python3');
     const jsonschema = spawnSync(PYTHON, ['-c', 'import jsonschema']);
-    expect(jsonschema.status, `${PYTHON} has no jsonschema module: apt-get install -y python3-jsonschema (.ci/run does)`).toBe(0);
+    expect(jsonschema.status, `${PYTHON} has no jsonschema module: npm run test:tools installs it (apt-get install -y python3-jsonschema)`).toBe(0);
     writeFileSync(join(work, 'verify.py'), blockOf('python').code);
     writeFileSync(join(work, 'receiver.py'), blockOf('python', 1).code);
     copyFileSync(join(FIXTURES, 'harness.py'), join(work, 'harness.py'));

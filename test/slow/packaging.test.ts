@@ -139,7 +139,7 @@ describe('a library install: npm install <tarball> --omit=optional', () => {
     // Records every module the ES module loader loads, in a file named by the environment.
     writeFileSync(join(project, 'record-loads.mjs'), `import { appendFileSync } from 'node:fs';\nexport async function load(url, context, next) { appendFileSync(process.env.LOADS_FILE, url + '\\n'); return next(url, context); }\n`);
     writeFileSync(join(project, 'register-hooks.mjs'), `import { register } from 'node:module';\nregister('./record-loads.mjs', import.meta.url);\n`);
-  }, 180_000);
+  });
 
   afterAll(() => rmSync(project, { recursive: true, force: true }));
 

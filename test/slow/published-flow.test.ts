@@ -103,7 +103,7 @@ describe('the published install flow, against a local registry', () => {
       'update-notifier=false',
     ]);
     start = directory('empty');
-  }, 240_000);
+  });
 
   afterAll(async () => {
     await registry?.stop();
@@ -133,7 +133,7 @@ describe('the published install flow, against a local registry', () => {
     expectSuccess(test);
     // Its four tests ran: signed event handled, bad signature 401, duplicate once, stale timestamp 401.
     expect(test.stdout).toMatch(/Tests\s+4 passed \(4\)/);
-  }, 120_000);
+  });
 
   it('npx create-acct-webhook my-app2 --yes does the same', async () => {
     const create = await phase('npx create-acct-webhook my-app2 --yes (generate, install)', () =>
@@ -141,5 +141,5 @@ describe('the published install flow, against a local registry', () => {
     );
     expectSuccess(create);
     expectAcctWebhookFromLocalRegistry(join(start, 'my-app2'));
-  }, 120_000);
+  });
 });

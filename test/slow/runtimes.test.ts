@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { EVENT_TYPES } from '../../src/events/catalog.js';
 import { createTestEvent, signedRequest } from '../../src/testing/test-events.js';
 import { useTestDatabase } from '../helpers/postgres.js';
+import { OUTCOME_TIMEOUT_MS } from '../helpers/patience.js';
 
 const run = promisify(execFile);
 const root = resolve(import.meta.dirname, '..', '..');
@@ -43,9 +44,9 @@ beforeAll(async () => {
   writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'runtimes', private: true, type: 'module' }));
   // better-sqlite3 is installed but not built (--ignore-scripts): neither runtime could load it
   // anyway (Bun refuses it, Deno loads only Node-API addons), so the SQLite store must do without.
-  await run('npm', ['install', '--ignore-scripts', '--no-audit', '--no-fund', '--prefer-offline', inject('tarball'), 'pg@8'], { cwd: project, timeout: 240_000 });
+  await run('npm', ['install', '--ignore-scripts', '--no-audit', '--no-fund', '--prefer-offline', inject('tarball'), 'pg@8'], { cwd: project, timeout: OUTCOME_TIMEOUT_MS });
   copyFileSync(FIXTURE, join(project, 'fetch-receiver.mjs'));
-}, 300_000);
+});
 
 afterAll(() => rmSync(project, { recursive: true, force: true }));
 
@@ -237,14 +238,14 @@ describe('the CLI on Bun', () => {
     // A shell's environment, not npm's: npm sets NODE for its scripts (this test runs under one), and Bun takes that for the Node.js to run.
     const env = { HOME: process.env.HOME, PATH: onlyBun };
     await expect(run('/bin/sh', ['-c', 'command -v node'], { cwd: project, env })).rejects.toThrow();
-    const { stdout, stderr } = await run(join(onlyBun, 'bunx'), ['acct-webhook', 'demo'], { cwd: project, timeout: 60_000, env });
+    const { stdout, stderr } = await run(join(onlyBun, 'bunx'), ['acct-webhook', 'demo'], { cwd: project, timeout: OUTCOME_TIMEOUT_MS, env });
     expect(stdout).toContain(`Summary: ${EVENT_TYPES.length} of ${EVENT_TYPES.length} events delivered`);
     expect(stderr).toBe('');
-  }, 90_000);
+  });
 
   it('bunx --bun acct-webhook demo runs on Bun beside a Node.js', async () => {
-    const { stdout, stderr } = await run(bun, ['x', '--bun', 'acct-webhook', 'demo'], { cwd: project, timeout: 60_000 });
+    const { stdout, stderr } = await run(bun, ['x', '--bun', 'acct-webhook', 'demo'], { cwd: project, timeout: OUTCOME_TIMEOUT_MS });
     expect(stdout).toContain(`Summary: ${EVENT_TYPES.length} of ${EVENT_TYPES.length} events delivered`);
     expect(stderr).toBe('');
-  }, 90_000);
+  });
 });

@@ -72,7 +72,7 @@ beforeAll(async () => {
   const install = await runProcess('npm', ['install', '--ignore-scripts', ...NPM_FLAGS], workspace.path);
   expect(install.exitCode, install.stderr).toBe(0);
   await provideSqliteBinding(workspace.path);
-}, 180_000);
+});
 
 afterAll(() => workspace.remove());
 
@@ -82,7 +82,7 @@ describe('a generated project', () => {
     expect(run.exitCode, `${run.stdout}\n${run.stderr}`).toBe(0);
     // Its four tests ran: signed event handled, bad signature 401, duplicate once, stale timestamp 401.
     expect(run.stdout).toMatch(/Tests\s+4 passed \(4\)/);
-  }, 60_000);
+  });
 
   it('(node:http, PostgreSQL store) type-checks against acct-webhook/postgres and passes its own npm test', async () => {
     const project = join(workspace.path, POSTGRES_PROJECT);
@@ -91,7 +91,7 @@ describe('a generated project', () => {
     const run = await runProcess('npm', ['test'], project);
     expect(run.exitCode, `${run.stdout}\n${run.stderr}`).toBe(0);
     expect(run.stdout).toMatch(/Tests\s+4 passed \(4\)/);
-  }, 60_000);
+  });
 });
 
 describe('the packed package', () => {
@@ -216,7 +216,7 @@ describe.each(STARTED)('the generated %s server', (adapter) => {
     // SIGTERM: the server stops gracefully and exits 0.
     expect(await running.stop()).toBe(0);
     expect(running.linesWith('stopped')).toHaveLength(1);
-  }, 30_000);
+  });
 });
 
 /**
@@ -266,6 +266,6 @@ describe('the generated PostgreSQL server at start', () => {
       const tables = await check.query("SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_name = 'acct_webhook_events'");
       await check.end();
       expect(tables.rows).toHaveLength(1);
-    }, 30_000);
+    });
   });
 });

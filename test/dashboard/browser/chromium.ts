@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, inject } from 'vitest';
 import type { ChromiumBinary } from './chromium-binary.js';
+import { OUTCOME_TIMEOUT_MS } from '../../helpers/patience.js';
 
 /**
  * Headless Chromium driven by playwright-core: Debian's where it is installed, else the npm
@@ -20,7 +21,7 @@ const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core
 export function launchChromium(binary: ChromiumBinary): Promise<Browser> {
   const env: Record<string, string> = { ...binary.env };
   for (const [name, value] of Object.entries(process.env)) if (value !== undefined && !(name in env)) env[name] = value;
-  return chromium.launch({ executablePath: binary.executablePath, args: ARGS, env, timeout: 30_000 });
+  return chromium.launch({ executablePath: binary.executablePath, args: ARGS, env, timeout: OUTCOME_TIMEOUT_MS });
 }
 
 /** One browser for the file's tests, closed after them. */
@@ -44,7 +45,7 @@ export interface PageWatch {
 /** A fresh context (no cookies) and a page in it, watched for dialogs and errors. */
 export async function openPage(browser: Browser, { javaScript = true } = {}): Promise<{ context: BrowserContext; page: Page; watch: PageWatch }> {
   const context = await browser.newContext({ javaScriptEnabled: javaScript, viewport: { width: 1280, height: 900 } });
-  context.setDefaultTimeout(10_000);
+  context.setDefaultTimeout(OUTCOME_TIMEOUT_MS);
   const page = await context.newPage();
   const watch: PageWatch = { dialogs: [], errors: [] };
   page.on('dialog', (dialog) => {

@@ -3,6 +3,7 @@ import { createReceiver, Webhooks, type PostgresAtomicClient, type Receiver } fr
 import { postgresStore } from '../../../src/stores/postgres/index.js';
 import { createTestEvent, signedRequest } from '../../../src/testing/index.js';
 import { useTestDatabase } from '../../helpers/postgres.js';
+import { OUTCOME_TIMEOUT_MS } from '../../helpers/patience.js';
 
 /*
  * context.atomic on PostgreSQL: the handler's statements run in the transaction of the done mark,
@@ -138,7 +139,7 @@ describe('atomic effects on PostgreSQL', () => {
         const { body } = signedRequest(createTestEvent('payment.received'), SECRET);
         const id = (JSON.parse(body) as { id: string }).id;
         expect((await deliver(receiver, body)).status).toBe(200);
-        await receiver.inbox.drain({ timeoutMs: 10_000 });
+        await receiver.inbox.drain({ timeoutMs: OUTCOME_TIMEOUT_MS });
         expect(runs).toBe(2);
         expect(await receiver.inbox.get(id)).toMatchObject({ status: 'done', attempts: 2 });
         expect(await payments(id)).toEqual([{ amount: 16950 }]);

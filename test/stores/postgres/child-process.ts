@@ -1,5 +1,6 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createInterface } from 'node:readline';
+import { OUTCOME_TIMEOUT_MS } from '../../helpers/patience.js';
 
 /**
  * A fixture script in a child process that talks in JSON lines on stdout. Lines are kept in
@@ -34,7 +35,7 @@ export class ChildScript {
   }
 
   /** The first line (already printed or to come) for which `matches` holds. */
-  line(matches: (line: Record<string, unknown>) => boolean, description: string, timeoutMs = 15_000): Promise<Record<string, unknown>> {
+  line(matches: (line: Record<string, unknown>) => boolean, description: string, timeoutMs = OUTCOME_TIMEOUT_MS): Promise<Record<string, unknown>> {
     return new Promise((resolve, reject) => {
       const check = (): void => {
         const found = this.lines.find(matches);

@@ -3,6 +3,7 @@ import { createReceiver, Webhooks, type Receiver } from '../../../src/index.js';
 import { postgresStore } from '../../../src/stores/postgres/index.js';
 import { createTestEvent, signedRequest } from '../../../src/testing/index.js';
 import { useTestDatabase } from '../../helpers/postgres.js';
+import { OUTCOME_TIMEOUT_MS } from '../../helpers/patience.js';
 
 const SECRET = 'whsec_inboxSharedSecret0000000000000';
 const EVENTS = 400;
@@ -46,7 +47,7 @@ describe('inbox mode on PostgreSQL with several receivers', () => {
           expect(answer.status).toBe(200);
         }),
       );
-      await Promise.all(receivers.map((receiver) => receiver.inbox.drain({ timeoutMs: 60_000 })));
+      await Promise.all(receivers.map((receiver) => receiver.inbox.drain({ timeoutMs: OUTCOME_TIMEOUT_MS })));
       expect(handledBy.size).toBe(EVENTS);
       expect([...handledBy.values()].filter((runs) => runs.length !== 1)).toEqual([]);
       expect(overlap).toBe(0);

@@ -59,5 +59,5 @@ describe('isolation on PostgreSQL, two worker processes', () => {
       beside.push(await healthyFinish(HANGING));
     }
     expect(median(beside)).toBeLessThanOrEqual(2 * median(alone));
-  }, 90_000);
+  });
 });

@@ -55,7 +55,7 @@ describe('the first start of several processes on a fresh schema', () => {
       'dispatch_skipped',
       'dispatch_webhooks',
     ]);
-  }, 30_000);
+  });
 });
 
 describe("a version-3 store's schema", () => {
@@ -100,7 +100,7 @@ describe("a version-3 store's schema", () => {
       [schema],
     );
     expect(indexes.rows.map((row) => row.indexname)).toEqual(['acct_webhook_events_state', 'acct_webhook_inbox_received', 'acct_webhook_inbox_status', 'acct_webhook_quarantine_received']);
-  }, 30_000);
+  });
 });
 
 describe("a version-4 store's schema", () => {
@@ -138,7 +138,7 @@ describe("a version-4 store's schema", () => {
     expect(versions.rows).toEqual([{ version: 5 }]);
     const indexes = await database.pool.query<{ indexname: string }>("SELECT indexname FROM pg_indexes WHERE schemaname = $1 AND tablename = 'acct_webhook_inbox' ORDER BY indexname", [schema]);
     expect(indexes.rows.map((row) => row.indexname)).toEqual(['acct_webhook_inbox_due', 'acct_webhook_inbox_object', 'acct_webhook_inbox_pkey', 'acct_webhook_inbox_received', 'acct_webhook_inbox_status']);
-  }, 30_000);
+  });
 });
 
 describe("a version-5 dispatcher's schema", () => {
@@ -165,5 +165,5 @@ describe("a version-5 dispatcher's schema", () => {
     expect(versions.rows).toEqual([{ version: 6 }]);
     const indexes = await database.pool.query<{ indexname: string }>("SELECT indexname FROM pg_indexes WHERE schemaname = $1 AND indexname IN ('dispatch_deliveries_created', 'dispatch_deliveries_created_status')", [schema]);
     expect(indexes.rows.map((row) => row.indexname)).toEqual(['dispatch_deliveries_created_status']);
-  }, 30_000);
+  });
 });

@@ -106,5 +106,5 @@ describe(`${RECEIVERS} receiver processes on one PostgreSQL database`, () => {
     expect(statuses.filter((status) => status !== 200 && status !== 409)).toEqual([]);
     // Deliveries of one event really overlapped: the later one was told to come back.
     expect(statuses).toContain(409);
-  }, 120_000);
+  });
 });

@@ -8,6 +8,7 @@ import { postgresStore, type PostgresPool } from '../../../src/stores/postgres/i
 import { PostgresValueError } from '../../../src/stores/postgres/errors.js';
 import type { PostgresQueryConfig } from '../../../src/stores/postgres/pool.js';
 import { POSTGRES_URL, useTestDatabase } from '../../helpers/postgres.js';
+import { OUTCOME_TIMEOUT_MS } from '../../helpers/patience.js';
 
 const T0 = Date.UTC(2026, 10, 22, 9, 0, 0);
 const LEASE = 30_000;
@@ -156,7 +157,7 @@ describe('postgresStore on PostgreSQL', () => {
       const ids = async (): Promise<string[]> =>
         (await database.pool.query<{ event_id: string }>(`SELECT event_id FROM "${schema}".acct_webhook_events ORDER BY event_id`)).rows.map((row) => row.event_id);
       const eventually = async (expected: string[]): Promise<void> => {
-        const deadline = Date.now() + 5_000;
+        const deadline = Date.now() + OUTCOME_TIMEOUT_MS;
         while (JSON.stringify(await ids()) !== JSON.stringify(expected) && Date.now() < deadline) await new Promise((done) => setTimeout(done, 20));
         expect(await ids()).toEqual(expected);
       };

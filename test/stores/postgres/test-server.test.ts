@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { choosePostgres, POSTGRES_URL_VARIABLE, probePostgres } from '../../helpers/postgres-server.js';
 import { POSTGRES_URL } from '../../helpers/postgres.js';
 import { waitFor } from '../../scaffold/helpers.js';
+import { OUTCOME_TIMEOUT_MS } from '../../helpers/patience.js';
 
 const EMBEDDED_SCRIPT = join(import.meta.dirname, '../..', 'helpers', 'embedded-postgres.mjs');
 
@@ -85,7 +86,7 @@ describe('the PostgreSQL server of the tests', () => {
       const { url, dataDirectory } = JSON.parse(line) as { url: string; dataDirectory: string };
       expect(await probePostgres(url)).toBeUndefined();
       run.kill('SIGKILL');
-      await waitFor(() => !existsSync(dirname(dataDirectory)), 'the server to stop and its directory to go', 30_000);
+      await waitFor(() => !existsSync(dirname(dataDirectory)), 'the server to stop and its directory to go', OUTCOME_TIMEOUT_MS);
       expect(await probePostgres(url)).toMatchObject({ code: 'ECONNREFUSED' });
     } finally {
       run.kill('SIGKILL');

@@ -7,6 +7,7 @@ import { createTestEvent } from '../../../src/testing/index.js';
 import { useTestDatabase, type TestDatabase } from '../../helpers/postgres.js';
 import { close, eventDeliveries, listen, type RunningServer } from '../../helpers/server.js';
 import { ChildScript } from './child-process.js';
+import { OUTCOME_TIMEOUT_MS } from '../../helpers/patience.js';
 
 const fixture = resolve(import.meta.dirname, '../..', 'fixtures', 'postgres-dispatch-worker.mjs');
 const DELIVERIES = 5_000;
@@ -97,7 +98,7 @@ describe('two dispatcher worker processes on one PostgreSQL schema', () => {
     await queueDeliveries(database, schema, url);
     const [a, b] = await startWorkers(schema);
     const delivered = `SELECT COUNT(*)::int AS n FROM "${schema}".dispatch_deliveries WHERE status = 'delivered'`;
-    await until(async () => (await count(database, delivered)) === DELIVERIES, `${DELIVERIES} delivered`, 60_000);
+    await until(async () => (await count(database, delivered)) === DELIVERIES, `${DELIVERIES} delivered`, OUTCOME_TIMEOUT_MS);
     expect([await a!.stop(), await b!.stop()]).toEqual([0, 0]);
 
     const attempts = workers.map((worker) => worker.lines.at(-1)!.attempts as number);
@@ -107,7 +108,7 @@ describe('two dispatcher worker processes on one PostgreSQL schema', () => {
     expect(new Set(receiver.eventIds).size).toBe(DELIVERIES);
     expect(await count(database, `SELECT COUNT(*)::int AS n FROM "${schema}".dispatch_attempts WHERE attempt_number = 1`)).toBe(DELIVERIES);
     expect(await count(database, `SELECT COUNT(*)::int AS n FROM "${schema}".dispatch_attempts`)).toBe(DELIVERIES);
-  }, 90_000);
+  });
 
   it('lose nothing when one is killed mid-run: its leased attempts are sent again by the other once the leases end', async () => {
     const schema = database.newSchema();
@@ -117,9 +118,9 @@ describe('two dispatcher worker processes on one PostgreSQL schema', () => {
     const { owner } = await doomed!.line((line) => typeof line.owner === 'string', "the doomed worker's lease name");
 
     // Mid-run, answers are held back until both workers have every slot in flight; then one dies.
-    await until(() => receiver.eventIds.length >= DELIVERIES / 4, 'a quarter of the deliveries', 30_000);
+    await until(() => receiver.eventIds.length >= DELIVERIES / 4, 'a quarter of the deliveries', OUTCOME_TIMEOUT_MS);
     receiver.holding = true;
-    await until(() => receiver.heldCount === 2 * CONCURRENCY, 'both workers to have every slot in flight', 10_000);
+    await until(() => receiver.heldCount === 2 * CONCURRENCY, 'both workers to have every slot in flight', OUTCOME_TIMEOUT_MS);
     await doomed!.kill();
     const killedAt = Date.now();
     receiver.release();
@@ -131,7 +132,7 @@ describe('two dispatcher worker processes on one PostgreSQL schema', () => {
     expect(stranded.rows).toHaveLength(CONCURRENCY);
 
     const delivered = `SELECT COUNT(*)::int AS n FROM "${schema}".dispatch_deliveries WHERE status = 'delivered'`;
-    await until(async () => (await count(database, delivered)) === DELIVERIES, `${DELIVERIES} delivered`, LEASE_MS + 30_000);
+    await until(async () => (await count(database, delivered)) === DELIVERIES, `${DELIVERIES} delivered`, OUTCOME_TIMEOUT_MS);
     expect(await survivor!.stop()).toBe(0);
 
     // None lost, none recorded twice: one attempt row per delivery.
@@ -152,5 +153,5 @@ describe('two dispatcher worker processes on one PostgreSQL schema', () => {
     const twice = [...seen].filter(([, n]) => n > 1).map(([id]) => id);
     expect(twice.sort()).toEqual(stranded.rows.map((row) => row.event_id).sort());
     expect(Math.max(...seen.values())).toBe(2);
-  }, 90_000);
+  });
 });

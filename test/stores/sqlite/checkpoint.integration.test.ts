@@ -6,6 +6,7 @@ import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { dist } from '../../helpers/dist.js';
+import { OUTCOME_TIMEOUT_MS } from '../../helpers/patience.js';
 
 const run = promisify(execFile);
 
@@ -25,9 +26,9 @@ describe('sqliteStore background checkpoints in a process of their own', () => {
       }
       console.log('done');
     `;
-    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { timeout: 10_000 });
+    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { timeout: OUTCOME_TIMEOUT_MS });
     expect(stdout.trim()).toBe('done');
-  }, 15_000);
+  });
 
   // A worker evaluates its source as an ES module in a process started with --input-type=module.
   it('copy the WAL into the database in a process started with --input-type=module too', async () => {
@@ -47,7 +48,7 @@ describe('sqliteStore background checkpoints in a process of their own', () => {
       await store.close();
       console.log('checkpointed');
     `;
-    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { timeout: 10_000 });
+    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { timeout: OUTCOME_TIMEOUT_MS });
     expect(stdout.trim()).toBe('checkpointed');
-  }, 15_000);
+  });
 });

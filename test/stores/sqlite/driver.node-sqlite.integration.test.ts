@@ -6,6 +6,7 @@ import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { dist } from '../../helpers/dist.js';
+import { OUTCOME_TIMEOUT_MS } from '../../helpers/patience.js';
 
 const run = promisify(execFile);
 
@@ -43,8 +44,8 @@ describe('the SQLite stores on node:sqlite, in a process of their own', () => {
       const { sqliteDispatchStore } = require(${JSON.stringify(join(dist, 'sqlite.cjs'))});
       (async () => { ${work(file)} })().catch((error) => { console.error(error); process.exit(1); });`],
   ])('%s: work, and print no warning', async (_name, type, script) => {
-    const { stdout, stderr } = await run(process.execPath, [`--input-type=${type}`, '-e', script(join(dir, `${type}.db`))], { timeout: 15_000 });
+    const { stdout, stderr } = await run(process.execPath, [`--input-type=${type}`, '-e', script(join(dir, `${type}.db`))], { timeout: OUTCOME_TIMEOUT_MS });
     expect(stdout.trim()).toBe('done');
     expect(stderr).toBe('');
-  }, 20_000);
+  });
 });

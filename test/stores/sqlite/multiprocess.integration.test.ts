@@ -60,5 +60,5 @@ describe('two receiver processes sharing one SQLite file', () => {
     expect(statuses.filter((status) => status !== 200 && status !== 409)).toEqual([]);
     // The two deliveries of an event really overlapped: the loser was told to come back.
     expect(statuses).toContain(409);
-  }, 120_000);
+  });
 });
