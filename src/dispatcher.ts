@@ -2,9 +2,10 @@
 export { Dispatcher } from './platform/node-dispatcher.js';
 export { RETRY_SCHEDULE } from './dispatcher/schedule.js';
 export { DELIVERY_TIMEOUT_MS } from './dispatcher/dispatcher-defaults.js';
+export { generateSigningKeyPair, type SigningKeyPair } from './signing/standard-webhooks.js';
 export { DispatcherError, InvalidUrlError, NotFoundError, RateLimitError, type DispatcherErrorCode, type UrlRefusalReason } from './dispatcher/errors.js';
 export type { DispatcherOptions, DispatcherSettings } from './dispatcher/options.js';
-export type { CreateWebhookInput, EnableWebhookOptions, Registrations, UpdateWebhookInput } from './dispatcher/registrations.js';
+export type { CreateWebhookInput, EnableWebhookOptions, Registrations, RotateSecretOptions, UpdateWebhookInput } from './dispatcher/registrations.js';
 export type { AlertPayload, WebhookAlert } from './dispatcher/alerts.js';
 export type { MetricsMeter, MetricsOptions } from './metrics/meter.js';
 export type { Deliveries, ManualRetryResult } from './dispatcher/deliveries.js';
@@ -22,6 +23,8 @@ export type {
   DeliveryStatus,
   DisabledReason,
   EnabledWebhook,
+  SigningAlgorithm,
+  WebhookScheme,
   ExportedAttempt,
   WebhookRegistration,
   WebhookStatus,

@@ -41,6 +41,14 @@ export {
   type VerifySignatureOptions,
   type WebhookSecret,
 } from './signing/signature.js';
+export {
+  signStandardWebhook,
+  verifyStandardWebhook,
+  type SignStandardWebhookOptions,
+  type SignedStandardWebhook,
+  type VerifiedStandardWebhook,
+  type VerifyStandardWebhookOptions,
+} from './signing/standard-webhooks.js';
 
 // The events: the catalog's types and the parser.
 export { EVENT_TYPES, isEventType, type EventPattern, type EventType } from './events/event-types.js';

@@ -70,6 +70,21 @@ export function isoTime(option: string): (value: string) => number {
   };
 }
 
+const DURATION_UNITS: Readonly<Record<string, number>> = { d: 86_400_000, h: 3_600_000, m: 60_000, s: 1_000 };
+
+/** A duration: `24h`, `90m`, `45s`, `7d`, combinable (`1d12h`), or `0`; → milliseconds, at most `maxMs`. */
+export function duration(option: string, maxMs: number): (value: string) => number {
+  return (value) => {
+    const text = value.trim();
+    if (text === '0') return 0;
+    if (!/^(\d+[dhms])+$/.test(text)) throw invalidOption(option, value, 'a duration such as 24h, 90m or 7d (combinable: 1d12h)');
+    let ms = 0;
+    for (const [, amount, unit] of text.matchAll(/(\d+)([dhms])/g)) ms += Number(amount) * DURATION_UNITS[unit!]!;
+    if (!Number.isSafeInteger(ms) || ms > maxMs) throw invalidOption(option, value, `a duration of at most ${Math.round(maxMs / 86_400_000)}d`);
+    return ms;
+  };
+}
+
 /** One of `choices`. */
 export function oneOf<T extends string>(option: string, choices: readonly T[]): (value: string) => T {
   return (value) => {

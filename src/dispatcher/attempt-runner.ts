@@ -1,8 +1,8 @@
 import { newId } from '../kernel/ids.js';
-import { signPayload } from '../signing/signature.js';
 import { USER_AGENT } from './dispatcher-defaults.js';
 import { recordingOf } from './attempt-recording.js';
 import { afterAttempt } from './schedule.js';
+import { signatureHeaders } from './request-signing.js';
 import type { HttpSender } from './sender.js';
 import type { DeliveryJob, DispatchStore, RecordedAttempt } from '../ports/dispatch-store.js';
 import type { FailurePolicy } from './webhook-health.js';
@@ -23,8 +23,9 @@ export interface AttemptRunnerOptions {
 }
 
 /**
- * One attempt of one delivery, start to record: sign with the webhook's current secret at send
- * time (the timestamp from the signing clock, the attempt's time from the clock), POST, then
+ * One attempt of one delivery, start to record: sign by the webhook's scheme with its current
+ * secret (and a rotation grace's previous one) at send time (the timestamp from the signing
+ * clock, the attempt's time from the clock), POST, then
  * record the log row and the delivery's next state in one transaction.
  */
 export class AttemptRunner {
@@ -33,7 +34,7 @@ export class AttemptRunner {
   async run(job: DeliveryJob, { manual }: { manual: boolean }): Promise<RecordedAttempt> {
     const { clock, signingClock, sender, store, schedule, owner } = this.options;
     const startedAt = clock();
-    const result = await sender.send({ url: job.webhook.url, body: job.event.payload, headers: requestHeaders(job, signingClock()) });
+    const result = await sender.send({ url: job.webhook.url, body: job.event.payload, headers: requestHeaders(job, signingClock(), startedAt) });
     const attempt = {
       id: newId('att'),
       delivery_id: job.delivery.id,
@@ -56,12 +57,11 @@ export class AttemptRunner {
 }
 
 /** Custom headers first, so that nothing the dispatcher sets can be replaced by them. */
-function requestHeaders(job: DeliveryJob, signedAt: number): Record<string, string> {
-  const signed = signPayload({ payload: job.event.payload, secret: job.webhook.secret, timestamp: Math.floor(signedAt / 1000) });
+function requestHeaders(job: DeliveryJob, signedAt: number, now: number): Record<string, string> {
   return {
     ...job.webhook.headers,
     'content-type': 'application/json',
     'user-agent': USER_AGENT,
-    ...signed.headers,
+    ...signatureHeaders(job.webhook, job.event.id, job.event.payload, signedAt, now),
   };
 }

@@ -2,10 +2,15 @@ import { validateHeaderName, validateHeaderValue } from 'node:http';
 import { isEventPattern, type EventPattern } from '../events/catalog.js';
 import { DispatcherError } from './errors.js';
 import type { WebhookStatus } from './records.js';
+import { SIGNING_ALGORITHMS, WEBHOOK_SCHEMES, type SigningAlgorithm, type WebhookScheme } from '../ports/dispatch-statuses.js';
+import { isStandardBase64Secret } from '../signing/standard-webhooks-scheme.js';
 
 /** Headers the dispatcher writes itself, or that would change how the request is framed or read. */
 const RESERVED_HEADERS: ReadonlySet<string> = new Set([
   'x-service-signature',
+  'webhook-id',
+  'webhook-timestamp',
+  'webhook-signature',
   'content-type',
   'content-length',
   'content-encoding',
@@ -23,6 +28,8 @@ const RESERVED_PREFIX = 'x-svc-';
 export const MAX_CUSTOM_HEADERS = 20;
 export const MAX_HEADER_VALUE_LENGTH = 8192;
 const STATUSES: readonly WebhookStatus[] = ['active', 'disabled'];
+/** The longest grace a rotation may give the previous secret: 30 days. */
+export const MAX_ROTATION_GRACE_MS = 30 * 24 * 60 * 60 * 1000;
 /** Attempts per second a rate limit may allow at most. */
 const MAX_RATE_LIMIT = 100_000;
 
@@ -124,4 +131,50 @@ function checkHeaderValue(name: string, value: unknown): void {
 
 function headerError(message: string, reason: string, header?: string): DispatcherError {
   return new DispatcherError('VALIDATION_ERROR', message, { field: 'headers', reason, ...(header === undefined ? {} : { header }) });
+}
+
+export function validateScheme(value: unknown): WebhookScheme {
+  if (!WEBHOOK_SCHEMES.includes(value as WebhookScheme)) {
+    throw new DispatcherError('VALIDATION_ERROR', `scheme must be one of ${WEBHOOK_SCHEMES.join(', ')}`, { field: 'scheme', reason: `must be one of ${WEBHOOK_SCHEMES.join(', ')}` });
+  }
+  return value as WebhookScheme;
+}
+
+export function validateAlgorithm(value: unknown): SigningAlgorithm {
+  if (!SIGNING_ALGORITHMS.includes(value as SigningAlgorithm)) {
+    throw new DispatcherError('VALIDATION_ERROR', `algorithm must be one of ${SIGNING_ALGORITHMS.join(', ')}`, { field: 'algorithm', reason: `must be one of ${SIGNING_ALGORITHMS.join(', ')}` });
+  }
+  return value as SigningAlgorithm;
+}
+
+/**
+ * A scheme and an algorithm that go together: ed25519 is Standard Webhooks' `v1a`, and the
+ * platform's `x-svc-signature` is an HMAC, so ed25519 needs `scheme: 'standard-webhooks'`. A
+ * secret issued before secrets were written in standard base64 (base64url) cannot be read by
+ * Standard Webhooks' libraries: such a registration rotates its secret before it changes scheme.
+ */
+export function checkSigning(scheme: WebhookScheme, algorithm: SigningAlgorithm, secret?: string): void {
+  if (algorithm === 'ed25519' && scheme !== 'standard-webhooks') {
+    throw new DispatcherError('VALIDATION_ERROR', "ed25519 signs Standard Webhooks' v1a only: use scheme 'standard-webhooks' (the platform's x-svc-signature is an HMAC)", {
+      field: 'algorithm',
+      reason: "ed25519 needs scheme 'standard-webhooks'",
+    });
+  }
+  if (secret !== undefined && algorithm === 'hmac-sha256' && scheme !== 'svc' && !isStandardBase64Secret(secret)) {
+    throw new DispatcherError('VALIDATION_ERROR', "This registration's secret predates secrets in standard base64, which Standard Webhooks' libraries need: rotate it first (rotateSecret), then change the scheme", {
+      field: 'scheme',
+      reason: 'rotate the secret first',
+    });
+  }
+}
+
+/** A rotation's grace in milliseconds: 0 (the previous secret stops at once) up to {@link MAX_ROTATION_GRACE_MS}. */
+export function validateGrace(value: unknown): number {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0 || value > MAX_ROTATION_GRACE_MS) {
+    throw new DispatcherError('VALIDATION_ERROR', `graceMs must be whole milliseconds from 0 to ${MAX_ROTATION_GRACE_MS} (30 days)`, {
+      field: 'graceMs',
+      reason: `must be an integer from 0 to ${MAX_ROTATION_GRACE_MS}`,
+    });
+  }
+  return value;
 }

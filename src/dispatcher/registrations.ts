@@ -2,8 +2,9 @@ import type { EventPattern } from '../events/catalog.js';
 import { newId } from '../kernel/ids.js';
 import { DispatcherError, NotFoundError } from './errors.js';
 import type { EnabledWebhook, WebhookRegistration, WebhookStatus, WebhookWithSecret } from './records.js';
-import { validateEvents, validateHeaders, validateRateLimit, validateStatus } from './registration-rules.js';
-import { newSecret } from './secret.js';
+import { checkSigning, validateAlgorithm, validateEvents, validateGrace, validateHeaders, validateRateLimit, validateScheme, validateStatus } from './registration-rules.js';
+import { issueSecret } from './secret.js';
+import type { SigningAlgorithm, WebhookScheme } from '../ports/dispatch-statuses.js';
 import type { DispatchStore, StoreAccess, StoredWebhook, WebhookChanges } from '../ports/dispatch-store.js';
 import { HEALTHY, healthOfStatus } from './webhook-health.js';
 import type { UrlGuard } from './url-guard.js';
@@ -25,6 +26,30 @@ export interface CreateWebhookInput {
    * `null` removes the limit. @default null
    */
   rate_limit?: number | null;
+  /**
+   * The headers deliveries are signed with: `'svc'`, the platform's `x-svc-signature` and
+   * `x-svc-timestamp`; `'standard-webhooks'`, `webhook-id`, `webhook-timestamp` and
+   * `webhook-signature`; `'both'`, each request carries both sets (for a receiver moving from one
+   * to the other). @default 'svc'
+   */
+  scheme?: WebhookScheme;
+  /**
+   * `'hmac-sha256'`: a `whsec_` secret shared with the receiver. `'ed25519'` (with
+   * `scheme: 'standard-webhooks'`): a key pair; the dispatcher signs `v1a` with the private key,
+   * which never leaves it, and the receiver verifies with `public_key` (`whpk_…`). Chosen at
+   * creation. @default 'hmac-sha256'
+   */
+  algorithm?: SigningAlgorithm;
+}
+
+/** What `webhooks.rotateSecret()` takes. */
+export interface RotateSecretOptions {
+  /**
+   * For this long the previous secret (or key) keeps signing beside the new one, so that the
+   * receiver can switch at any moment in between: `0` stops it at once. At most 30 days.
+   * @default 0
+   */
+  graceMs?: number;
 }
 
 /** What `webhooks.enable()` takes. */
@@ -52,7 +77,8 @@ export class Registrations {
 
   /**
    * Registers a webhook and issues its secret (`whsec_…`), which only this answer and
-   * `rotateSecret` reveal.
+   * `rotateSecret` reveal. For ed25519 a key pair is made instead: `secret` and `public_key` are
+   * then the `whpk_…` public key, and the private key is never shown.
    *
    * @example
    * const { id, secret } = await dispatcher.webhooks.create({ url: 'https://example.com/webhooks', events: ['invoice.*'] });
@@ -64,6 +90,10 @@ export class Registrations {
     const headers = fields.headers === undefined ? {} : validateHeaders(fields.headers);
     const status = fields.status === undefined ? 'active' : validateStatus(fields.status);
     const rateLimit = fields.rate_limit === undefined ? null : validateRateLimit(fields.rate_limit);
+    const scheme = fields.scheme === undefined ? 'svc' : validateScheme(fields.scheme);
+    const algorithm = fields.algorithm === undefined ? 'hmac-sha256' : validateAlgorithm(fields.algorithm);
+    checkSigning(scheme, algorithm);
+    const issued = issueSecret(algorithm);
     const store = await this.options.store();
     const now = this.options.clock();
     const webhook: StoredWebhook = {
@@ -71,15 +101,20 @@ export class Registrations {
       url,
       events,
       headers,
-      secret: newSecret(),
+      secret: issued.signing,
       rate_limit: rateLimit,
+      scheme,
+      algorithm,
+      public_key: issued.publicKey,
+      previous_secret: null,
+      previous_secret_expires_at: null,
       ...HEALTHY,
       ...healthOfStatus(status, now),
       created_at: now,
       updated_at: now,
     };
     await store.insertWebhook(webhook);
-    return { ...toRegistration(webhook), secret: webhook.secret };
+    return { ...toRegistration(webhook), secret: issued.receiver };
   }
 
   /** Every registration, oldest first (without secrets), with its health and what it is doing now. */
@@ -133,6 +168,7 @@ export class Registrations {
     if (fields.events !== undefined) valid.events = validateEvents(fields.events);
     if (fields.headers !== undefined) valid.headers = validateHeaders(fields.headers);
     if (fields.rate_limit !== undefined) valid.rate_limit = validateRateLimit(fields.rate_limit);
+    if (fields.scheme !== undefined || fields.algorithm !== undefined) Object.assign(valid, await this.signingChange(id, fields.scheme, fields.algorithm));
     if (fields.status !== undefined) Object.assign(valid, await this.statusChange(id, validateStatus(fields.status)));
     const store = await this.options.store();
     const updated = await this.change(id, valid);
@@ -150,13 +186,44 @@ export class Registrations {
   }
 
   /**
-   * Issues a new secret and returns it. Every attempt from now on, retries of older events
-   * included, is signed with it; the old secret stops working at once.
+   * Issues a new secret (or, for ed25519, a new key pair) and returns what the receiver verifies
+   * with: the `whsec_` secret, or the `whpk_` public key. Every attempt from now on, retries of
+   * older events included, is signed with it. Without a grace the old secret stops at once; with
+   * `graceMs` it keeps signing beside the new one until then (both in `webhook-signature`; for the
+   * platform's scheme `x-svc-signature` keeps the old one's and `x-svc-signature-next` carries the
+   * new one's, see docs/dispatcher.md). A rotation during a grace ends that grace: only the
+   * secret it replaces keeps signing.
+   *
+   * @throws NotFoundError
+   * @example
+   * const secret = await dispatcher.webhooks.rotateSecret(id, { graceMs: 24 * 60 * 60 * 1000 });
    */
-  async rotateSecret(id: string): Promise<string> {
-    const secret = newSecret();
-    await this.change(id, { secret });
-    return secret;
+  async rotateSecret(id: string, options: RotateSecretOptions = {}): Promise<string> {
+    const graceMs = options.graceMs === undefined ? 0 : validateGrace(options.graceMs);
+    const store = await this.options.store();
+    const current = await store.getWebhook(id);
+    if (!current) throw new NotFoundError('webhook', id);
+    const issued = issueSecret(current.algorithm);
+    const grace = graceMs > 0 ? { previous_secret: current.secret, previous_secret_expires_at: this.options.clock() + graceMs } : { previous_secret: null, previous_secret_expires_at: null };
+    await this.change(id, { secret: issued.signing, public_key: issued.publicKey, ...grace });
+    return issued.receiver;
+  }
+
+  /** A scheme or algorithm given to `update`: checked against the registration's secret. */
+  private async signingChange(id: string, scheme: unknown, algorithm: unknown): Promise<WebhookChanges> {
+    const store = await this.options.store();
+    const current = await store.getWebhook(id);
+    if (!current) throw new NotFoundError('webhook', id);
+    if (algorithm !== undefined && validateAlgorithm(algorithm) !== current.algorithm) {
+      throw new DispatcherError('VALIDATION_ERROR', 'The algorithm is chosen when a webhook is created: register a new one to change it', {
+        field: 'algorithm',
+        reason: 'cannot be changed',
+      });
+    }
+    if (scheme === undefined) return {};
+    const next = validateScheme(scheme);
+    if (next !== current.scheme) checkSigning(next, current.algorithm, current.secret);
+    return { scheme: next };
   }
 
   /** A status given to `update`: the health fields it brings, when it is a change (the same status again changes nothing). */

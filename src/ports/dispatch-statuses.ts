@@ -1,6 +1,21 @@
 /** `disabled` keeps the registration and its log; nothing is sent to it until it is active again. */
 export type WebhookStatus = 'active' | 'disabled';
 
+/**
+ * How a registration's deliveries are signed: `svc`, the platform's `x-svc-signature` (hex
+ * HMAC-SHA256 of `timestamp.body`); `standard-webhooks`, the `webhook-id`, `webhook-timestamp` and
+ * `webhook-signature` headers of Standard Webhooks; `both`, each request carries both sets.
+ */
+export type WebhookScheme = 'svc' | 'standard-webhooks' | 'both';
+
+/** What a registration signs with: `hmac-sha256` (a `whsec_` secret) or `ed25519` (a `whsk_`/`whpk_` key pair, Standard Webhooks only). */
+export type SigningAlgorithm = 'hmac-sha256' | 'ed25519';
+
+/** Every scheme, the default first. */
+export const WEBHOOK_SCHEMES: readonly WebhookScheme[] = ['svc', 'standard-webhooks', 'both'];
+/** Every signing algorithm, the default first. */
+export const SIGNING_ALGORITHMS: readonly SigningAlgorithm[] = ['hmac-sha256', 'ed25519'];
+
 /** Why a registration is disabled: `manual` (`update`), `failing` (a stretch of continuous failure, by the dispatcher). */
 export type DisabledReason = 'manual' | 'failing';
 

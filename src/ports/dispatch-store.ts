@@ -62,7 +62,8 @@ export type InsertEventResult = { inserted: true; deliveries: number } | { inser
 export interface DeliveryJob {
   delivery: StoredDelivery;
   event: StoredEvent;
-  webhook: Pick<StoredWebhook, 'id' | 'url' | 'secret' | 'headers'>;
+  /** What an attempt is sent to and signed with: the secrets, the scheme, a rotation's grace. */
+  webhook: Pick<StoredWebhook, 'id' | 'url' | 'secret' | 'headers' | 'scheme' | 'previous_secret' | 'previous_secret_expires_at'>;
 }
 
 /** What `claimDue` takes: now, how many at most, the lease to put on them, and the per-registration caps. */

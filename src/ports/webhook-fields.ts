@@ -1,5 +1,5 @@
 import type { EventPattern } from '../events/catalog.js';
-import type { DisabledReason, WebhookStatus } from './dispatch-statuses.js';
+import type { DisabledReason, SigningAlgorithm, WebhookScheme, WebhookStatus } from './dispatch-statuses.js';
 import { integer, json, number, time, value, type RecordOf, type StoredOf } from './fields.js';
 
 /*
@@ -29,10 +29,20 @@ export const WEBHOOK_FIELDS = {
   last_failure_at: time<number | null>(),
   /** At most this many attempts start per second (bursts up to one second's worth); `null`: no limit. */
   rate_limit: number<number | null>(),
+  /** The headers its deliveries are signed with: `svc` (the platform's), `standard-webhooks`, or `both`. */
+  scheme: value<WebhookScheme>(),
+  /** `hmac-sha256` (a `whsec_` secret) or `ed25519` (a key pair; Standard Webhooks `v1a`). */
+  algorithm: value<SigningAlgorithm>(),
+  /** The ed25519 public key (`whpk_…`) receivers verify with; `null` for `hmac-sha256`. */
+  public_key: value<string | null>(),
+  /** After a rotation with a grace period: until when the previous secret (or key) still signs beside the new one; `null` otherwise. */
+  previous_secret_expires_at: time<number | null>(),
   created_at: time(),
   updated_at: time(),
-  /** The signing secret (`whsec_…`): kept, never in the public record. */
+  /** The signing secret (`whsec_…`, or the `whsk_…` private key for ed25519): kept, never in the public record. */
   secret: value<string, true>({ internal: true }),
+  /** The secret or key a rotation replaced, signing until `previous_secret_expires_at`; `null` when none. */
+  previous_secret: value<string | null, true>({ internal: true }),
   /**
    * Delivered attempts in a row since the last failed one, counted up to the per-webhook cap: a
    * claim lets a registration have this many more attempts in flight than `initialInFlight`.
@@ -56,6 +66,10 @@ export const WEBHOOK_LABELS: { readonly [K in keyof RecordOf<typeof WEBHOOK_FIEL
   failing_since: 'Failing since',
   last_failure_at: 'Last failure',
   rate_limit: 'Rate limit (attempts a second)',
+  scheme: 'Signature scheme',
+  algorithm: 'Signing algorithm',
+  public_key: 'Public key',
+  previous_secret_expires_at: 'Previous secret signs until',
   created_at: 'Created',
   updated_at: 'Updated',
 };

@@ -2,6 +2,7 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Dispatcher } from '../platform/node-dispatcher.js';
 import { DispatcherError, InvalidUrlError } from '../dispatcher/errors.js';
 import type { WebhookRegistration, WebhookStatus } from '../dispatcher/records.js';
+import type { SigningAlgorithm, WebhookScheme } from '../ports/dispatch-statuses.js';
 import type { EventPattern } from '../events/catalog.js';
 import type { SqliteConnection } from '../stores/sqlite/drivers.js';
 import type { SandboxClock } from './clock.js';
@@ -23,6 +24,12 @@ export interface SandboxWebhook extends Partial<DisabledFields> {
   url: string;
   events: EventPattern[];
   status: WebhookStatus;
+  /** How deliveries are signed, shown when it is not the platform's: `standard-webhooks` or `both`. */
+  scheme?: WebhookScheme;
+  /** Shown with `scheme`. */
+  algorithm?: SigningAlgorithm;
+  /** The `whpk_…` public key receivers verify `v1a` with, for ed25519. */
+  public_key?: string;
   created_at: string;
 }
 
@@ -95,9 +102,12 @@ export class WebhookRegistry {
     for (const row of this.rows()) await this.options.dispatcher.webhooks.update(row.dispatcher_id, this.proxyTarget(row.dispatcher_id));
   }
 
-  async create(url: string, events: EventPattern[]): Promise<SandboxWebhook & { secret: string }> {
+  async create(url: string, events: EventPattern[], signing: { scheme?: WebhookScheme | undefined; algorithm?: SigningAlgorithm | undefined } = {}): Promise<SandboxWebhook & { secret: string }> {
     const { dispatcher, db, ids, clock } = this.options;
-    const created = await asValidation(() => dispatcher.webhooks.create({ url, events }), url);
+    const created = await asValidation(
+      () => dispatcher.webhooks.create({ url, events, ...(signing.scheme === undefined ? {} : { scheme: signing.scheme }), ...(signing.algorithm === undefined ? {} : { algorithm: signing.algorithm }) }),
+      url,
+    );
     await dispatcher.webhooks.update(created.id, this.proxyTarget(created.id));
     const row: Row = { id: ids.next('wh'), dispatcher_id: created.id, url: created.url, faults: JSON.stringify(this.defaultFaults), created_at: clock.now() };
     db.prepare('INSERT INTO sandbox_webhooks (id, dispatcher_id, url, faults, created_at) VALUES (@id, @dispatcher_id, @url, @faults, @created_at)').run(row);
@@ -162,9 +172,10 @@ export class WebhookRegistry {
     this.options.db.prepare('UPDATE sandbox_webhooks SET deleted_at = ? WHERE id = ?').run(this.options.clock.now(), id);
   }
 
-  async rotateSecret(id: string): Promise<SandboxWebhook & { secret: string }> {
+  /** A new secret (or key pair); with `graceMs` the previous one keeps signing beside it until then. */
+  async rotateSecret(id: string, graceMs?: number): Promise<SandboxWebhook & { secret: string }> {
     const row = this.row(id);
-    const secret = await this.options.dispatcher.webhooks.rotateSecret(row.dispatcher_id);
+    const secret = await asValidation(() => this.options.dispatcher.webhooks.rotateSecret(row.dispatcher_id, graceMs === undefined ? {} : { graceMs }));
     return { ...(await this.get(id)), secret };
   }
 
@@ -220,7 +231,17 @@ export class WebhookRegistry {
 
   private view(row: Row, registration: WebhookRegistration): SandboxWebhook {
     const disabled = disabledFields(row.id, registration, this.options.dispatcher.settings.disableFailingAfterMs);
-    return { id: row.id, url: row.url, events: registration.events, status: registration.status, created_at: new Date(row.created_at).toISOString(), ...disabled };
+    return {
+      id: row.id,
+      url: row.url,
+      events: registration.events,
+      status: registration.status,
+      // The document's fields exactly for the platform's scheme; the signing's beside them otherwise.
+      ...(registration.scheme === 'svc' ? {} : { scheme: registration.scheme, algorithm: registration.algorithm }),
+      ...(registration.public_key === null ? {} : { public_key: registration.public_key }),
+      created_at: new Date(row.created_at).toISOString(),
+      ...disabled,
+    };
   }
 
   private rowByDispatcherId(dispatcherId: string, { deleted }: { deleted: boolean }): Row | undefined {

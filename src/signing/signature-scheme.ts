@@ -105,7 +105,7 @@ export function prepareVerification(options: {
     throw new ConfigurationError({ option: 'toleranceSeconds', reason: 'must be a non-negative number' });
   }
   const signatureHex = requireHeader(options.signature, SIGNATURE_HEADER);
-  const timestamp = parseTimestamp(options.timestamp);
+  const timestamp = parseTimestampHeader(options.timestamp, TIMESTAMP_HEADER);
   const claimed = options.decodeClaim?.(signatureHex) ?? decodeSignature(signatureHex);
   checkFreshness(timestamp.seconds, options.toleranceSeconds, options.now);
   // The signed text is the header as sent, a dot, and the body.
@@ -214,25 +214,21 @@ function singleValue<T>(value: T | readonly string[], code: 'MALFORMED_SIGNATURE
   return values[0];
 }
 
-function parseTimestamp(header: HeaderValue | number): { seconds: number; text: string } {
-  const value = singleValue(header, 'MALFORMED_TIMESTAMP', TIMESTAMP_HEADER);
+/** A timestamp header's Unix seconds and its text as sent (what is signed); throws when missing or not whole seconds. */
+export function parseTimestampHeader(header: HeaderValue | number, name: string): { seconds: number; text: string } {
+  const value = singleValue(header, 'MALFORMED_TIMESTAMP', name);
   if (value === undefined || value === null || (typeof value === 'string' && value.trim() === '')) {
-    throw new WebhookVerificationError('MISSING_TIMESTAMP', `The ${TIMESTAMP_HEADER} header is missing`, {
-      header: TIMESTAMP_HEADER,
-    });
+    throw new WebhookVerificationError('MISSING_TIMESTAMP', `The ${name} header is missing`, { header: name });
   }
   const text = typeof value === 'number' ? String(value) : value.trim();
   if (!DECIMAL_SECONDS.test(text)) {
-    throw new WebhookVerificationError(
-      'MALFORMED_TIMESTAMP',
-      `The ${TIMESTAMP_HEADER} header must be Unix time in whole seconds`,
-      { header: TIMESTAMP_HEADER },
-    );
+    throw new WebhookVerificationError('MALFORMED_TIMESTAMP', `The ${name} header must be Unix time in whole seconds`, { header: name });
   }
   return { seconds: Number(text), text };
 }
 
-function checkFreshness(timestamp: number, toleranceSeconds: number, nowMs: number): void {
+/** Throws `TIMESTAMP_TOO_OLD` or `TIMESTAMP_IN_FUTURE` when the timestamp is outside the window around now (ms). */
+export function checkFreshness(timestamp: number, toleranceSeconds: number, nowMs: number): void {
   const skew = Math.floor(nowMs / 1000) - timestamp;
   if (skew > toleranceSeconds) {
     throw new WebhookVerificationError(

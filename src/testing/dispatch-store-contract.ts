@@ -39,6 +39,11 @@ export function webhook(id: string, overrides: Partial<StoredWebhook> = {}): Sto
     headers: {},
     secret: 'whsec_contract',
     rate_limit: null,
+    scheme: 'svc',
+    algorithm: 'hmac-sha256',
+    public_key: null,
+    previous_secret: null,
+    previous_secret_expires_at: null,
     ...HEALTHY,
     created_at: NOW,
     updated_at: NOW,
@@ -157,6 +162,20 @@ export function describeDispatchStore(test: ContractTestApi, name: string, creat
         });
         expect(await storage.loadJob('dlv_live')).toEqual(job);
         expect(await storage.loadJob('dlv_missing')).toBeUndefined();
+      });
+
+      it('gives a job what it is signed with: the scheme and a rotation grace\'s previous secret', async () => {
+        const storage = await (await create()).open();
+        const far = Date.UTC(2262, 3, 11, 23, 47, 16, 854);
+        await storage.insertWebhook(webhook('wh_sw', { scheme: 'both', secret: 'whsec_new', previous_secret: 'whsec_old', previous_secret_expires_at: far }));
+        const event = storedEvent('evt_sw');
+        await storage.insertEvent(event, [{ id: 'dlv_sw', webhook_id: 'wh_sw', next_attempt_at: NOW }]);
+        const [job] = await storage.claimDue({ now: NOW, limit: 10, lease: { owner: 'w', until: NOW + 5_000 } });
+        expect(job?.webhook).toEqual({ id: 'wh_sw', url: 'https://receiver.example/hook', secret: 'whsec_new', headers: {}, scheme: 'both', previous_secret: 'whsec_old', previous_secret_expires_at: far });
+        expect((await storage.loadJob('dlv_sw'))?.webhook).toEqual(job?.webhook);
+        const changed = await storage.updateWebhook('wh_sw', { scheme: 'standard-webhooks', previous_secret: null, previous_secret_expires_at: null }, NOW + 1);
+        expect(changed).toMatchObject({ scheme: 'standard-webhooks', algorithm: 'hmac-sha256', public_key: null, previous_secret: null, previous_secret_expires_at: null });
+        expect(await storage.getWebhook('wh_sw')).toEqual(changed);
       });
 
       it('keeps times and text exactly: far-future milliseconds, every Unicode character, a NUL in an answer', async () => {

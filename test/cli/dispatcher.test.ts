@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Delivery, DeliveryDetail, WebhookRegistration } from '../../src/dispatcher/records.js';
 import { verifySignature } from '../../src/signing/signature.js';
+import { verifyStandardWebhook } from '../../src/signing/standard-webhooks.js';
 import { CommandRun, expectOneLineError, runCommand, temporaryDirectory, waitFor, type CliResult } from './helpers.js';
 import { closedPort, closeServer, listenOnLoopback, startRecorder, type RecordedRequest, type Recorder } from './servers.js';
 
@@ -63,7 +64,7 @@ describe.sequential('acct-webhook dispatcher on a SQLite file', () => {
     const run = await dispatcher(['webhooks', 'list']);
     expect(run.exitCode).toBe(0);
     expect(run.stdout).toMatch(
-      new RegExp(`^id +url +events +state +failing +in flight +skipped +headers +created \\(UTC\\)\\n${webhook.id} +${receiver.url} +invoice\\.\\*,payment\\.failed +active +- +0 +0 +x-api-key `),
+      new RegExp(`^id +url +events +state +failing +in flight +skipped +headers +created \\(UTC\\) +scheme +public key\\n${webhook.id} +${receiver.url} +invoice\\.\\*,payment\\.failed +active +- +0 +0 +x-api-key `),
     );
     const listed = json<WebhookRegistration[]>(await dispatcher(['webhooks', 'list', '--json']));
     expect(listed.map((entry) => entry.id)).toEqual([webhook.id]);
@@ -301,5 +302,49 @@ describe('acct-webhook dispatcher run', () => {
     } finally {
       await closeServer(slow);
     }
+  });
+});
+
+describe('acct-webhook dispatcher webhooks: schemes and rotation with a grace', () => {
+  it('add --scheme standard-webhooks --algorithm ed25519 prints the whpk_ public key, list shows it, never a private key; rotate-secret --grace signs with both', async () => {
+    const file = join(workspace.path, 'schemes.db');
+    const recorder = await startRecorder();
+    try {
+      const added = await dispatcher(['webhooks', 'add', '--url', recorder.url, '--scheme', 'standard-webhooks', '--algorithm', 'ed25519', '--allow-insecure-urls'], file);
+      expect(added.exitCode, added.stderr).toBe(0);
+      const publicKey = /public key: (whpk_\S+)/.exec(added.stdout)?.[1];
+      expect(publicKey).toMatch(/^whpk_[A-Za-z0-9+/]{43}=$/);
+      const list = await dispatcher(['webhooks', 'list'], file);
+      expect(list.stdout).toMatch(new RegExp(`standard-webhooks \\(ed25519\\) +${publicKey!.replace(/[+/]/g, '\\$&')}`));
+      const [registration] = json<WebhookRegistration[]>(await dispatcher(['webhooks', 'list', '--json'], file));
+      expect(registration).toMatchObject({ scheme: 'standard-webhooks', algorithm: 'ed25519', public_key: publicKey });
+
+      const rotated = json<{ public_key: string; previous_secret_expires_at: string }>(await dispatcher(['webhooks', 'rotate-secret', registration!.id, '--grace', '1h', '--json'], file));
+      expect(rotated.public_key).toMatch(/^whpk_/);
+      expect(Date.parse(rotated.previous_secret_expires_at) - Date.now()).toBeGreaterThan(59 * 60_000);
+      expect((await dispatcher(['emit', 'invoice.paid'], file)).exitCode).toBe(0);
+      const run = new CommandRun(['dispatcher', '--db', file, 'run', '--allow-insecure-urls']);
+      await run.waitForOutput(/200 delivered +invoice\.paid/);
+      expect(await run.stop('SIGINT')).toBe(0);
+      const [request] = recorder.requests;
+      const signatures = String(request!.headers['webhook-signature']).split(' ');
+      expect(signatures.map((entry) => entry.split(',')[0])).toEqual(['v1a', 'v1a']);
+      const common = { payload: request!.body, id: request!.headers['webhook-id'], timestamp: request!.headers['webhook-timestamp'], signature: request!.headers['webhook-signature'] };
+      expect(verifyStandardWebhook({ ...common, secret: rotated.public_key })).toMatchObject({ version: 'v1a' });
+      expect(verifyStandardWebhook({ ...common, secret: publicKey! })).toMatchObject({ version: 'v1a' });
+      for (const output of [added.stdout, list.stdout, JSON.stringify(rotated)]) expect(output).not.toContain('whsk_');
+    } finally {
+      await recorder.close();
+    }
+  });
+
+  it('refuses ed25519 with the platform\'s scheme, an unknown scheme and a grace that is not a duration, each in one line', async () => {
+    const file = join(workspace.path, 'refusals.db');
+    const url = 'http://127.0.0.1:9/webhooks';
+    expectOneLineError(await dispatcher(['webhooks', 'add', '--url', url, '--allow-insecure-urls', '--algorithm', 'ed25519'], file), 'VALIDATION_ERROR', 2);
+    expectOneLineError(await dispatcher(['webhooks', 'add', '--url', url, '--allow-insecure-urls', '--scheme', 'svix'], file), 'INVALID_OPTION', 2);
+    const created = json<{ id: string }>(await dispatcher(['webhooks', 'add', '--url', url, '--allow-insecure-urls', '--json'], file));
+    expectOneLineError(await dispatcher(['webhooks', 'rotate-secret', created.id, '--grace', 'soon'], file), 'INVALID_OPTION', 2);
+    expectOneLineError(await dispatcher(['webhooks', 'rotate-secret', created.id, '--grace', '31d'], file), 'INVALID_OPTION', 2);
   });
 });

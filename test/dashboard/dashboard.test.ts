@@ -178,14 +178,37 @@ describe('registrations', () => {
     await s.client.get(`${BASE}/webhooks/new`);
     const created = await s.client.post(`${BASE}/webhooks`, { url: s.targetUrl, events: ['invoice.*', 'payment.received'], headers: 'X-Api-Key: k-123' });
     expect(created.status).toBe(201);
-    const secret = /whsec_[A-Za-z0-9_-]+/.exec(created.text)![0];
+    const secret = /whsec_[A-Za-z0-9+/=_-]+/.exec(created.text)![0];
     const [webhook] = await s.dispatcher.webhooks.list();
     expect(webhook).toMatchObject({ url: s.targetUrl, events: ['invoice.*', 'payment.received'], headers: { 'x-api-key': 'k-123' } });
     for (const path of ['/webhooks', `/webhooks/${webhook!.id}`, '/']) expect((await s.client.get(`${BASE}${path}`)).text).not.toContain(secret);
     const rotated = await s.client.post(`${BASE}/webhooks/${webhook!.id}/rotate-secret`);
-    const next = /whsec_[A-Za-z0-9_-]+/.exec(rotated.text)![0];
+    const next = /whsec_[A-Za-z0-9+/=_-]+/.exec(rotated.text)![0];
     expect(next).not.toBe(secret);
     expect((await s.client.get(`${BASE}/webhooks/${webhook!.id}`)).text).not.toContain(next);
+  });
+
+  it('registers a Standard Webhooks ed25519 webhook: the pages show the scheme and the whpk_ public key, never a private key; a rotation with a grace shows until when', async () => {
+    const s = await setup();
+    await s.client.get(`${BASE}/webhooks/new`);
+    const created = await s.client.post(`${BASE}/webhooks`, { url: s.targetUrl, events: ['*'], scheme: 'standard-webhooks', algorithm: 'ed25519' });
+    expect(created.status).toBe(201);
+    const [webhook] = await s.dispatcher.webhooks.list();
+    expect(webhook).toMatchObject({ scheme: 'standard-webhooks', algorithm: 'ed25519', public_key: expect.stringMatching(/^whpk_/) });
+    expect(created.text).toContain(webhook!.public_key);
+    const detail = (await s.client.get(`${BASE}/webhooks/${webhook!.id}`)).text;
+    expect(detail).toContain('<code>standard-webhooks</code>');
+    expect(detail).toContain(webhook!.public_key);
+    expect((await s.client.get(`${BASE}/webhooks`)).text).toContain('signed: standard-webhooks, ed25519');
+    const rotated = await s.client.post(`${BASE}/webhooks/${webhook!.id}/rotate-secret`, { grace_ms: '86400000' });
+    const after = await s.dispatcher.webhooks.get(webhook!.id);
+    expect(after.public_key).not.toBe(webhook!.public_key);
+    expect(rotated.text).toContain(after.public_key);
+    expect(rotated.text).toContain(`keeps signing beside it until ${after.previous_secret_expires_at}`);
+    for (const text of [created.text, detail, rotated.text]) expect(text).not.toContain('whsk_');
+    const refused = await s.client.post(`${BASE}/webhooks`, { url: s.targetUrl, events: ['*'], scheme: 'svc', algorithm: 'ed25519' });
+    expect(refused.status).toBe(422);
+    expect(refused.text).toContain('VALIDATION_ERROR');
   });
 
   it('never renders custom header values; an empty edit keeps them, lines replace them, the checkbox removes them', async () => {

@@ -34,14 +34,18 @@ describe('webhooks.create', () => {
       failing_since: null,
       last_failure_at: null,
       rate_limit: null,
+      scheme: 'svc',
+      algorithm: 'hmac-sha256',
+      public_key: null,
+      previous_secret_expires_at: null,
       in_flight: 0,
       skipped_events: 0,
       created_at: new Date(clock.now()).toISOString(),
       updated_at: new Date(clock.now()).toISOString(),
-      secret: expect.stringMatching(/^whsec_[\w-]{43}$/) as string,
+      secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/) as string,
     });
-    // 32 random bytes behind the prefix.
-    expect(Buffer.from(webhook.secret.slice(SECRET_PREFIX.length), 'base64url')).toHaveLength(32);
+    // 32 random bytes behind the prefix, in standard base64: what Standard Webhooks' libraries decode.
+    expect(Buffer.from(webhook.secret.slice(SECRET_PREFIX.length), 'base64')).toHaveLength(32);
   });
 
   it('issues a different secret every time', async () => {
@@ -212,7 +216,7 @@ describe('webhooks.rotateSecret', () => {
       await dispatcher.runDue(); // signed with the old secret
 
       const newSecret = await dispatcher.webhooks.rotateSecret(id);
-      expect(newSecret).toMatch(/^whsec_[\w-]{43}$/);
+      expect(newSecret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
       expect(newSecret).not.toBe(oldSecret);
       clock.advance(MINUTE);
       await dispatcher.emit(createTestEvent('invoice.created'));

@@ -265,4 +265,27 @@ describe('webhook management', () => {
     expect(deleted.body).toBeNull();
     expect((await call('GET', `/webhooks/${id}`)).status).toBe(404);
   });
+
+  it('create takes a scheme and an algorithm; the answer shows them and the public key, never a private key; rotate-secret takes a grace', async () => {
+    const created = await call('POST', '/webhooks', { url: 'https://localhost:9/hook', events: ['*'], scheme: 'standard-webhooks', algorithm: 'ed25519' });
+    expect(created.status).toBe(201);
+    expect(created.body.data).toMatchObject({ scheme: 'standard-webhooks', algorithm: 'ed25519', public_key: expect.stringMatching(/^whpk_/), secret: created.body.data.public_key });
+    const { id } = created.body.data;
+    const rotated = await call('POST', `/webhooks/${id}/rotate-secret`, { grace_ms: 3_600_000 });
+    expect(rotated.status).toBe(200);
+    expect(rotated.body.data.public_key).toMatch(/^whpk_/);
+    expect(rotated.body.data.public_key).not.toBe(created.body.data.public_key);
+    expect(JSON.stringify([created.body, rotated.body, (await call('GET', `/webhooks/${id}`)).body])).not.toContain('whsk_');
+    const both = await call('POST', '/webhooks', { url: 'https://localhost:9/hook', events: ['*'], scheme: 'both' });
+    expect(both.body.data).toMatchObject({ scheme: 'both', algorithm: 'hmac-sha256', secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/) });
+    expect(both.body.data).not.toHaveProperty('public_key');
+    for (const [path, body, field] of [
+      ['/webhooks', { url: 'https://localhost:9/hook', events: ['*'], scheme: 'svc', algorithm: 'ed25519' }, 'algorithm'],
+      ['/webhooks', { url: 'https://localhost:9/hook', events: ['*'], scheme: 'svix' }, 'scheme'],
+      [`/webhooks/${id}/rotate-secret`, { grace_ms: -5 }, 'graceMs'],
+    ] as const) {
+      const refused = await call('POST', path, body);
+      expect([refused.status, refused.body.error.code, refused.body.error.details.field]).toEqual([422, 'VALIDATION_ERROR', field]);
+    }
+  });
 });

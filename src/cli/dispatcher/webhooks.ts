@@ -1,11 +1,13 @@
 import { Command } from 'commander';
 import type { WebhookRegistration, WebhookStatus } from '../../dispatcher/records.js';
+import { MAX_ROTATION_GRACE_MS } from '../../dispatcher/registration-rules.js';
+import { SIGNING_ALGORITHMS, WEBHOOK_SCHEMES, type SigningAlgorithm, type WebhookScheme } from '../../ports/dispatch-statuses.js';
 import type { UpdateWebhookInput } from '../../dispatcher/registrations.js';
 import type { CommandContext } from '../context.js';
 import { jsonOption } from '../common-options.js';
 import { CliError } from '../errors.js';
 import { examples } from '../help.js';
-import { collect, oneOf } from '../options.js';
+import { collect, duration, oneOf } from '../options.js';
 import { renderTable } from '../table.js';
 import { tableTime } from '../time-format.js';
 import { allowsInsecureUrls, withDispatcher } from './shared.js';
@@ -20,6 +22,8 @@ interface WebhookFields {
   header?: string[];
   clearHeaders?: boolean;
   status?: WebhookStatus;
+  scheme?: WebhookScheme;
+  algorithm?: SigningAlgorithm;
   json?: boolean;
 }
 
@@ -45,21 +49,42 @@ function addCommand(context: CommandContext): Command {
     .option('--events <list>', `event types and patterns, comma-separated (default: ${DEFAULT_WEBHOOK_EVENTS}, all)`, DEFAULT_WEBHOOK_EVENTS)
     .option('--header <name: value>', 'a custom header sent with every delivery (repeatable)', collect)
     .option('--status <status>', `${WEBHOOK_STATUSES.join(' or ')} (default: active)`, oneOf('--status', WEBHOOK_STATUSES))
+    .option('--scheme <scheme>', `the signature headers: ${WEBHOOK_SCHEMES.join(', ')} (default: svc, the platform's x-svc-signature)`, oneOf('--scheme', WEBHOOK_SCHEMES))
+    .option('--algorithm <algorithm>', `${SIGNING_ALGORITHMS.join(' or ')} (default: hmac-sha256; ed25519 needs --scheme standard-webhooks and prints the whpk_ public key)`, oneOf('--algorithm', SIGNING_ALGORITHMS))
     .addOption(jsonOption('print the registration (with its secret) as JSON'))
-    .addHelpText('after', examples(['acct-webhook dispatcher webhooks add --url https://erp.example.at/webhooks --events \'invoice.*,payment.*\' --header \'x-api-key: …\'', 'invoices and payments to your ERP']))
+    .addHelpText(
+      'after',
+      examples(
+        ['acct-webhook dispatcher webhooks add --url https://erp.example.at/webhooks --events \'invoice.*,payment.*\' --header \'x-api-key: …\'', 'invoices and payments to your ERP'],
+        ['acct-webhook dispatcher webhooks add --url https://erp.example.at/webhooks --scheme standard-webhooks --algorithm ed25519', 'Standard Webhooks v1a: the receiver verifies with the printed whpk_ key'],
+      ),
+    )
     .action(async function (this: Command, options: WebhookFields & { url: string; events: string }) {
       const { parseEventList } = await import('../event-types.js');
       const events = parseEventList(options.events);
       const headers = parseHeaders(options.header ?? []);
       const created = await withDispatcher(this, { create: true }, (dispatcher) =>
-        dispatcher.webhooks.create({ url: options.url, events, headers, ...(options.status ? { status: options.status } : {}) }),
+        dispatcher.webhooks.create({
+          url: options.url,
+          events,
+          headers,
+          ...(options.status ? { status: options.status } : {}),
+          ...(options.scheme ? { scheme: options.scheme } : {}),
+          ...(options.algorithm ? { algorithm: options.algorithm } : {}),
+        }),
       ).catch(async (error: unknown) => {
         const { inCliWords } = await import('./insecure-urls.js');
         throw inCliWords(error, options.url, allowsInsecureUrls(this));
       });
       if (options.json) return context.output.json({ ...publicView(created), secret: created.secret });
       context.output.line(`Registered ${created.id} → ${created.url}`);
-      context.output.line(`  events: ${created.events.join(', ')}; status: ${created.status}`);
+      const signing = created.scheme === 'svc' && created.algorithm === 'hmac-sha256' ? '' : `; scheme: ${created.scheme}; algorithm: ${created.algorithm}`;
+      context.output.line(`  events: ${created.events.join(', ')}; status: ${created.status}${signing}`);
+      if (created.public_key !== null) {
+        context.output.line(`  public key: ${created.public_key}`);
+        context.output.line('  The receiver verifies with this public key (webhooks list shows it again); the private key never leaves the dispatcher.');
+        return;
+      }
       // Showing the secret is what this command is for; it is printed to stdout and nowhere else.
       context.output.line(`  secret: ${created.secret}`);
       context.output.line('  The receiver verifies with this secret; it is shown only now (rotate-secret issues a new one).');
@@ -88,6 +113,8 @@ function listCommand(context: CommandContext): Command {
             { header: 'skipped', value: (webhook) => String(webhook.skipped_events), align: 'right' as const },
             { header: 'headers', value: (webhook) => Object.keys(webhook.headers).join(',') || '-' },
             { header: 'created (UTC)', value: (webhook) => tableTime(webhook.created_at) },
+            { header: 'scheme', value: (webhook) => (webhook.algorithm === 'ed25519' ? `${webhook.scheme} (ed25519)` : webhook.scheme) },
+            { header: 'public key', value: (webhook) => webhook.public_key ?? '-' },
           ],
           { boxed: context.output.stdoutIsTTY },
         ),
@@ -104,8 +131,12 @@ function updateCommand(context: CommandContext): Command {
     .option('--header <name: value>', 'replace the custom headers with these (repeatable)', collect)
     .option('--clear-headers', 'remove all custom headers')
     .option('--status <status>', WEBHOOK_STATUSES.join(' or '), oneOf('--status', WEBHOOK_STATUSES))
+    .option('--scheme <scheme>', `the signature headers: ${WEBHOOK_SCHEMES.join(', ')}`, oneOf('--scheme', WEBHOOK_SCHEMES))
     .addOption(jsonOption())
-    .addHelpText('after', examples(['acct-webhook dispatcher webhooks update wh_… --status disabled', 'pause deliveries; pending ones wait']))
+    .addHelpText(
+      'after',
+      examples(['acct-webhook dispatcher webhooks update wh_… --status disabled', 'pause deliveries; pending ones wait'], ['acct-webhook dispatcher webhooks update wh_… --scheme both', 'send Standard Webhooks headers beside the platform\'s while receivers move']),
+    )
     .action(async function (this: Command, id: string, options: WebhookFields) {
       const changes = await changesFrom(options);
       const updated = await withDispatcher(this, {}, (dispatcher) => dispatcher.webhooks.update(id, changes)).catch(async (error: unknown) => {
@@ -155,15 +186,25 @@ function removeCommand(context: CommandContext): Command {
 
 function rotateCommand(context: CommandContext): Command {
   return new Command('rotate-secret')
-    .summary('issue a new secret; the old one stops working at once')
+    .summary('issue a new secret; the old one stops at once, or signs beside it for --grace')
     .argument('<id>', 'the webhook (wh_…)')
+    .option('--grace <duration>', 'the old secret keeps signing beside the new one this long: 24h, 90m, 7d (at most 30d; default: 0, it stops at once)', duration('--grace', MAX_ROTATION_GRACE_MS))
     .addOption(jsonOption())
-    .addHelpText('after', examples(['acct-webhook dispatcher webhooks rotate-secret wh_…', 'prints the new whsec_… secret']))
-    .action(async function (this: Command, id: string, options: { json?: boolean }) {
-      const secret = await withDispatcher(this, {}, (dispatcher) => dispatcher.webhooks.rotateSecret(id));
-      if (options.json) return context.output.json({ id, secret });
-      context.output.line(`New secret for ${id}: ${secret}`);
-      context.output.line('  Every attempt from now on is signed with it. Let the receiver accept both while you switch: secret: [new, old].');
+    .addHelpText(
+      'after',
+      examples(['acct-webhook dispatcher webhooks rotate-secret wh_…', 'prints the new whsec_… secret (or whpk_… public key)'], ['acct-webhook dispatcher webhooks rotate-secret wh_… --grace 24h', 'both sign for a day: switch the receiver any time within it']),
+    )
+    .action(async function (this: Command, id: string, options: { json?: boolean; grace?: number }) {
+      const graceMs = options.grace ?? 0;
+      const { secret, until } = await withDispatcher(this, {}, async (dispatcher) => {
+        const issued = await dispatcher.webhooks.rotateSecret(id, { graceMs });
+        return { secret: issued, until: (await dispatcher.webhooks.get(id)).previous_secret_expires_at };
+      });
+      const kind = secret.startsWith('whpk_') ? 'public key' : 'secret';
+      if (options.json) return context.output.json({ id, [kind === 'secret' ? 'secret' : 'public_key']: secret, previous_secret_expires_at: until });
+      context.output.line(`New ${kind} for ${id}: ${secret}`);
+      if (until === null) context.output.line('  Every attempt from now on is signed with it alone. Let the receiver accept both while you switch: secret: [new, old].');
+      else context.output.line(`  The old one keeps signing beside it until ${until}: switch the receiver to the new ${kind} before then.`);
     });
 }
 
@@ -180,8 +221,9 @@ async function changesFrom(options: WebhookFields): Promise<UpdateWebhookInput> 
   if (options.header !== undefined) changes.headers = parseHeaders(options.header);
   if (options.clearHeaders) changes.headers = {};
   if (options.status !== undefined) changes.status = options.status;
+  if (options.scheme !== undefined) changes.scheme = options.scheme;
   if (Object.keys(changes).length === 0) {
-    throw new CliError('INVALID_OPTION', 'Nothing to change: give --url, --events, --header, --clear-headers or --status', { option: '' });
+    throw new CliError('INVALID_OPTION', 'Nothing to change: give --url, --events, --header, --clear-headers, --status or --scheme', { option: '' });
   }
   return changes;
 }

@@ -9,6 +9,30 @@ import { actionForm, csrfField, notice, page, statusBadge, timeOf, type PageCont
 import { noticeText } from '../notices.js';
 import { disableCountdown, lastAttempt, registrationHealth, responseTimes, sparkline, successRate } from '../registration-health.js';
 import { dispatcherOf, type Route, type RouteContext } from '../routes.js';
+import { SIGNING_ALGORITHMS, WEBHOOK_SCHEMES, type SigningAlgorithm, type WebhookScheme } from '../../ports/dispatch-statuses.js';
+
+/** How each scheme is named in the forms. */
+const SCHEME_NAMES: Readonly<Record<WebhookScheme, string>> = {
+  svc: "The platform's (x-svc-signature)",
+  'standard-webhooks': 'Standard Webhooks (webhook-signature)',
+  both: 'Both header sets on every request',
+};
+const ALGORITHM_NAMES: Readonly<Record<SigningAlgorithm, string>> = {
+  'hmac-sha256': 'HMAC-SHA256 with a shared whsec_ secret',
+  ed25519: 'ed25519 key pair (Standard Webhooks v1a; the receiver gets the whpk_ public key)',
+};
+/** The graces the rotation form offers, in milliseconds. */
+const GRACES: readonly (readonly [string, number])[] = [
+  ['none: the old secret stops now', 0],
+  ['1 hour', 3_600_000],
+  ['24 hours', 86_400_000],
+  ['7 days', 7 * 86_400_000],
+];
+
+/** The scheme, and the algorithm when it is not the default. */
+function signingOf(webhook: WebhookRegistration): string {
+  return webhook.algorithm === 'hmac-sha256' ? webhook.scheme : `${webhook.scheme}, ${webhook.algorithm}`;
+}
 
 /**
  * Fields of a registration this page lays out itself (checked against the record's type); any
@@ -17,6 +41,7 @@ import { dispatcherOf, type Route, type RouteContext } from '../routes.js';
 const KNOWN_FIELDS: ReadonlySet<string> = new Set([
   'id', 'url', 'events', 'headers', 'status', 'created_at', 'updated_at',
   'disabled_reason', 'disabled_at', 'failure_streak', 'failing_since', 'last_failure_at', 'rate_limit', 'in_flight', 'skipped_events',
+  'scheme', 'algorithm', 'public_key', 'previous_secret_expires_at',
 ] as const satisfies readonly (keyof WebhookRegistration)[]);
 
 /** A field's label: the field list's, or its name in words for one this version does not know. */
@@ -53,7 +78,7 @@ async function listPage(context: RouteContext): Promise<DashboardResponse> {
   const rows = webhooks.map((webhook) => {
     const stats = health.stats?.get(webhook.id);
     return html`<tr>
-<td><a href="${base}/webhooks/${encodeURIComponent(webhook.id)}">${webhook.url}</a><br><span class="muted mono">${webhook.id}</span></td>
+<td><a href="${base}/webhooks/${encodeURIComponent(webhook.id)}">${webhook.url}</a><br><span class="muted mono">${webhook.id}</span><br><span class="muted">signed: ${signingOf(webhook)}</span></td>
 <td>${webhook.events.join(', ')}</td>
 <td>${statusBadge(webhook.status)}</td>
 <td>${healthOf(webhook)}${disableCountdown(webhook, disableAfterMs, context.now)}</td>
@@ -94,9 +119,16 @@ ${health.stats === undefined ? html`<p class="muted">This dispatcher's store doe
 function detailPage(context: PageContext, webhook: WebhookRegistration, messages: { notice?: string | undefined; problem?: string; secret?: string; form?: FormValues; health?: Html }): Html {
   const id = encodeURIComponent(webhook.id);
   const extra = Object.entries(webhook).filter(([key]) => !KNOWN_FIELDS.has(key));
+  const publicKey = messages.secret !== undefined && messages.secret === webhook.public_key;
   const secret = messages.secret
-    ? html`<div class="notice" role="status"><p><strong>The new signing secret.</strong> It is shown this once: copy it to the receiver now.</p><p><code class="secret" id="secret">${messages.secret}</code></p><button type="button" class="secondary" data-copy="secret" hidden>Copy the secret</button><span id="secret-status" role="status" class="muted"></span></div>`
+    ? publicKey
+      ? html`<div class="notice" role="status"><p><strong>The new public key.</strong> Give it to the receiver; it stays shown below. The private key never leaves the dispatcher.</p><p><code class="secret" id="secret">${messages.secret}</code></p><button type="button" class="secondary" data-copy="secret" hidden>Copy the public key</button><span id="secret-status" role="status" class="muted"></span></div>`
+      : html`<div class="notice" role="status"><p><strong>The new signing secret.</strong> It is shown this once: copy it to the receiver now.</p><p><code class="secret" id="secret">${messages.secret}</code></p><button type="button" class="secondary" data-copy="secret" hidden>Copy the secret</button><span id="secret-status" role="status" class="muted"></span></div>`
     : '';
+  const grace =
+    webhook.previous_secret_expires_at === null
+      ? ''
+      : html`<dt>${WEBHOOK_LABELS.previous_secret_expires_at}</dt><dd>${timeOf(webhook.previous_secret_expires_at)} (after a rotation the previous secret signs beside the new one until then)</dd>`;
   const replay =
     webhook.status === 'disabled' && webhook.skipped_events > 0
       ? actionForm(context, `/webhooks/${id}/status`, `Enable and send the ${webhook.skipped_events} skipped events`, { fields: { status: 'active', replay: '1' } })
@@ -114,19 +146,23 @@ function detailPage(context: PageContext, webhook: WebhookRegistration, messages
 <dt>Health</dt><dd>${healthOf(webhook)}${webhook.last_failure_at ? html`; last failure ${timeOf(webhook.last_failure_at)}` : ''}</dd>
 <dt>In flight</dt><dd>${webhook.in_flight} attempts${webhook.rate_limit === null ? '' : html`; at most ${webhook.rate_limit} attempts a second`}</dd>
 <dt>${WEBHOOK_LABELS.headers}</dt><dd>${headerNames(webhook)}</dd>
+<dt>${WEBHOOK_LABELS.scheme}</dt><dd><code>${webhook.scheme}</code> — ${SCHEME_NAMES[webhook.scheme]}</dd>
+<dt>${WEBHOOK_LABELS.algorithm}</dt><dd><code>${webhook.algorithm}</code></dd>
+${webhook.public_key === null ? '' : html`<dt>${WEBHOOK_LABELS.public_key}</dt><dd><code class="mono">${webhook.public_key}</code></dd>`}
+${grace}
 ${extra.map(([key, value]) => html`<dt>${labelOf(key)}</dt><dd>${typeof value === 'string' && /^\d{4}-\d\d-\d\dT/.test(value) ? timeOf(value) : JSON.stringify(value)}</dd>`)}
 <dt>${WEBHOOK_LABELS.created_at}</dt><dd>${timeOf(webhook.created_at)}</dd>
 <dt>${WEBHOOK_LABELS.updated_at}</dt><dd>${timeOf(webhook.updated_at)}</dd>
 </dl>
 <div class="actions">
 ${actionForm(context, `/webhooks/${id}/test`, 'Send a test delivery')}
-${actionForm(context, `/webhooks/${id}/rotate-secret`, 'Rotate the secret', { style: 'secondary' })}
+${rotateForm(context, id)}
 ${toggle}
 <a href="${context.base}/deliveries?webhook_id=${id}">Its deliveries</a>
 </div>
 ${messages.health ?? ''}
 <h2>Edit</h2>
-${registrationForm(context, `/webhooks/${id}`, messages.form ?? formOf(webhook), 'Save the registration', Object.keys(webhook.headers))}`;
+${registrationForm(context, `/webhooks/${id}`, messages.form ?? formOf(webhook), 'Save the registration', Object.keys(webhook.headers), webhook.algorithm)}`;
   return page(context, 'webhooks', `Registration ${webhook.url}`, content);
 }
 
@@ -134,12 +170,25 @@ interface FormValues {
   url: string;
   events: readonly string[];
   headers: string;
+  scheme: string;
+  algorithm: string;
 }
 
-const emptyForm = (): FormValues => ({ url: '', events: [], headers: '' });
+const emptyForm = (): FormValues => ({ url: '', events: [], headers: '', scheme: 'svc', algorithm: 'hmac-sha256' });
+
+/** Rotating: a new secret, with a grace during which the old one still signs. */
+function rotateForm(context: PageContext, id: string): Html {
+  return html`<form method="post" action="${context.base}/webhooks/${id}/rotate-secret" class="inline">${csrfField(context)}
+<label>Grace <select name="grace_ms">${GRACES.map(([label, ms]) => html`<option value="${String(ms)}">${label}</option>`)}</select></label>
+<button type="submit" class="secondary">Rotate the secret</button></form>`;
+}
+
+function choice(name: string, label: string, options: readonly string[], names: Readonly<Record<string, string>>, selected: string): Html {
+  return html`<label>${label} <select name="${name}">${options.map((option) => html`<option value="${option}"${option === selected ? html` selected` : ''}>${names[option] ?? option}</option>`)}</select></label>`;
+}
 
 /** A registration's form: its custom header values are never rendered (they often hold a receiver's key), only kept. */
-const formOf = (webhook: WebhookRegistration): FormValues => ({ url: webhook.url, events: webhook.events, headers: '' });
+const formOf = (webhook: WebhookRegistration): FormValues => ({ url: webhook.url, events: webhook.events, headers: '', scheme: webhook.scheme, algorithm: webhook.algorithm });
 
 /** The names of the custom headers; their values are never shown, as in the CLI. */
 function headerNames(webhook: WebhookRegistration): Content {
@@ -164,7 +213,7 @@ function eventChoices(selected: readonly string[]): Html {
 }
 
 /** The form to register or edit; `existingHeaders` (editing) are kept unless replaced or removed. */
-function registrationForm(context: PageContext, action: string, values: FormValues, submit: string, existingHeaders?: readonly string[]): Html {
+function registrationForm(context: PageContext, action: string, values: FormValues, submit: string, existingHeaders?: readonly string[], algorithm?: SigningAlgorithm): Html {
   const keep =
     existingHeaders && existingHeaders.length > 0
       ? html` Leave empty to keep the current ones (${existingHeaders.join(', ')}); lines replace them all.`
@@ -178,12 +227,20 @@ ${eventChoices(values.events)}
 <label><span>Custom headers, one per line as <code>Name: value</code> (sent with every delivery).${keep}</span>
 <textarea name="headers" rows="3" cols="60" spellcheck="false" autocomplete="off">${values.headers}</textarea></label>
 ${remove}
+${choice('scheme', 'Signature headers', WEBHOOK_SCHEMES, SCHEME_NAMES, values.scheme)}
+${algorithm === undefined ? choice('algorithm', 'Signing', SIGNING_ALGORITHMS, ALGORITHM_NAMES, values.algorithm) : html`<p class="muted">Signing: ${ALGORITHM_NAMES[algorithm]} (chosen when it was registered)</p>`}
 <p><button type="submit">${submit}</button></p>
 </form>`;
 }
 
 function formValues(form: URLSearchParams): FormValues {
-  return { url: form.get('url')?.trim() ?? '', events: form.getAll('events'), headers: form.get('headers') ?? '' };
+  return {
+    url: form.get('url')?.trim() ?? '',
+    events: form.getAll('events'),
+    headers: form.get('headers') ?? '',
+    scheme: form.get('scheme') ?? 'svc',
+    algorithm: form.get('algorithm') ?? 'hmac-sha256',
+  };
 }
 
 /** `Name: value` lines → headers. @throws DashboardError VALIDATION_ERROR for a line without a colon */
@@ -216,7 +273,13 @@ async function create(context: RouteContext): Promise<DashboardResponse> {
   const values = formValues(context.form);
   let created;
   try {
-    created = await dispatcherOf(context).webhooks.create({ url: values.url, events: values.events as never, headers: parseHeaders(values.headers) });
+    created = await dispatcherOf(context).webhooks.create({
+      url: values.url,
+      events: values.events as never,
+      headers: parseHeaders(values.headers),
+      scheme: values.scheme as WebhookScheme,
+      algorithm: values.algorithm as SigningAlgorithm,
+    });
   } catch (error) {
     return htmlResponse(formPage(context.page, inputProblem(error), values), 422);
   }
@@ -229,7 +292,12 @@ async function update(context: RouteContext): Promise<DashboardResponse> {
   const id = context.params.id!;
   const values = formValues(context.form);
   try {
-    await dispatcher.webhooks.update(id, { url: values.url, events: values.events as never, ...headerChange(values.headers, context.form.get('remove_headers') === '1') });
+    await dispatcher.webhooks.update(id, {
+      url: values.url,
+      events: values.events as never,
+      scheme: values.scheme as WebhookScheme,
+      ...headerChange(values.headers, context.form.get('remove_headers') === '1'),
+    });
   } catch (error) {
     const problem = inputProblem(error);
     return htmlResponse(detailPage(context.page, await dispatcher.webhooks.get(id), { problem, form: values }), 422);
@@ -245,9 +313,16 @@ async function sendTest(context: RouteContext): Promise<DashboardResponse> {
 async function rotateSecret(context: RouteContext): Promise<DashboardResponse> {
   const dispatcher = dispatcherOf(context);
   const id = context.params.id!;
-  const secret = await dispatcher.webhooks.rotateSecret(id);
+  const graceMs = Number(context.form.get('grace_ms') ?? '0');
+  let secret;
+  try {
+    secret = await dispatcher.webhooks.rotateSecret(id, { graceMs });
+  } catch (error) {
+    return htmlResponse(detailPage(context.page, await dispatcher.webhooks.get(id), { problem: inputProblem(error) }), 422);
+  }
   const webhook = await dispatcher.webhooks.get(id);
-  return htmlResponse(detailPage(context.page, webhook, { notice: 'The secret was rotated: the old one stopped working now.', secret }));
+  const notice = webhook.previous_secret_expires_at === null ? 'The secret was rotated: the old one stopped working now.' : `The secret was rotated: the old one keeps signing beside it until ${webhook.previous_secret_expires_at}.`;
+  return htmlResponse(detailPage(context.page, webhook, { notice, secret }));
 }
 
 async function setStatus(context: RouteContext): Promise<DashboardResponse> {

@@ -18,7 +18,13 @@ const events = z
   )
   .min(1, { error: 'must name at least one event type' })
   .transform((list) => list as EventPattern[]);
-const createWebhook = z.strictObject({ url: z.string({ error: 'must be an https URL' }), events });
+const createWebhook = z.strictObject({
+  url: z.string({ error: 'must be an https URL' }),
+  events,
+  scheme: z.enum(['svc', 'standard-webhooks', 'both'], { error: 'must be svc, standard-webhooks or both' }).optional(),
+  algorithm: z.enum(['hmac-sha256', 'ed25519'], { error: 'must be hmac-sha256 or ed25519' }).optional(),
+});
+const rotateSecret = z.strictObject({ grace_ms: z.number({ error: 'must be whole milliseconds' }).optional() });
 const updateWebhook = z
   .strictObject({
     events: events.optional(),
@@ -34,7 +40,7 @@ const updateWebhook = z
 
 /**
  * The document's webhook management table, exactly, plus the sandbox's look into deliveries and
- * faults; `PATCH` also takes `status` (`active` enables a disabled webhook, with
+ * faults; `POST` also takes `scheme` and `algorithm`, `rotate-secret` a `grace_ms`; `PATCH` also takes `status` (`active` enables a disabled webhook, with
  * `replay_skipped: true` its skipped events too; `disabled` disables it).
  */
 export function webhookRoutes(context: SandboxContext, faultLog: FaultLog, forwardLog: ForwardLog): Route[] {
@@ -81,7 +87,7 @@ export function webhookRoutes(context: SandboxContext, faultLog: FaultLog, forwa
       path: '/v1/webhooks',
       handler: async ({ body }) => {
         const input = parseInput(createWebhook, body);
-        return ok(await webhooks.create(input.url, input.events), 201);
+        return ok(await webhooks.create(input.url, input.events, { scheme: input.scheme, algorithm: input.algorithm }), 201);
       },
     },
     { method: 'GET', path: '/v1/webhooks/:id', handler: async ({ params }) => ok(await webhooks.get(params.id!)) },
@@ -104,7 +110,11 @@ export function webhookRoutes(context: SandboxContext, faultLog: FaultLog, forwa
         return noContent();
       },
     },
-    { method: 'POST', path: '/v1/webhooks/:id/rotate-secret', handler: async ({ params }) => ok(await webhooks.rotateSecret(params.id!)) },
+    {
+      method: 'POST',
+      path: '/v1/webhooks/:id/rotate-secret',
+      handler: async ({ params, body }) => ok(await webhooks.rotateSecret(params.id!, parseInput(rotateSecret, body).grace_ms)),
+    },
     {
       method: 'GET',
       path: '/v1/webhooks/:id/deliveries',

@@ -135,5 +135,16 @@ export const DISPATCH_MIGRATIONS: MigrationSet = {
     DROP INDEX dispatch_deliveries_created;
     CREATE INDEX dispatch_deliveries_created_status ON dispatch_deliveries (created_at, status);
     `,
+    // 7: how a registration signs (as SQLite's version 7): the scheme, the algorithm with the
+    // ed25519 public key, and a rotation's grace. Existing registrations keep the platform's
+    // scheme with HMAC.
+    `
+    ALTER TABLE dispatch_webhooks
+      ADD COLUMN scheme text NOT NULL DEFAULT 'svc' CHECK (scheme IN ('svc', 'standard-webhooks', 'both')),
+      ADD COLUMN algorithm text NOT NULL DEFAULT 'hmac-sha256' CHECK (algorithm IN ('hmac-sha256', 'ed25519')),
+      ADD COLUMN public_key text,
+      ADD COLUMN previous_secret text,
+      ADD COLUMN previous_secret_expires_at bigint;
+    `,
   ],
 };

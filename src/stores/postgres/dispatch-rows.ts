@@ -1,6 +1,7 @@
 import type { EventType } from '../../events/catalog.js';
 import { ATTEMPT_FIELDS, DELIVERY_FIELDS } from '../../ports/delivery-fields.js';
 import { rowMapping } from '../../ports/fields.js';
+import type { WebhookScheme } from '../../ports/dispatch-statuses.js';
 import { WEBHOOK_FIELDS } from '../../ports/webhook-fields.js';
 import { POSTGRES_CODECS } from './codecs.js';
 import type { DeliveryJob, StoredEvent, StoredWebhook } from '../../ports/dispatch-store.js';
@@ -35,6 +36,9 @@ export type JobRow = Record<string, unknown> & {
   event_created_at: unknown;
   url: string;
   secret: string;
+  scheme: WebhookScheme;
+  previous_secret: string | null;
+  previous_secret_expires_at: unknown;
   headers: unknown;
 };
 
@@ -59,7 +63,15 @@ export function toJob(row: JobRow): DeliveryJob {
       test: row.event_test,
       created_at: readInt8(row.event_created_at, 'event_created_at'),
     },
-    webhook: { id: row.webhook_id, url: row.url, secret: row.secret, headers: POSTGRES_CODECS.json.read(row.headers, 'headers') as Record<string, string> },
+    webhook: {
+      id: row.webhook_id,
+      url: row.url,
+      secret: row.secret,
+      headers: POSTGRES_CODECS.json.read(row.headers, 'headers') as Record<string, string>,
+      scheme: row.scheme,
+      previous_secret: row.previous_secret,
+      previous_secret_expires_at: row.previous_secret_expires_at === null ? null : readInt8(row.previous_secret_expires_at, 'previous_secret_expires_at'),
+    },
   };
 }
 

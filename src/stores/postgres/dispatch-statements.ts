@@ -58,7 +58,7 @@ export function dispatchStatements(schema: string, prepare: Prepare, wakeUpChann
   const deliveries = `${schema}.dispatch_deliveries`;
   const attempts = `${schema}.dispatch_attempts`;
   const skipped = `${schema}.dispatch_skipped`;
-  const jobColumns = 'e.payload, e.test AS event_test, e.created_at AS event_created_at, w.url, w.secret, w.headers';
+  const jobColumns = 'e.payload, e.test AS event_test, e.created_at AS event_created_at, w.url, w.secret, w.headers, w.scheme, w.previous_secret, w.previous_secret_expires_at';
   // The body an attempt sent is its event's payload, stored once per event.
   const attemptColumns = `${columns(attemptRows.columns, 'a')}, e.payload AS request_payload`;
   return {

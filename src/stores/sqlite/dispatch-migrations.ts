@@ -147,5 +147,16 @@ export const DISPATCH_MIGRATIONS: MigrationSet = {
     DROP INDEX dispatch_deliveries_created;
     CREATE INDEX dispatch_deliveries_created_status ON dispatch_deliveries (created_at, status);
     `,
+    // 7: how a registration signs: the scheme (the platform's headers, Standard Webhooks, or
+    // both), the algorithm (HMAC, or an ed25519 key pair whose public key is shown), and a
+    // rotation's grace (the replaced secret signs beside the new one until then). Existing
+    // registrations keep the platform's scheme with HMAC, as before.
+    `
+    ALTER TABLE dispatch_webhooks ADD COLUMN scheme TEXT NOT NULL DEFAULT 'svc' CHECK (scheme IN ('svc', 'standard-webhooks', 'both'));
+    ALTER TABLE dispatch_webhooks ADD COLUMN algorithm TEXT NOT NULL DEFAULT 'hmac-sha256' CHECK (algorithm IN ('hmac-sha256', 'ed25519'));
+    ALTER TABLE dispatch_webhooks ADD COLUMN public_key TEXT;
+    ALTER TABLE dispatch_webhooks ADD COLUMN previous_secret TEXT;
+    ALTER TABLE dispatch_webhooks ADD COLUMN previous_secret_expires_at INTEGER;
+    `,
   ],
 };

@@ -2,6 +2,7 @@ import type { EventType } from '../../events/catalog.js';
 import { ATTEMPT_FIELDS, DELIVERY_FIELDS } from '../../ports/delivery-fields.js';
 import { rowMapping } from '../../ports/fields.js';
 import type { DeliveryJob, StoredEvent } from '../../ports/dispatch-store.js';
+import type { WebhookScheme } from '../../ports/dispatch-statuses.js';
 import { WEBHOOK_FIELDS } from '../../ports/webhook-fields.js';
 import { SQLITE_CODECS } from './codecs.js';
 
@@ -31,13 +32,16 @@ export type JobRow = Record<string, unknown> & {
   event_created_at: number;
   url: string;
   secret: string;
+  scheme: WebhookScheme;
+  previous_secret: string | null;
+  previous_secret_expires_at: unknown;
   headers: string;
 };
 
 export const WEBHOOK_COLUMNS = webhookRows.columns.join(', ');
 export const EVENT_COLUMNS = 'id, type, payload, correlation_id, test, created_at';
 /** What a job reads besides the delivery's own columns. */
-export const JOB_COLUMNS = 'e.payload, e.test AS event_test, e.created_at AS event_created_at, w.url, w.secret, w.headers';
+export const JOB_COLUMNS = 'e.payload, e.test AS event_test, e.created_at AS event_created_at, w.url, w.secret, w.headers, w.scheme, w.previous_secret, w.previous_secret_expires_at';
 
 export const bit = (flag: boolean): number => (flag ? 1 : 0);
 
@@ -49,6 +53,14 @@ export function toJob(row: JobRow): DeliveryJob {
   return {
     delivery: deliveryRows.read(row),
     event: { id: row.event_id, type: row.event_type, payload: row.payload, correlation_id: row.correlation_id, test: row.event_test === 1, created_at: row.event_created_at },
-    webhook: { id: row.webhook_id, url: row.url, secret: row.secret, headers: JSON.parse(row.headers) as Record<string, string> },
+    webhook: {
+      id: row.webhook_id,
+      url: row.url,
+      secret: row.secret,
+      headers: JSON.parse(row.headers) as Record<string, string>,
+      scheme: row.scheme,
+      previous_secret: row.previous_secret,
+      previous_secret_expires_at: row.previous_secret_expires_at as number | null,
+    },
   };
 }

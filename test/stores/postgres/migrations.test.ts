@@ -36,6 +36,7 @@ describe('the first start of several processes on a fresh schema', () => {
       { component: 'dispatch', version: 4 },
       { component: 'dispatch', version: 5 },
       { component: 'dispatch', version: 6 },
+      { component: 'dispatch', version: 7 },
       { component: 'idempotency', version: 1 },
       { component: 'idempotency', version: 2 },
       { component: 'idempotency', version: 3 },
@@ -162,7 +163,7 @@ describe("a version-5 dispatcher's schema", () => {
     await expectDeliveriesReadAsBefore(store);
     await store.close();
     const versions = await database.pool.query(`SELECT MAX(version) AS version FROM "${schema}".acct_webhook_migrations WHERE component = 'dispatch'`);
-    expect(versions.rows).toEqual([{ version: 6 }]);
+    expect(versions.rows).toEqual([{ version: 7 }]);
     const indexes = await database.pool.query<{ indexname: string }>("SELECT indexname FROM pg_indexes WHERE schemaname = $1 AND indexname IN ('dispatch_deliveries_created', 'dispatch_deliveries_created_status')", [schema]);
     expect(indexes.rows.map((row) => row.indexname)).toEqual(['dispatch_deliveries_created_status']);
   });

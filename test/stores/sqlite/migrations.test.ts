@@ -6,6 +6,7 @@ import { sqliteDispatchStore, sqliteStore } from '../../../src/stores/sqlite/ind
 import { STORE_MIGRATIONS } from '../../../src/stores/sqlite/store-migrations.js';
 import { DISPATCH_MIGRATIONS } from '../../../src/stores/sqlite/dispatch-migrations.js';
 import { createTestEvent } from '../../../src/testing/index.js';
+import { verifySignature } from '../../../src/index.js';
 import { tempDir } from '../../dispatcher/fixtures.js';
 import { DISPATCH_SCHEMA_0X, STORE_SCHEMA_0X } from '../../fixtures/sqlite-0x-schemas.js';
 import { FakeClock } from '../../helpers/clock.js';
@@ -131,6 +132,7 @@ describe('SQLite migrations', () => {
         { component: 'dispatch', version: 4 },
         { component: 'dispatch', version: 5 },
         { component: 'dispatch', version: 6 },
+      { component: 'dispatch', version: 7 },
       ]);
       // What a 0.x build reads: version 2, which it refuses as too new instead of misreading the file.
       expect(read(file, 'SELECT MAX(version) AS version FROM dispatch_schema_migrations')).toEqual([{ version: 2 }]);
@@ -149,6 +151,7 @@ describe('SQLite migrations', () => {
       { component: 'dispatch', version: 4 },
       { component: 'dispatch', version: 5 },
       { component: 'dispatch', version: 6 },
+      { component: 'dispatch', version: 7 },
       { component: 'idempotency', version: 1 },
       { component: 'idempotency', version: 2 },
       { component: 'idempotency', version: 3 },
@@ -248,8 +251,32 @@ describe('SQLite migrations', () => {
     const store = sqliteDispatchStore(file);
     await expectDeliveriesReadAsBefore(store);
     await store.close();
-    expect(read(file, "SELECT MAX(version) AS version FROM acct_webhook_migrations WHERE component = 'dispatch'")).toEqual([{ version: 6 }]);
+    expect(read(file, "SELECT MAX(version) AS version FROM acct_webhook_migrations WHERE component = 'dispatch'")).toEqual([{ version: 7 }]);
     expect(read(file, "SELECT name FROM sqlite_master WHERE type = 'index' AND name IN ('dispatch_deliveries_created', 'dispatch_deliveries_created_status')")).toEqual([{ name: 'dispatch_deliveries_created_status' }]);
+  });
+
+  it("give a version-6 dispatcher's registrations the platform's scheme with HMAC (version 7): they sign as before and can move to Standard Webhooks after a rotation", async () => {
+    const { file, db } = fileAtVersion('dispatch-version-6.db', 'dispatch', DISPATCH_MIGRATIONS.migrations, 6);
+    const legacySecret = 'whsec_Kp3-legacy_base64url_secret_of_43_chars_';
+    db.prepare(`INSERT INTO dispatch_webhooks (id, url, events, headers, status, secret, created_at, updated_at) VALUES ('wh_6', 'https://example.com/hooks', '["*"]', '{}', 'active', ?, ?, ?)`).run(legacySecret, T0, T0);
+    db.close();
+    const receiver = new Receiver();
+    await withServer(receiver.listener, async (target) => {
+      const clock = new FakeClock(T0);
+      const dispatcher = new Dispatcher({ database: file, clock: clock.now, logger: false, allowInsecureUrls: true });
+      expect(await dispatcher.webhooks.get('wh_6')).toMatchObject({ scheme: 'svc', algorithm: 'hmac-sha256', public_key: null, previous_secret_expires_at: null });
+      await dispatcher.webhooks.update('wh_6', { url: target });
+      await dispatcher.emit('invoice.paid', createTestEvent('invoice.paid').data.object, { business_id: 'biz_1' });
+      await dispatcher.runDue();
+      const [request] = receiver.requests;
+      expect(verifySignature({ payload: request!.body, signature: request!.headers['x-svc-signature'], timestamp: request!.headers['x-svc-timestamp'], secret: legacySecret, now: clock.now() })).toMatchObject({ secretIndex: 0 });
+      expect(request!.headers['webhook-signature']).toBeUndefined();
+      await expect(dispatcher.webhooks.update('wh_6', { scheme: 'both' })).rejects.toMatchObject({ code: 'VALIDATION_ERROR', details: { field: 'scheme' } });
+      await dispatcher.webhooks.rotateSecret('wh_6');
+      expect(await dispatcher.webhooks.update('wh_6', { scheme: 'both' })).toMatchObject({ scheme: 'both' });
+      await dispatcher.close();
+    });
+    expect(read(file, "SELECT MAX(version) AS version FROM acct_webhook_migrations WHERE component = 'dispatch'")).toEqual([{ version: 7 }]);
   });
 
   it('refuse a file a newer version migrated, when the store is created', () => {
