@@ -168,3 +168,27 @@ describe("a version-5 dispatcher's schema", () => {
     expect(indexes.rows.map((row) => row.indexname)).toEqual(['dispatch_deliveries_created_status']);
   });
 });
+
+describe("a version-6 dispatcher's schema", () => {
+  const database = useTestDatabase({ poolSize: 2 });
+
+  it("gives its registrations the platform's scheme with HMAC (version 7); a job signs as before", async () => {
+    const schema = database.newSchema();
+    await migrate(database.pool, { name: schema, quoted: `"${schema}"` }, { ...DISPATCH_MIGRATIONS, migrations: DISPATCH_MIGRATIONS.migrations.slice(0, 6) });
+    await database.pool.query(`INSERT INTO "${schema}".dispatch_webhooks (id, url, events, headers, status, secret, created_at, updated_at) VALUES ('wh_6', 'https://example.com/hooks', '["*"]', '{}', 'active', 'whsec_legacy-url_safe', $1, $1)`, [T0_VERSION_5]);
+    await database.pool.query(`INSERT INTO "${schema}".dispatch_events (id, type, payload, correlation_id, test, created_at) VALUES ('evt_6', 'invoice.paid', '{}', 'cor_1', false, $1)`, [T0_VERSION_5]);
+    await database.pool.query(
+      `INSERT INTO "${schema}".dispatch_deliveries (id, event_id, webhook_id, event_type, correlation_id, status, next_attempt_at, webhook_active, test, created_at, updated_at)
+        VALUES ('dlv_6', 'evt_6', 'wh_6', 'invoice.paid', 'cor_1', 'retrying', $1, true, false, $1, $1)`,
+      [T0_VERSION_5],
+    );
+
+    const store = postgresDispatchStore(database.pool, { schema });
+    await store.ready();
+    expect(await store.getWebhook('wh_6')).toMatchObject({ scheme: 'svc', algorithm: 'hmac-sha256', public_key: null, previous_secret: null, previous_secret_expires_at: null, secret: 'whsec_legacy-url_safe' });
+    expect((await store.loadJob('dlv_6'))?.webhook).toEqual({ id: 'wh_6', url: 'https://example.com/hooks', secret: 'whsec_legacy-url_safe', headers: {}, scheme: 'svc', previous_secret: null, previous_secret_expires_at: null });
+    await store.close();
+    const versions = await database.pool.query(`SELECT MAX(version) AS version FROM "${schema}".acct_webhook_migrations WHERE component = 'dispatch'`);
+    expect(versions.rows).toEqual([{ version: 7 }]);
+  }, 30_000);
+});
