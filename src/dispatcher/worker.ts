@@ -1,3 +1,5 @@
+import { InFlight } from './in-flight.js';
+
 export interface WorkerOptions<Job> {
   /** Leases up to `limit` due jobs. */
   claim: (limit: number) => Promise<Job[]>;
@@ -10,6 +12,8 @@ export interface WorkerOptions<Job> {
   concurrency: number;
   /** Longest sleep between looks at the database. */
   pollIntervalMs: number;
+  /** Where its attempts are counted, shared with other work that `stop()` waits for. @default a set of its own */
+  inFlight?: InFlight | undefined;
 }
 
 /**
@@ -18,13 +22,17 @@ export interface WorkerOptions<Job> {
  * (capped, so work saved by other processes is seen). `wake()` cuts a sleep short.
  */
 export class Worker<Job> {
-  private readonly inFlight = new Set<Promise<void>>();
+  private readonly inFlight: InFlight;
   private running = false;
   private loopDone: Promise<void> | null = null;
   private wakeUp: (() => void) | null = null;
   private woken = false;
 
-  constructor(private readonly options: WorkerOptions<Job>) {}
+  constructor(private readonly options: WorkerOptions<Job>) {
+    this.inFlight = options.inFlight ?? new InFlight(options.onError);
+    // A finished attempt frees a slot: the loop claims again.
+    this.inFlight.onSettled(() => this.wake());
+  }
 
   start(): void {
     if (this.running) return;
@@ -61,29 +69,16 @@ export class Worker<Job> {
 
   /** Runs `work` as an attempt in flight: stop() and drain() wait for it. */
   track<T>(work: Promise<T>): Promise<T> {
-    const settled: Promise<void> = work.then(
-      () => this.finished(settled),
-      (error: unknown) => {
-        this.options.onError(error);
-        this.finished(settled);
-      },
-    );
-    this.inFlight.add(settled);
-    return work;
+    return this.inFlight.track(work);
   }
 
   /** Resolves when nothing is in flight. */
-  async drain(): Promise<void> {
-    while (this.inFlight.size > 0) await Promise.all(this.inFlight);
+  drain(): Promise<void> {
+    return this.inFlight.drain();
   }
 
   private launch(job: Job): Promise<unknown> {
     return this.track(this.options.process(job));
-  }
-
-  private finished(settled: Promise<void>): void {
-    this.inFlight.delete(settled);
-    this.wake();
   }
 
   private async loop(): Promise<void> {

@@ -85,8 +85,14 @@ export interface RunFacts {
   version?: ObjectVersion | undefined;
 }
 
+/** What a handler context uses: the logger its `log` is a child of, and the store `atomic` needs. */
+export interface ContextSettings {
+  logger: Logger;
+  store: Pick<IdempotencyStore, 'completeAtomically'>;
+}
+
 /** Builds the context of one event's handlers; the logger child and the signal are made only when read. */
-export function handlerContext(options: { logger: Logger; store: IdempotencyStore }, event: WebhookEvent, inbound: Inbound, facts: RunFacts = NO_FACTS): HandlerRun {
+export function handlerContext(options: ContextSettings, event: WebhookEvent, inbound: Inbound, facts: RunFacts = NO_FACTS): HandlerRun {
   const abort = new LazyAbortController();
   const effects: StoreAtomicEffect[] = [];
   return { context: new LazyHandlerContext(options, event, inbound, facts, abort, effects), abort, effects, version: facts.version };
@@ -107,7 +113,7 @@ class LazyHandlerContext implements HandlerContext {
   readonly receivedAt: Date;
   readonly stale: boolean;
   readonly attempt: number;
-  readonly #options: { logger: Logger; store: IdempotencyStore };
+  readonly #options: ContextSettings;
   readonly #event: WebhookEvent;
   readonly #inbound: Inbound;
   readonly #abort: LazyAbort;
@@ -116,7 +122,7 @@ class LazyHandlerContext implements HandlerContext {
   #rawBody: Buffer | undefined;
   #atomic: Atomic | undefined;
 
-  constructor(options: { logger: Logger; store: IdempotencyStore }, event: WebhookEvent, inbound: Inbound, facts: RunFacts, abort: LazyAbort, effects: StoreAtomicEffect[]) {
+  constructor(options: ContextSettings, event: WebhookEvent, inbound: Inbound, facts: RunFacts, abort: LazyAbort, effects: StoreAtomicEffect[]) {
     this.secretIndex = inbound.verified?.secretIndex ?? -1;
     this.signatureScheme = inbound.verified?.signatureScheme ?? 'v1';
     this.receivedAt = new Date(inbound.receivedAt);

@@ -4,7 +4,24 @@ import type { HandlerRun } from './context.js';
 import { ReceiverError, WebhookHandlerError } from './errors.js';
 import type { Inbound } from './inbound.js';
 import { aboutEvent } from './outcome.js';
-import type { ReceiverRuntime } from './receiver-runtime.js';
+import type { Logger } from '../logging/logger.js';
+import type { IdempotencyStore } from '../ports/idempotency-store.js';
+import type { Reporter } from './report.js';
+import type { Webhooks } from './webhooks.js';
+
+/** What the run step uses: the handlers and their budget, the store that records the event, the report. */
+export interface RunSettings extends FailureReportSettings {
+  handlerTimeoutMs: number;
+  store: Pick<IdempotencyStore, 'complete' | 'completeAtomically' | 'release'>;
+  clock: () => number;
+  report: Reporter;
+}
+
+/** What reporting a handler failure uses: the `onError` handlers, and the logger for what they throw. */
+export interface FailureReportSettings {
+  handlers: Webhooks;
+  logger: Logger;
+}
 
 type BudgetResult = { results: unknown[] } | { error: WebhookHandlerError } | 'timeout';
 
@@ -14,32 +31,33 @@ type BudgetResult = { results: unknown[] } | { error: WebhookHandlerError } | 't
  * sender retries) or 503 (out of time; the sender retries).
  */
 export async function runHandlers(
-  runtime: ReceiverRuntime,
+  settings: RunSettings,
   event: WebhookEvent,
   token: string,
   inbound: Inbound,
   run: HandlerRun,
 ): Promise<WebhookResponse> {
-  const { options, finish } = runtime;
+  const { handlerTimeoutMs, store, report } = settings;
+  const { finish } = report;
   const started = performance.now();
-  const work = options.handlers.run(event, run.context);
+  const work = settings.handlers.run(event, run.context);
   // Handlers that returned plain values are done: nothing to time, nothing to wait for.
-  const result = Array.isArray(work) ? { results: work } : await withinBudget(work, options.handlerTimeoutMs);
+  const result = Array.isArray(work) ? { results: work } : await withinBudget(work, handlerTimeoutMs);
 
   if (result === 'timeout') {
-    const error = new ReceiverError('HANDLER_TIMEOUT', `The handlers did not finish within ${options.handlerTimeoutMs} ms; retry later`, {
+    const error = new ReceiverError('HANDLER_TIMEOUT', `The handlers did not finish within ${handlerTimeoutMs} ms; retry later`, {
       event_id: event.id,
-      handler_timeout_ms: options.handlerTimeoutMs,
+      handler_timeout_ms: handlerTimeoutMs,
     });
     run.abort.abort(error);
-    await options.store.release(event.id, token).catch(() => false);
-    finishLate(runtime, work as Promise<unknown[]>, event, token, run, started);
+    await store.release(event.id, token).catch(() => false);
+    finishLate(settings, work as Promise<unknown[]>, event, token, run, started);
     return finish(failed(error), inbound, { ...aboutEvent(event), outcome: 'handler_timeout', code: error.code, error });
   }
-  const failure = 'error' in result ? result.error : await complete(runtime, event, token, run, started);
+  const failure = 'error' in result ? result.error : await complete(settings, event, token, run, started);
   if (failure) {
-    await options.store.release(event.id, token).catch(() => false);
-    await reportFailure(runtime, failure, event, run);
+    await store.release(event.id, token).catch(() => false);
+    await reportFailure(settings, failure, event, run);
     return finish(failed(failure), inbound, { ...aboutEvent(event), outcome: 'handler_failed', code: failure.code, error: failure });
   }
   const results = (result as { results: unknown[] }).results;
@@ -49,7 +67,7 @@ export async function runHandlers(
   }
   // The common answer: nothing is built for a report nobody takes.
   const response = acknowledgedEvent(event, false);
-  return runtime.reporting ? finish(response, inbound, { ...aboutEvent(event), outcome: 'handled', results }) : response;
+  return report.reporting ? finish(response, inbound, { ...aboutEvent(event), outcome: 'handled', results }) : response;
 }
 
 /**
@@ -57,13 +75,13 @@ export async function runHandlers(
  * handlers' effects happened, and acknowledging keeps a retry from repeating them. With atomic
  * effects a failure means nothing was applied, so it is a failure of the delivery.
  */
-async function complete({ options }: ReceiverRuntime, event: WebhookEvent, token: string, run: HandlerRun, started: number): Promise<WebhookHandlerError | undefined> {
-  const { store, clock, logger } = options;
+async function complete(settings: RunSettings, event: WebhookEvent, token: string, run: HandlerRun, started: number): Promise<WebhookHandlerError | undefined> {
+  const { store, clock, logger } = settings;
   const { effects } = run;
   if (effects.length > 0) {
     try {
       // Effects that await (PostgreSQL) get what is left of the handler budget.
-      const budgetMs = options.handlerTimeoutMs - (performance.now() - started);
+      const budgetMs = settings.handlerTimeoutMs - (performance.now() - started);
       const completed = await store.completeAtomically!(event.id, token, clock(), effects, { version: run.version, budgetMs });
       if (!completed) logger.warn(aboutEvent(event), 'The claim expired while the handlers ran; their atomic effects were not applied');
       return undefined;
@@ -83,13 +101,13 @@ async function complete({ options }: ReceiverRuntime, event: WebhookEvent, token
 }
 
 /** A handler that outlives its budget may still finish: record it so the retry sees a duplicate. */
-function finishLate(runtime: ReceiverRuntime, work: Promise<unknown>, event: WebhookEvent, token: string, run: HandlerRun, started: number): void {
-  const { logger } = runtime.options;
+function finishLate(settings: RunSettings, work: Promise<unknown>, event: WebhookEvent, token: string, run: HandlerRun, started: number): void {
+  const { logger } = settings;
   const about = aboutEvent(event);
   work
     .then(
       async () => {
-        const failure = await complete(runtime, event, token, run, started);
+        const failure = await complete(settings, event, token, run, started);
         logger.warn({ ...about, completed: !failure }, 'A timed-out handler finished late');
       },
       (error: unknown) => logger.error({ ...about, err: error }, 'A timed-out handler failed late'),
@@ -97,9 +115,10 @@ function finishLate(runtime: ReceiverRuntime, work: Promise<unknown>, event: Web
     .catch(() => undefined);
 }
 
-export async function reportFailure({ options }: Pick<ReceiverRuntime, 'options'>, error: WebhookHandlerError, event: WebhookEvent, run: HandlerRun): Promise<void> {
-  const thrown = await options.handlers.reportError(error, event, run.context);
-  for (const failure of thrown) options.logger.error({ eventId: event.id, err: failure }, 'An onError handler threw');
+/** Gives a handler failure to the `onError` handlers; what they throw is logged. */
+export async function reportFailure({ handlers, logger }: FailureReportSettings, error: WebhookHandlerError, event: WebhookEvent, run: HandlerRun): Promise<void> {
+  const thrown = await handlers.reportError(error, event, run.context);
+  for (const failure of thrown) logger.error({ eventId: event.id, err: failure }, 'An onError handler threw');
 }
 
 /** Waits for the handlers, up to the budget: their results, their failure, or 'timeout'. */

@@ -4,11 +4,15 @@ import { isAcctWebhookError } from '../kernel/errors.js';
 import { parseEvent } from '../events/parse.js';
 import type { WebhookEvent } from '../events/schemas.js';
 import type { ClaimedInboxEvent, InboxStore } from '../ports/inbox.js';
-import { handlerContext, type HandlerRun } from './context.js';
+import type { Logger } from '../logging/logger.js';
+import type { IdempotencyStore } from '../ports/idempotency-store.js';
+import { handlerContext, type ContextSettings, type HandlerRun } from './context.js';
 import { ReceiverError, WebhookHandlerError } from './errors.js';
 import { reportFailure, withinBudget } from './handlers-run.js';
 import { lastErrorMessage, lastErrorText } from './inbox-error.js';
-import type { ResolvedReceiverOptions } from './options.js';
+import type { InboxSettings } from './inbox-options.js';
+import type { OrderingGuard } from './ordering.js';
+import type { Webhooks } from './webhooks.js';
 
 /**
  * While deliveries are being received, the worker claims at most once per this many
@@ -30,6 +34,19 @@ export const INBOX_RUN_LOG_MESSAGE = 'inbox event';
  */
 export const PARSED_KEPT_MAX = 1024;
 export const PARSED_KEPT_MS = 60_000;
+
+/** What the inbox worker uses: inbox mode's settings, the handlers, the ordering guard, the log. */
+export interface InboxWorkerSettings {
+  inbox: InboxSettings;
+  handlers: Webhooks;
+  /** The store's object versions (for the ordering guard) and atomic completion (for `atomic`). */
+  store: Pick<IdempotencyStore, 'versions' | 'completeAtomically'>;
+  ordering: OrderingGuard | undefined;
+  clock: () => number;
+  logger: Logger;
+  /** False when the logger option was `false`: no log line per run. */
+  logging: boolean;
+}
 
 interface Parsed {
   event: WebhookEvent;
@@ -73,13 +90,16 @@ export class InboxWorker {
 
   /** Events stored by other processes wake the worker (PostgreSQL: NOTIFY/LISTEN); the poll stays. */
   private readonly wakeUps: WakeUpListener;
+  /** What each run's handler context is given. */
+  private readonly context: ContextSettings;
 
   constructor(
-    private readonly options: ResolvedReceiverOptions & { inbox: NonNullable<ResolvedReceiverOptions['inbox']> },
+    private readonly options: InboxWorkerSettings,
     private readonly inbox: InboxStore,
     /** True while deliveries are being received. */
     private readonly receiving: () => boolean = () => false,
   ) {
+    this.context = { logger: options.logger, store: options.store };
     this.wakeUps = new WakeUpListener(inbox.wakeUps, () => this.wake(), options.logger, 'inbox worker');
     void this.wakeUps.start();
   }
@@ -268,7 +288,7 @@ export class InboxWorker {
   private async runHandlers(event: WebhookEvent, claimed: ClaimedInboxEvent, running: Running, stale: boolean): Promise<void> {
     const { options } = this;
     const inbound = { started: performance.now(), receivedAt: claimed.receivedAt, rawBody: claimed.rawBody, verified: claimed.verified };
-    const run = handlerContext(options, event, inbound, { stale, attempt: claimed.attempt, version: claimed.version ?? undefined });
+    const run = handlerContext(this.context, event, inbound, { stale, attempt: claimed.attempt, version: claimed.version ?? undefined });
     running.run = run;
     const started = performance.now();
     const work = options.handlers.run(event, run.context);
@@ -279,7 +299,7 @@ export class InboxWorker {
       run.abort.abort(failure);
     } else if ('error' in result) {
       failure = result.error;
-      await reportFailure({ options }, result.error, event, run);
+      await reportFailure(options, result.error, event, run);
     } else {
       this.finish(running);
       failure = await this.complete(event, claimed, run, stale, options.inbox.handlerTimeoutMs - (performance.now() - started));

@@ -1,12 +1,17 @@
 import { WebhookValidationError } from '../kernel/errors.js';
 import type { RawPayload } from '../signing/signature-scheme.js';
-import type { QuarantineInput } from '../ports/idempotency-store.js';
+import type { IdempotencyStore, QuarantineInput } from '../ports/idempotency-store.js';
 import { acknowledged, failed, type WebhookResponse } from './answers.js';
 import { ReceiverError } from './errors.js';
 import { toBuffer } from './context.js';
 import { utf8Text } from '../kernel/bytes.js';
-import type { ResolvedReceiverOptions } from './options.js';
 import type { OutcomeFields } from './outcome.js';
+
+/** What the quarantine uses: the store that keeps the payload, and how an unknown type is answered. */
+export interface QuarantineSettings {
+  store: Pick<IdempotencyStore, 'quarantine'>;
+  onUnknownEvent: 'acknowledge' | 'reject';
+}
 
 interface QuarantineResult {
   response: WebhookResponse;
@@ -20,7 +25,7 @@ interface QuarantineResult {
  * answer is 503 and the sender retries.
  */
 export async function quarantine(
-  options: ResolvedReceiverOptions,
+  settings: QuarantineSettings,
   rawBody: RawPayload,
   error: WebhookValidationError,
   receivedAt: number,
@@ -39,12 +44,12 @@ export async function quarantine(
   };
   const about = { ...(eventId ? { eventId } : {}), ...(type ? { type } : {}) };
   try {
-    await options.store.quarantine.put(input);
+    await settings.store.quarantine.put(input);
   } catch (storeError) {
     const unavailable = new ReceiverError('STORE_UNAVAILABLE', 'Could not keep the payload for later; retry later', {}, { cause: storeError });
     return { response: failed(unavailable), fields: { ...about, outcome: 'error', code: unavailable.code, error: storeError } };
   }
-  if (unknownType && options.onUnknownEvent === 'acknowledge') {
+  if (unknownType && settings.onUnknownEvent === 'acknowledge') {
     return {
       response: acknowledged({ id: eventId ?? '', type: type ?? '', duplicate: false, acknowledged: 'unknown_event_type' }),
       fields: { ...about, outcome: 'unknown_event_type', code: error.code },

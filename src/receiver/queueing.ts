@@ -6,8 +6,9 @@ import { readHeader, type HeadersInput } from '../http/headers.js';
 import type { Inbound } from './inbound.js';
 import { aboutEvent } from './outcome.js';
 import type { InboxWorker } from './inbox-worker.js';
-import type { ResolvedReceiverOptions } from './options.js';
-import type { ReceiverRuntime } from './receiver-runtime.js';
+import type { InboxStore } from '../ports/inbox.js';
+import type { OrderingGuard } from './ordering.js';
+import type { Finish } from './report.js';
 
 /** The request headers kept with an inbox event: what helps to understand a delivery later, never the signature. */
 export const KEPT_HEADERS = ['x-svc-timestamp', 'content-type', 'user-agent', 'x-correlation-id', 'x-request-id'] as const;
@@ -17,8 +18,7 @@ export const KEPT_HEADERS = ['x-svc-timestamp', 'content-type', 'user-agent', 'x
  * then answer — 200 `queued: true` once it is durable, 200 `duplicate: true` when it was known,
  * 503 when the store failed (nothing was acknowledged, the sender retries).
  */
-export function queueing(options: ResolvedReceiverOptions, worker: InboxWorker, finish: ReceiverRuntime['finish']) {
-  const inbox = options.store.inbox!;
+export function queueing(inbox: InboxStore, ordering: OrderingGuard | undefined, worker: InboxWorker, finish: Finish) {
   return async (event: WebhookEvent, inbound: Inbound, headers: HeadersInput | undefined): Promise<WebhookResponse> => {
     const rawBody = toBuffer(inbound.rawBody);
     let result;
@@ -31,7 +31,7 @@ export function queueing(options: ResolvedReceiverOptions, worker: InboxWorker, 
         headers: headers ? keptHeaders(headers) : {},
         verified: inbound.verified ?? { secretIndex: -1, signatureScheme: 'v1' },
         receivedAt: inbound.receivedAt,
-        version: options.ordering?.versionOf(event) ?? null,
+        version: ordering?.versionOf(event) ?? null,
       });
     } catch (error) {
       const unavailable = new ReceiverError('STORE_UNAVAILABLE', 'The inbox is unavailable; retry later', {}, { cause: error });

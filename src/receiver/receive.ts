@@ -1,25 +1,21 @@
-import { contained } from '../kernel/contained.js';
-import { isAcctWebhookError, WebhookValidationError, WebhookVerificationError } from '../kernel/errors.js';
 import { parseEvent } from '../events/parse.js';
 import type { WebhookEvent } from '../events/schemas.js';
 import type { RawPayload } from '../signing/signature-scheme.js';
 import type { IdempotencyStore } from '../ports/idempotency-store.js';
-import { acknowledged, acknowledgedEvent, failed, type WebhookResponse } from './answers.js';
-import { handlerContext, lazyBuffer } from './context.js';
-import { ReceiverError } from './errors.js';
 import type { HeadersInput } from '../http/headers.js';
-import { runHandlers } from './handlers-run.js';
-import { LEASE_MARGIN_MS, type ResolvedReceiverOptions } from './options.js';
-import { aboutEvent, logOutcome, type OutcomeFields, type ReceiveOutcome } from './outcome.js';
-import { quarantine } from './quarantine.js';
+import { failed, type WebhookResponse } from './answers.js';
+import { answerError, type AnswerErrorSettings } from './answer-error.js';
+import { claimEvent, isClaimed, type ClaimSettings } from './claim.js';
+import { handlerContext, type ContextSettings } from './context.js';
+import { ReceiverError } from './errors.js';
+import { runHandlers, type RunSettings } from './handlers-run.js';
 import type { Inbound } from './inbound.js';
 import { inboxApi, type Inbox } from './inbox.js';
 import { InboxWorker } from './inbox-worker.js';
+import { LEASE_MARGIN_MS, type ResolvedReceiverOptions } from './options.js';
 import { queueing } from './queueing.js';
-import type { ObjectVersion } from '../ports/versions.js';
-import type { OrderingGuard } from './ordering.js';
-import type { ReceiverRuntime } from './receiver-runtime.js';
-import { verifyRequest, type VerifiedRequest } from './verify-request.js';
+import { reporter } from './report.js';
+import { RequestVerifier } from './verify-request.js';
 
 /** One delivery as any framework sees it: the raw body, the headers, and the method if known. */
 export interface ReceiveRequest {
@@ -62,33 +58,24 @@ export interface Receiver {
   close(): Promise<void>;
 }
 
-/** Builds a receiver from resolved options (the adapters resolve their own, then call this). */
+/**
+ * Builds a receiver from resolved options (the adapters resolve their own, then call this): each
+ * step is given what it uses, once, and a delivery goes through them in order — verify, parse,
+ * claim, run (or queue, in inbox mode), answer, report.
+ */
 export function buildReceiver(options: ResolvedReceiverOptions): Receiver {
   const { store, clock, logger } = options;
-  const reporting = options.logging || options.onOutcome !== undefined;
-  let warnedLegacy = false;
+  const report = reporter(options);
+  const { finish } = report;
+  const verifier = new RequestVerifier(options, logger);
+  const claiming: ClaimSettings = { store, clock, leaseMs: options.handlerTimeoutMs + LEASE_MARGIN_MS, ordering: options.ordering, logger, report };
+  const context: ContextSettings = { logger, store };
+  const running: RunSettings = { handlers: options.handlers, handlerTimeoutMs: options.handlerTimeoutMs, store, clock, logger, report };
+  const answering: AnswerErrorSettings = { quarantine: { store, onUnknownEvent: options.onUnknownEvent }, report };
 
-  // Nothing is built for the report when nobody takes it: the hot path allocates nothing for it.
-  function finish(response: WebhookResponse, inbound: Inbound, fields: OutcomeFields): WebhookResponse {
-    if (reporting) report(outcomeOf(response, inbound, fields));
-    return response;
-  }
-
-  // Reporting never changes an answer: a logger or a hook that throws is contained here.
-  function report(outcome: ReceiveOutcome): void {
-    if (options.logging) contained(() => logOutcome(logger, outcome));
-    if (options.onOutcome === undefined) return;
-    const hook = options.onOutcome;
-    contained(
-      () => hook(outcome),
-      (error) => logger.error({ err: error }, 'The onOutcome hook threw; the answer is unchanged'),
-    );
-  }
-
-  const runtime: ReceiverRuntime = { options, leaseMs: options.handlerTimeoutMs + LEASE_MARGIN_MS, reporting, finish };
   let receiving = 0;
   const worker = startWorker(options, () => receiving > 0);
-  const enqueue = worker && queueing(options, worker, finish);
+  const enqueue = worker && queueing(store.inbox!, options.ordering, worker, finish);
 
   // Only inbox mode's worker asks whether deliveries are arriving; direct mode counts nothing.
   async function countedReceive(request: ReceiveRequest): Promise<WebhookResponse> {
@@ -109,82 +96,23 @@ export function buildReceiver(options: ResolvedReceiverOptions): Receiver {
       }
       const rawBody = isPromiseLike(request.rawBody) ? await request.rawBody : request.rawBody;
       inbound.rawBody = rawBody;
-      const verified = verify(rawBody, request.headers, inbound.receivedAt);
+      const verified = verifier.verify(rawBody, request.headers, inbound.receivedAt);
       // node:crypto verifies synchronously: nothing is awaited on Node's path.
       inbound.verified = verified instanceof Promise ? await verified : verified;
-      warnLegacy(inbound.verified);
+      verifier.warnLegacy(inbound.verified);
       return await handle(parseEvent(rawBody), inbound, request.headers);
     } catch (error) {
-      return answerError(error, inbound);
+      return answerError(answering, error, inbound);
     }
-  }
-
-  function verify(rawBody: RawPayload, headers: HeadersInput, now: number): VerifiedRequest | Promise<VerifiedRequest> {
-    return verifyRequest(rawBody, headers, options, now);
-  }
-
-  function warnLegacy(verified: VerifiedRequest): void {
-    if (verified.signatureScheme === 'legacy' && !warnedLegacy) {
-      warnedLegacy = true;
-      logger.warn('Accepting a legacy x-service-signature: it signs no timestamp, so a captured request can be replayed');
-    }
-  }
-
-  async function answerError(error: unknown, inbound: Inbound): Promise<WebhookResponse> {
-    if (error instanceof WebhookValidationError && inbound.verified !== undefined) {
-      const result = await quarantine(options, inbound.rawBody ?? '', error, inbound.receivedAt);
-      return finish(result.response, inbound, result.fields);
-    }
-    const known = isAcctWebhookError(error) ? error : new ReceiverError('INTERNAL_ERROR', 'Unexpected receiver failure', {}, { cause: error });
-    const response = failed(known);
-    const serverSide = response.status >= 500;
-    return finish(response, inbound, {
-      outcome: known.code === 'INTERNAL_ERROR' ? 'error' : 'rejected',
-      code: known.code,
-      ...(error instanceof WebhookVerificationError || !serverSide ? { reason: known.message } : {}),
-      ...(serverSide ? { error } : {}),
-    });
   }
 
   async function handle(event: WebhookEvent, inbound: Inbound, headers: HeadersInput | undefined): Promise<WebhookResponse> {
     if (enqueue) return await enqueue(event, inbound, headers);
-    let claim;
-    try {
-      claim = await store.claim(event.id, { now: clock(), leaseMs: runtime.leaseMs, type: event.type });
-    } catch (error) {
-      const unavailable = new ReceiverError('STORE_UNAVAILABLE', 'The idempotency store is unavailable; retry later', {}, { cause: error });
-      return finish(failed(unavailable), inbound, { ...aboutEvent(event), outcome: 'error', code: unavailable.code, error });
-    }
-    if (claim.status === 'completed') {
-      const response = acknowledgedEvent(event, true);
-      return reporting ? finish(response, inbound, { ...aboutEvent(event), outcome: 'duplicate', duplicate: true }) : response;
-    }
-    if (claim.status === 'in_progress') {
-      const retryAfter = Math.max(1, Math.ceil((claim.leaseExpiresAt - clock()) / 1000));
-      const error = new ReceiverError('EVENT_IN_PROGRESS', 'This event is being handled by another delivery right now; retry later', {
-        event_id: event.id,
-        retry_after: retryAfter,
-      });
-      return finish(failed(error, { 'retry-after': String(retryAfter) }), inbound, { ...aboutEvent(event), outcome: 'in_progress', code: error.code });
-    }
-    // Without the guard nothing is awaited here: the direct hot path stays as it was.
-    const guarded = options.ordering ? await guard(event, options.ordering) : RUN;
-    if (guarded.verdict === 'skip') return skipStale(event, claim.token, inbound);
-    const context = handlerContext(options, event, inbound, { stale: guarded.verdict === 'run_stale', version: guarded.version });
+    const claimed = await claimEvent(claiming, event, inbound);
+    if (!isClaimed(claimed)) return claimed;
+    const run = handlerContext(context, event, inbound, claimed.version === undefined ? undefined : { stale: claimed.stale, version: claimed.version });
     // Awaited, not returned: an async function resolving with a promise costs two more turns of the microtask queue.
-    return await runHandlers(runtime, event, claim.token, inbound, context);
-  }
-
-  async function guard(event: WebhookEvent, ordering: OrderingGuard): Promise<GuardVerdict> {
-    const version = ordering.versionOf(event);
-    if (!version || !store.versions) return RUN;
-    return { verdict: ordering.decide(event, version, await store.versions.newest(version.key)), version };
-  }
-
-  // A stale event is acknowledged and recorded as handled, so its redeliveries are duplicates.
-  async function skipStale(event: WebhookEvent, token: string, inbound: Inbound): Promise<WebhookResponse> {
-    await store.complete(event.id, token, clock()).catch((error: unknown) => logger.error({ eventId: event.id, err: error }, 'Could not record the event as handled'));
-    return finish(acknowledged({ id: event.id, type: event.type, duplicate: false, stale: true }), inbound, { ...aboutEvent(event), outcome: 'stale', stale: true });
+    return await runHandlers(running, event, claimed.token, inbound, run);
   }
 
   async function reprocess(quarantineId: string): Promise<WebhookResponse> {
@@ -215,30 +143,14 @@ export function buildReceiver(options: ResolvedReceiverOptions): Receiver {
   };
 }
 
-type GuardVerdict = { verdict: 'run' | 'run_stale' | 'skip'; version?: ObjectVersion };
-const RUN: GuardVerdict = { verdict: 'run' };
-
 function startWorker(options: ResolvedReceiverOptions, receiving: () => boolean): InboxWorker | undefined {
-  if (!options.inbox || !options.store.inbox) return undefined;
-  const worker = new InboxWorker({ ...options, inbox: options.inbox }, options.store.inbox, receiving);
+  const { inbox, store } = options;
+  if (!inbox || !store.inbox) return undefined;
+  const settings = { inbox, handlers: options.handlers, store, ordering: options.ordering, clock: options.clock, logger: options.logger, logging: options.logging };
+  const worker = new InboxWorker(settings, store.inbox, receiving);
   // Events a crashed or stopped process left behind are run without waiting for a delivery.
   worker.wake();
   return worker;
-}
-
-function outcomeOf(response: WebhookResponse, inbound: Inbound, fields: OutcomeFields): ReceiveOutcome {
-  const rawBody = lazyBuffer(inbound.rawBody);
-  return {
-    ...fields,
-    status: response.status,
-    verified: fields.verified ?? inbound.verified !== undefined,
-    duplicate: fields.duplicate ?? false,
-    durationMs: Math.round((performance.now() - inbound.started) * 100) / 100,
-    receivedAt: new Date(inbound.receivedAt),
-    get rawBody() {
-      return rawBody();
-    },
-  };
 }
 
 function isPromiseLike(value: unknown): value is PromiseLike<RawPayload> {

@@ -12,6 +12,7 @@ import {
   type WebhookSecret,
 } from '../signing/signature-scheme.js';
 import { readHeader, type HeadersInput } from '../http/headers.js';
+import type { Logger } from '../logging/logger.js';
 
 export interface RequestVerificationOptions {
   secret: WebhookSecret;
@@ -57,6 +58,35 @@ export function verifyRequest(
     decodeClaim: options.hmacKeys.decodeClaim,
   });
   return compare(prepared, options.hmacKeys, 'v1');
+}
+
+/**
+ * The receiver's verify step: the secrets, the tolerance and the HMAC it verifies with, and the
+ * one warning the first legacy signature gets.
+ */
+export class RequestVerifier {
+  private readonly settings: RequestVerificationOptions;
+  private warnedLegacy = false;
+
+  constructor(
+    { secret, toleranceSeconds, legacySignature, hmacKeys }: RequestVerificationOptions,
+    private readonly logger: Logger,
+  ) {
+    this.settings = { secret, toleranceSeconds, legacySignature, hmacKeys };
+  }
+
+  /** {@link verifyRequest} with the receiver's settings. */
+  verify(rawBody: RawPayload, headers: HeadersInput, now: number): VerifiedRequest | Promise<VerifiedRequest> {
+    return verifyRequest(rawBody, headers, this.settings, now);
+  }
+
+  /** Warns once per receiver when a legacy signature was accepted. */
+  warnLegacy(verified: VerifiedRequest): void {
+    if (verified.signatureScheme === 'legacy' && !this.warnedLegacy) {
+      this.warnedLegacy = true;
+      this.logger.warn('Accepting a legacy x-service-signature: it signs no timestamp, so a captured request can be replayed');
+    }
+  }
 }
 
 function compare(prepared: PreparedVerification, keys: HmacKeys, signatureScheme: VerifiedRequest['signatureScheme']): VerifiedRequest | Promise<VerifiedRequest> {
