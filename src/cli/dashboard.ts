@@ -3,6 +3,7 @@ import type { CommandContext } from './context.js';
 import { examples } from './help.js';
 import { port } from './options.js';
 import type { DashboardCommandOptions } from './dashboard/run.js';
+import { portalLinkCommand } from './dashboard/portal-link.js';
 
 export const DEFAULT_DASHBOARD_PORT = 4020;
 /** Loopback only by default: the dashboard can send deliveries and rotate secrets. */
@@ -31,6 +32,7 @@ export function dashboardCommand(context: CommandContext): Command {
         ['acct-webhook dashboard --db dispatch.db --events-db webhook-events.db', 'both sides'],
       ),
     )
+    .addCommand(portalLinkCommand(context))
     .action(async (options: DashboardCommandOptions) => {
       const { runDashboard } = await import('./dashboard/run.js');
       await runDashboard(context, options);

@@ -29,7 +29,7 @@ export interface DashboardCore {
   failed(error: unknown, request: Pick<DashboardRequest, 'method' | 'url' | 'headers'>): DashboardResponse;
 }
 
-const ASSETS: Readonly<Record<string, { type: string; body: string }>> = {
+export const ASSETS: Readonly<Record<string, { type: string; body: string }>> = {
   '/assets/dashboard.css': { type: 'text/css; charset=utf-8', body: STYLESHEET },
   '/assets/dashboard.js': { type: 'text/javascript; charset=utf-8', body: SCRIPT },
   '/assets/favicon.svg': { type: 'image/svg+xml', body: ICON },
@@ -106,7 +106,7 @@ export function buildDashboard(options: ResolvedDashboard): DashboardCore {
 }
 
 /** The path below the base path ('/' for the base itself), or undefined for a path outside it. */
-function pathBelow(pathname: string, base: string): string | undefined {
+export function pathBelow(pathname: string, base: string): string | undefined {
   if (base === '') return pathname;
   if (pathname === base) return '/';
   return pathname.startsWith(`${base}/`) ? pathname.slice(base.length) : undefined;
@@ -117,7 +117,7 @@ function pathBelow(pathname: string, base: string): string | undefined {
  * names one) is this host. @throws DashboardError CSRF_TOKEN_INVALID; HttpBodyError PAYLOAD_TOO_LARGE (read by the
  * HTTP edge: refused from its `content-length` before a byte is read)
  */
-async function checkedForm(request: DashboardRequest, cookieToken: string): Promise<URLSearchParams> {
+export async function checkedForm(request: DashboardRequest, cookieToken: string): Promise<URLSearchParams> {
   if (!sameOrigin(headerOf(request, 'origin'), headerOf(request, 'host'))) throw new DashboardError('CSRF_TOKEN_INVALID', 'The form came from another site');
   const form = new URLSearchParams(await request.body());
   // A cookie made for this very answer proves nothing: the form must carry the one the browser had.
@@ -138,7 +138,7 @@ function statusOf(error: AcctWebhookError): number {
 }
 
 /** A refusal as a page (or the platform's envelope for a client that wants JSON); anything unexpected is thrown on to the adapter. */
-function errorResponse(request: DashboardRequest, error: unknown, context: PageContext): DashboardResponse {
+export function errorResponse(request: DashboardRequest, error: unknown, context: PageContext): DashboardResponse {
   if (!isAcctWebhookError(error)) throw error;
   const status = statusOf(error);
   const accept = headerOf(request, 'accept');
@@ -152,7 +152,7 @@ function errorResponse(request: DashboardRequest, error: unknown, context: PageC
 }
 
 /** 400 `INVALID_PATH` for a path with a dot segment, with a link to the overview. */
-function invalidPathResponse(request: DashboardRequest, base: string): DashboardResponse {
+export function invalidPathResponse(request: DashboardRequest, base: string): DashboardResponse {
   return refusalResponse(headerOf(request, 'accept'), {
     error: invalidPath(),
     status: 400,

@@ -11,6 +11,9 @@ export const DASHBOARD_ERROR_CODES = [
   'PAYLOAD_TOO_LARGE',
   'VALIDATION_ERROR',
   'INTERNAL_ERROR',
+  'PORTAL_LINK_INVALID',
+  'PORTAL_LINK_EXPIRED',
+  'PORTAL_LINK_USED',
 ] as const;
 /** The codes of a {@link DashboardError}. */
 export type DashboardErrorCode = (typeof DASHBOARD_ERROR_CODES)[number];
@@ -25,6 +28,9 @@ const STATUSES: Readonly<Record<DashboardErrorCode, number>> = {
   PAYLOAD_TOO_LARGE: 413,
   VALIDATION_ERROR: 422,
   INTERNAL_ERROR: 500,
+  PORTAL_LINK_INVALID: 403,
+  PORTAL_LINK_EXPIRED: 410,
+  PORTAL_LINK_USED: 410,
 };
 
 /** A dashboard request that was refused; its HTTP status follows from the code. */

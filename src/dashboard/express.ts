@@ -26,7 +26,7 @@ export function dashboard<Request extends ExpressDashboardRequest = ExpressDashb
 }
 
 /** The form: parsed already by the app's body parser (`express.urlencoded()`), or read here. */
-function formOf(req: ExpressDashboardRequest): Promise<string> {
+export function formOf(req: ExpressDashboardRequest): Promise<string> {
   const parsed = req.body;
   if (typeof parsed === 'string') return Promise.resolve(parsed);
   if (typeof parsed === 'object' && parsed !== null && !Buffer.isBuffer(parsed) && req.readableEnded) {

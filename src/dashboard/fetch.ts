@@ -1,4 +1,4 @@
-import { buildDashboard } from './dashboard.js';
+import { buildDashboard, type DashboardCore } from './dashboard.js';
 import { fetchAnswer } from '../http/answer.js';
 import { readWebBody } from '../http/body.js';
 import { FORM_LIMITS, type DashboardRequest } from './http.js';
@@ -17,7 +17,11 @@ export type DashboardFetchHandler = (request: Request) => Promise<Response>;
  * app.all('/admin/webhooks/*', (c) => board(c.req.raw));   // Hono
  */
 export function dashboardFetchHandler(options: DashboardOptions<Request>): DashboardFetchHandler {
-  const core = buildDashboard(resolveDashboardOptions(options, 'dashboardFetchHandler'));
+  return fetchHandlerOf(buildDashboard(resolveDashboardOptions(options, 'dashboardFetchHandler')));
+}
+
+/** A Fetch-API handler over a built dashboard (or portal). */
+export function fetchHandlerOf(core: DashboardCore): DashboardFetchHandler {
   return async (request) => {
     const headers = Object.fromEntries(request.headers);
     let dashboardRequest: Pick<DashboardRequest, 'method' | 'url' | 'headers'> = { method: request.method, url: '/', headers };

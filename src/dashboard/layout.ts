@@ -7,9 +7,23 @@ export interface PageContext {
   csrfToken: string;
   hasDispatcher: boolean;
   hasReceiver: boolean;
+  /** Set on the portal's pages: its look, and whether the business may only read. */
+  portal?: PortalLook;
 }
 
-export type Section = 'webhooks' | 'deliveries' | 'receiver' | 'quarantine' | 'inbox' | 'overview';
+/** The portal's title, logo and access, as its pages show them. */
+export interface PortalLook {
+  title: string;
+  logoUrl: string | undefined;
+  readOnly: boolean;
+}
+
+/** Whether the page may offer actions: everywhere but a portal opened with `read` access. */
+export function mayAct(context: PageContext): boolean {
+  return context.portal?.readOnly !== true;
+}
+
+export type Section = 'webhooks' | 'deliveries' | 'receiver' | 'quarantine' | 'inbox' | 'overview' | 'catalog';
 
 interface NavItem {
   section: Section;
@@ -35,6 +49,7 @@ function shown(item: NavItem, context: PageContext): boolean {
 
 /** A whole page: the navigation, the heading and the content. */
 export function page(context: PageContext, section: Section, title: string, content: Content): Html {
+  if (context.portal) return portalPage(context, context.portal, section, title, content);
   const nav = NAV.filter((item) => shown(item, context)).map(
     (item) => html`<li><a href="${context.base}${item.path}"${item.section === section ? html` aria-current="page"` : ''}>${item.label}</a></li>`,
   );
@@ -60,8 +75,41 @@ ${content}
 `;
 }
 
-/** A POST form with the CSRF token: one button, optional hidden fields. */
-export function actionForm(context: PageContext, path: string, label: string, { fields = {}, style = '' }: { fields?: Record<string, string>; style?: string } = {}): Html {
+const PORTAL_NAV: readonly Pick<NavItem, 'section' | 'label' | 'path'>[] = [
+  { section: 'webhooks', label: 'Webhooks', path: '/webhooks' },
+  { section: 'deliveries', label: 'Deliveries', path: '/deliveries' },
+  { section: 'catalog', label: 'Event types', path: '/event-types' },
+];
+
+/** A page of the portal: the platform's title and logo, its theme, the portal's own navigation. */
+function portalPage(context: PageContext, look: PortalLook, section: Section, title: string, content: Content): Html {
+  const nav = PORTAL_NAV.map((item) => html`<li><a href="${context.base}${item.path}"${item.section === section ? html` aria-current="page"` : ''}>${item.label}</a></li>`);
+  const logo = look.logoUrl === undefined ? '' : html`<img class="logo" src="${look.logoUrl}" alt="" height="28">`;
+  return html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${title} · ${look.title}</title>
+<link rel="stylesheet" href="${context.base}/assets/dashboard.css">
+<link rel="stylesheet" href="${context.base}/assets/portal-theme.css">
+</head>
+<body class="portal">
+<a class="skip" href="#main">Skip to the content</a>
+<header>${logo}<span class="brand">${look.title}</span><nav aria-label="Webhooks"><ul>${nav}</ul></nav>${look.readOnly ? html`<span class="muted">read only</span>` : ''}</header>
+<main id="main">
+<h1>${title}</h1>
+${content}
+</main>
+<script src="${context.base}/assets/dashboard.js" defer></script>
+</body>
+</html>
+`;
+}
+
+/** A POST form with the CSRF token: one button, optional hidden fields (none on a read-only portal page). */
+export function actionForm(context: PageContext, path: string, label: string, { fields = {}, style = '' }: { fields?: Record<string, string>; style?: string } = {}): Content {
+  if (!mayAct(context)) return '';
   const hidden = Object.entries(fields).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`);
   return html`<form method="post" action="${context.base}${path}">${csrfField(context)}${hidden}<button type="submit"${style ? html` class="${style}"` : ''}>${label}</button></form>`;
 }

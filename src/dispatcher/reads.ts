@@ -17,3 +17,9 @@ export async function readsOfDispatcher(dispatcher: object): Promise<DispatchRea
   const store = access.get(dispatcher);
   return store ? dispatchReadsOf(await store()) : undefined;
 }
+
+/** Lets `view` (a scoped view of `dispatcher`, made by the dashboard) reach the same store's reads. */
+export function shareStoreAccess(dispatcher: object, view: object): void {
+  const store = access.get(dispatcher);
+  if (store) access.set(view, store);
+}

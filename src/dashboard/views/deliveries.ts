@@ -9,7 +9,7 @@ import { retryMatching } from '../bulk-retry.js';
 import { deliveryFilterOf, filterForm, filterQuery, filterValuesOf, FILTER_PARAMS, type FilterValues } from '../delivery-filter-form.js';
 import { html, type Content, type Html } from '../html.js';
 import { htmlResponse, redirect, type DashboardResponse } from '../http.js';
-import { actionForm, codeBlock, csrfField, notice, page, statusBadge, timeOf, type PageContext } from '../layout.js';
+import { actionForm, codeBlock, csrfField, mayAct, notice, page, statusBadge, timeOf, type PageContext } from '../layout.js';
 import { noticeText } from '../notices.js';
 import { deliveryTimeline, timelineView } from '../delivery-timeline.js';
 import { lastPageOf, pageOf, pagePosition } from '../pager.js';
@@ -69,7 +69,7 @@ async function listPage(context: RouteContext): Promise<DashboardResponse> {
   const answers = await latestAnswers(dispatcher, deliveries);
   const urls = new Map(webhooks.map((webhook) => [webhook.id, webhook.url]));
   const position = pagePosition({ total, current, pageSize: PAGE_SIZE, shown: deliveries.length, noun: 'deliveries', link: (to) => `${base}/deliveries${filterQuery(values, { page: String(to) })}` });
-  const retryAllLink = total > 0 ? html`<p class="actions"><a class="button secondary" href="${base}/deliveries/retry${filterQuery(values)}">Retry all ${total.toLocaleString('en')} matching…</a></p>` : '';
+  const retryAllLink = total > 0 && mayAct(context.page) ? html`<p class="actions"><a class="button secondary" href="${base}/deliveries/retry${filterQuery(values)}">Retry all ${total.toLocaleString('en')} matching…</a></p>` : '';
   const table =
     deliveries.length === 0
       ? html`<p>No delivery matches.</p>`

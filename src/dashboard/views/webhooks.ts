@@ -5,7 +5,7 @@ import { WEBHOOK_LABELS } from '../../ports/webhook-fields.js';
 import { DashboardError } from '../errors.js';
 import { html, type Content, type Html } from '../html.js';
 import { htmlResponse, redirect, type DashboardResponse } from '../http.js';
-import { actionForm, csrfField, notice, page, statusBadge, timeOf, type PageContext } from '../layout.js';
+import { actionForm, csrfField, mayAct, notice, page, statusBadge, timeOf, type PageContext } from '../layout.js';
 import { noticeText } from '../notices.js';
 import { disableCountdown, lastAttempt, registrationHealth, responseTimes, sparkline, successRate } from '../registration-health.js';
 import { dispatcherOf, type Route, type RouteContext } from '../routes.js';
@@ -95,7 +95,8 @@ ${health.stats === undefined ? '' : html`<td>${successRate(stats)}<br>${sparklin
       : html`<table><caption class="muted">${webhooks.length} registration(s), oldest first; the last 24 hours from their attempts</caption>
 <thead><tr><th scope="col">URL</th><th scope="col">Events</th><th scope="col">Status</th><th scope="col">Health</th>${healthColumns}<th scope="col">Custom headers</th><th scope="col">Created</th><th scope="col"><span class="muted">Log</span></th></tr></thead>
 <tbody>${rows}</tbody></table>`;
-  const body = html`${notice(noticeText(context.query.get('notice')))}<p class="actions"><a class="button" href="${base}/webhooks/new">Register a webhook</a></p>${table}`;
+  const register = mayAct(context.page) ? html`<p class="actions"><a class="button" href="${base}/webhooks/new">Register a webhook</a></p>` : '';
+  const body = html`${notice(noticeText(context.query.get('notice')))}${register}${table}`;
   return htmlResponse(page(context.page, 'webhooks', 'Registrations', body));
 }
 
@@ -161,8 +162,9 @@ ${toggle}
 <a href="${context.base}/deliveries?webhook_id=${id}">Its deliveries</a>
 </div>
 ${messages.health ?? ''}
-<h2>Edit</h2>
-${registrationForm(context, `/webhooks/${id}`, messages.form ?? formOf(webhook), 'Save the registration', Object.keys(webhook.headers), webhook.algorithm)}`;
+${mayAct(context) ? html`<h2>Edit</h2>
+${registrationForm(context, `/webhooks/${id}`, messages.form ?? formOf(webhook), 'Save the registration', Object.keys(webhook.headers), webhook.algorithm)}` : ''}
+${context.portal && mayAct(context) ? html`<h2>Delete</h2><p>Deleting stops every delivery to this URL; its delivery log stays readable.</p>${actionForm(context, `/webhooks/${id}/delete`, 'Delete this webhook', { style: 'danger' })}` : ''}`;
   return page(context, 'webhooks', `Registration ${webhook.url}`, content);
 }
 
@@ -177,7 +179,8 @@ interface FormValues {
 const emptyForm = (): FormValues => ({ url: '', events: [], headers: '', scheme: 'svc', algorithm: 'hmac-sha256' });
 
 /** Rotating: a new secret, with a grace during which the old one still signs. */
-function rotateForm(context: PageContext, id: string): Html {
+function rotateForm(context: PageContext, id: string): Content {
+  if (!mayAct(context)) return '';
   return html`<form method="post" action="${context.base}/webhooks/${id}/rotate-secret" class="inline">${csrfField(context)}
 <label>Grace <select name="grace_ms">${GRACES.map(([label, ms]) => html`<option value="${String(ms)}">${label}</option>`)}</select></label>
 <button type="submit" class="secondary">Rotate the secret</button></form>`;
@@ -197,17 +200,17 @@ function headerNames(webhook: WebhookRegistration): Content {
 }
 
 function formPage(context: PageContext, problem: string | undefined, values: FormValues): Html {
-  return page(context, 'webhooks', 'Register a webhook', html`${notice(problem, 'problem')}${registrationForm(context, '/webhooks', values, 'Register')}`);
+  return page(context, 'webhooks', 'Register a webhook', html`${notice(problem, 'problem')}${registrationForm(context, '/webhooks', values, 'Register', undefined, undefined)}`);
 }
 
 /** The event choices: everything, each group, each type — derived from the event catalog. */
-function eventChoices(selected: readonly string[]): Html {
+function eventChoices(selected: readonly string[], described = false): Html {
   const box = (value: string, label: Content) =>
     html`<label><input type="checkbox" name="events" value="${value}"${selected.includes(value) ? html` checked` : ''}> ${label}</label>`;
   const groups = (Object.keys(EVENT_GROUPS) as EventGroup[]).map((group) => {
     const types = EVENT_TYPES.filter((type) => EVENT_CATALOG[type].group === group);
     const prefix = `${types[0]!.split('.')[0]!}.*`;
-    return html`<fieldset><legend>${EVENT_GROUPS[group].title}</legend><div class="choices">${box(prefix, html`<code>${prefix}</code> (all)`)}${types.map((type) => box(type, html`<code>${type}</code>`))}</div></fieldset>`;
+    return html`<fieldset><legend>${EVENT_GROUPS[group].title}</legend><div class="choices">${box(prefix, html`<code>${prefix}</code> (all)`)}${types.map((type) => box(type, described ? html`<code>${type}</code> <span class="muted">when ${EVENT_CATALOG[type].emittedWhen}</span>` : html`<code>${type}</code>`))}</div></fieldset>`;
   });
   return html`<fieldset><legend>Events</legend><div class="choices">${box('*', html`<code>*</code> every event type`)}</div>${groups}</fieldset>`;
 }
@@ -223,7 +226,7 @@ function registrationForm(context: PageContext, action: string, values: FormValu
   return html`<form class="stack" method="post" action="${context.base}${action}">${csrfField(context)}
 <label>Receiver URL (https; plain http only to localhost when the dispatcher allows it)
 <input type="url" name="url" required value="${values.url}" size="60" autocomplete="off"></label>
-${eventChoices(values.events)}
+${eventChoices(values.events, context.portal !== undefined)}
 <label><span>Custom headers, one per line as <code>Name: value</code> (sent with every delivery).${keep}</span>
 <textarea name="headers" rows="3" cols="60" spellcheck="false" autocomplete="off">${values.headers}</textarea></label>
 ${remove}
@@ -323,6 +326,14 @@ async function rotateSecret(context: RouteContext): Promise<DashboardResponse> {
   const webhook = await dispatcher.webhooks.get(id);
   const notice = webhook.previous_secret_expires_at === null ? 'The secret was rotated: the old one stopped working now.' : `The secret was rotated: the old one keeps signing beside it until ${webhook.previous_secret_expires_at}.`;
   return htmlResponse(detailPage(context.page, webhook, { notice, secret }));
+}
+
+/** The portal's extra action: deleting a registration (its delivery log stays). */
+export const DELETE_ROUTE: Route = { method: 'POST', path: '/webhooks/:id/delete', handler: deleteWebhook };
+
+async function deleteWebhook(context: RouteContext): Promise<DashboardResponse> {
+  await dispatcherOf(context).webhooks.delete(context.params.id!);
+  return redirect(`${context.page.base}/webhooks?notice=deleted`);
 }
 
 async function setStatus(context: RouteContext): Promise<DashboardResponse> {
