@@ -12,12 +12,14 @@ export { nodeHandler, type NodeWebhookHandler } from './adapters/node/index.js';
 export { fetchHandler, type FetchWebhookHandler } from './adapters/fetch/index.js';
 export { Webhooks, type EventForPattern, type WebhookErrorHandler, type WebhookEventHandler } from './receiver/webhooks.js';
 export type { HandlerContext } from './receiver/context.js';
+export type { ReceiverScheme } from './receiver/verify-request.js';
 export type { AcknowledgedBody, WebhookResponse } from './receiver/answers.js';
 export type { OutcomeKind, ReceiveOutcome } from './receiver/outcome.js';
 export type { HeadersInput } from './http/headers.js';
 export {
   DEFAULT_HANDLER_TIMEOUT_MS,
   DEFAULT_MAX_BODY_BYTES,
+  DEFAULT_RECEIVER_SCHEME,
   type ReceiverOptions,
   type WebhookHandlerOptions,
 } from './receiver/options.js';

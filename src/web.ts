@@ -13,12 +13,14 @@ export type { HonoRequestContext, HonoWebhookHandler } from './adapters/hono/han
 export type { Receiver, ReceiveRequest } from './receiver/receive.js';
 export { Webhooks, type EventForPattern, type WebhookErrorHandler, type WebhookEventHandler } from './receiver/webhooks.js';
 export type { HandlerContext } from './receiver/context.js';
+export type { ReceiverScheme } from './receiver/verify-request.js';
 export type { AcknowledgedBody, WebhookResponse } from './receiver/answers.js';
 export type { OutcomeKind, ReceiveOutcome } from './receiver/outcome.js';
 export type { HeadersInput } from './http/headers.js';
 export {
   DEFAULT_HANDLER_TIMEOUT_MS,
   DEFAULT_MAX_BODY_BYTES,
+  DEFAULT_RECEIVER_SCHEME,
   type ReceiverOptions,
   type WebhookHandlerOptions,
 } from './receiver/options.js';

@@ -2,6 +2,7 @@ import type { IdempotencyStore } from '../ports/idempotency-store.js';
 import { resolveReceiverOptions, type ReceiverOptions, type ReceiverPlatform } from '../receiver/options.js';
 import { buildReceiver, type Receiver } from '../receiver/receive.js';
 import { nodeHmac, type WebhookSecret } from '../signing/signature.js';
+import { nodeStandardKeys } from '../signing/standard-webhooks.js';
 import { DEFAULT_STORE_FILE, sqliteStore } from '../stores/sqlite/idempotency-store.js';
 
 /*
@@ -16,8 +17,8 @@ export function openDefaultReceiverStore(database: string | undefined): Idempote
   return sqliteStore(database ?? DEFAULT_STORE_FILE);
 }
 
-/** The receiver on Node.js: `sqliteStore('./webhook-events.db')` when no store is given, HMACs with node:crypto. */
-export const NODE_PLATFORM: ReceiverPlatform = { openDefaultStore: openDefaultReceiverStore, hmac: nodeHmac };
+/** The receiver on Node.js: `sqliteStore('./webhook-events.db')` when no store is given, HMACs and ed25519 with node:crypto. */
+export const NODE_PLATFORM: ReceiverPlatform = { openDefaultStore: openDefaultReceiverStore, hmac: nodeHmac, standard: nodeStandardKeys };
 
 /**
  * The framework-free receiver: verify → parse → claim the event id → run the handlers →

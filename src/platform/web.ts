@@ -4,6 +4,7 @@ import { resolveReceiverOptions, type ReceiverOptions, type ReceiverPlatform } f
 import { buildReceiver, type Receiver } from '../receiver/receive.js';
 import type { WebhookSecret } from '../signing/signature-scheme.js';
 import { webHmac } from '../signing/web-signature.js';
+import { webStandardKeys } from '../signing/web-standard-webhooks.js';
 
 /**
  * The receiver where Node's modules may be absent (Cloudflare Workers with or without
@@ -21,6 +22,7 @@ export const WEB_PLATFORM: ReceiverPlatform = {
     });
   },
   hmac: webHmac,
+  standard: webStandardKeys,
 };
 
 /**

@@ -42,10 +42,13 @@ interface StoredHeaders {
   headers: Record<string, string>;
   secret_index: number;
   signature_scheme: StoredVerification['signatureScheme'];
+  /** Absent for the platform's scheme (and in every row written before Standard Webhooks). */
+  scheme?: 'standard-webhooks';
 }
 
 export function headersColumn(input: Pick<InboxInput, 'headers' | 'verified'>): string {
   const stored: StoredHeaders = { headers: input.headers, secret_index: input.verified.secretIndex, signature_scheme: input.verified.signatureScheme };
+  if (input.verified.scheme === 'standard-webhooks') stored.scheme = 'standard-webhooks';
   return JSON.stringify(stored);
 }
 
@@ -80,7 +83,7 @@ export function toClaimed(row: ClaimedColumns, token: string): ClaimedInboxEvent
     eventId: row.event_id,
     token,
     rawBody: row.raw_body,
-    verified: { secretIndex: stored.secret_index, signatureScheme: stored.signature_scheme },
+    verified: { secretIndex: stored.secret_index, signatureScheme: stored.signature_scheme, scheme: stored.scheme ?? 'svc' },
     receivedAt: row.received_at,
     attempt: row.attempts,
     version:

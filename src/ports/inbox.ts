@@ -66,7 +66,9 @@ export type EnqueueResult = { status: 'queued' } | { status: 'duplicate'; requeu
 /** How a stored delivery was verified. */
 export interface StoredVerification {
   secretIndex: number;
-  signatureScheme: 'v1' | 'legacy';
+  signatureScheme: 'v1' | 'v1a' | 'legacy';
+  /** Which headers verified it. @default 'svc' when absent (every row written before Standard Webhooks) */
+  scheme?: 'svc' | 'standard-webhooks' | undefined;
 }
 
 /** An event a worker has claimed: its lease token and what the handlers need. */

@@ -22,8 +22,13 @@ export interface HandlerContext {
   readonly signal: AbortSignal;
   /** Which secret verified the request: its index in the `secret` list (0 for a single secret). */
   readonly secretIndex: number;
-  /** `'v1'` for `x-svc-signature`, `'legacy'` for `x-service-signature` (opt-in). */
-  readonly signatureScheme: 'v1' | 'legacy';
+  /**
+   * The signature that matched: `'v1'` for `x-svc-signature` or a Standard Webhooks HMAC,
+   * `'v1a'` for a Standard Webhooks ed25519 signature, `'legacy'` for `x-service-signature` (opt-in).
+   */
+  readonly signatureScheme: 'v1' | 'v1a' | 'legacy';
+  /** Which headers verified the request: the platform's (`'svc'`) or Standard Webhooks'. */
+  readonly scheme: 'svc' | 'standard-webhooks';
   /** When this delivery attempt arrived (from the receiver's clock). */
   readonly receivedAt: Date;
   /**
@@ -109,7 +114,8 @@ const NO_FACTS: RunFacts = {};
  */
 class LazyHandlerContext implements HandlerContext {
   readonly secretIndex: number;
-  readonly signatureScheme: 'v1' | 'legacy';
+  readonly signatureScheme: 'v1' | 'v1a' | 'legacy';
+  readonly scheme: 'svc' | 'standard-webhooks';
   readonly receivedAt: Date;
   readonly stale: boolean;
   readonly attempt: number;
@@ -125,6 +131,7 @@ class LazyHandlerContext implements HandlerContext {
   constructor(options: ContextSettings, event: WebhookEvent, inbound: Inbound, facts: RunFacts, abort: LazyAbort, effects: StoreAtomicEffect[]) {
     this.secretIndex = inbound.verified?.secretIndex ?? -1;
     this.signatureScheme = inbound.verified?.signatureScheme ?? 'v1';
+    this.scheme = inbound.verified?.scheme ?? 'svc';
     this.receivedAt = new Date(inbound.receivedAt);
     this.stale = facts.stale ?? false;
     this.attempt = facts.attempt ?? 1;

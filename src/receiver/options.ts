@@ -1,7 +1,9 @@
 import { boolean, callable, checkOptions, custom, instanceOf, list, literal, numberIn, oneOf, optional, strictObject, string, union } from '../kernel/options-check.js';
-import { ConfigurationError } from '../kernel/errors.js';
+import { ConfigurationError, WebhookVerificationError } from '../kernel/errors.js';
 import { isLogger, resolveLogger, type Logger, type LoggerOption } from '../logging/logger.js';
 import { DEFAULT_TOLERANCE_SECONDS, type HmacEngine, type HmacKeys, type WebhookSecret } from '../signing/signature-scheme.js';
+import { verificationKeys, type StandardKeyCheck, type StandardKeyEngine } from '../signing/standard-webhooks-scheme.js';
+import type { ReceiverScheme } from './verify-request.js';
 import type { IdempotencyStore } from '../ports/idempotency-store.js';
 import { inboxSettings, inboxShape, type InboxOptions, type InboxSettings } from './inbox-options.js';
 import { orderingGuard, orderingShape, type OrderingGuard, type OrderingOptions } from './ordering.js';
@@ -24,11 +26,24 @@ export const DEFAULT_HANDLER_TIMEOUT_MS = 25_000;
 export const DEFAULT_BODY_TIMEOUT_MS = 10_000;
 /** A claim outlives the handler budget by this much before another delivery may take it over. */
 export const LEASE_MARGIN_MS = 5_000;
+/** The headers a receiver checks when no `scheme` is given: the platform's `x-svc-signature`. */
+export const DEFAULT_RECEIVER_SCHEME: ReceiverScheme = 'svc';
 
 /** The options of the framework-free receiver, {@link createReceiver}. */
 export interface ReceiverOptions {
-  /** The webhook secret (`whsec_…`), or a list while rotating: any one of them verifies. */
+  /**
+   * The webhook secret (`whsec_…`), or a list while rotating: any one of them verifies. With
+   * Standard Webhooks, a `whpk_…` ed25519 public key verifies `v1a` signatures.
+   */
   secret: WebhookSecret;
+  /**
+   * Which signature headers are checked: `'svc'` (the platform's `x-svc-signature` and
+   * `x-svc-timestamp`), `'standard-webhooks'` (`webhook-id`, `webhook-timestamp`,
+   * `webhook-signature` with `v1` and `v1a`), or `'any'`: Standard Webhooks when the request has
+   * `webhook-signature` or `webhook-id` and no `x-svc-signature`, else the platform's. See docs/verification.md.
+   * @default 'svc'
+   */
+  scheme?: ReceiverScheme | undefined;
   /** The handlers to run. Without them every valid event is acknowledged and logged. */
   handlers?: Webhooks | undefined;
   /**
@@ -133,6 +148,9 @@ export interface ResolvedReceiverOptions {
   ordering: OrderingGuard | undefined;
   /** The HMAC under `secret`, made once when the factory ran. */
   hmacKeys: HmacKeys;
+  scheme: ReceiverScheme;
+  /** The Standard Webhooks keys under `secret`; undefined with `scheme: 'svc'`. */
+  standardKeys: StandardKeyCheck | undefined;
 }
 
 /** How an adapter reads the body; internal. */
@@ -146,6 +164,7 @@ const nonEmptySecret = string('must be the whsec_… secret (a non-empty string)
 
 const receiverShape = {
   secret: union(nonEmptySecret, list(nonEmptySecret, 'must be the whsec_… secret or a non-empty list of them', [1, 'must not be an empty list']), 'must be the whsec_… secret or a non-empty list of them'),
+  scheme: optional(oneOf(['svc', 'standard-webhooks', 'any'], "must be 'svc', 'standard-webhooks' or 'any'")),
   handlers: optional(instanceOf(Webhooks, 'a Webhooks instance: new Webhooks().on(…)')),
   store: optional(custom<IdempotencyStore>(isStore, 'must be a store from sqliteStore(), memoryStore() or postgresStore()')),
   database: optional(string('must be a SQLite file path', { trim: true, minLength: [1, 'must be a SQLite file path'] })),
@@ -193,6 +212,8 @@ export type OpenDefaultStore = (database: string | undefined) => IdempotencyStor
 export interface ReceiverPlatform {
   openDefaultStore: OpenDefaultStore;
   hmac: HmacEngine;
+  /** How Standard Webhooks' `v1` and `v1a` signatures are checked: node:crypto or WebCrypto. */
+  standard: StandardKeyEngine;
 }
 
 /** Accepts `secret`, `[secret, previous]` or the options; checks them all when the factory runs. */
@@ -237,6 +258,8 @@ function withDefaults(options: ParsedReceiverOptions, platform: ReceiverPlatform
       reason: 'is the budget of direct mode, which inbox mode does not use: give the budget of an inbox run as inbox.handlerTimeoutMs (default 300_000)',
     });
   }
+  const scheme = options.scheme ?? DEFAULT_RECEIVER_SCHEME;
+  const secrets = typeof options.secret === 'string' ? [options.secret] : options.secret;
   const logger = resolveLogger(options.logger, 'receiver');
   const inbox = options.inbox ? inboxSettings(options.inbox) : undefined;
   const ordering = options.ordering ? orderingGuard(options.ordering) : undefined;
@@ -255,11 +278,23 @@ function withDefaults(options: ParsedReceiverOptions, platform: ReceiverPlatform
     legacySignature: options.legacySignature ?? false,
     onUnknownEvent: options.onUnknownEvent ?? 'acknowledge',
     clock: options.clock ?? Date.now,
-    hmacKeys: platform.hmac(typeof options.secret === 'string' ? [options.secret] : options.secret),
+    hmacKeys: platform.hmac(secrets),
+    scheme,
+    standardKeys: scheme === 'svc' ? undefined : standardKeysOf(secrets, platform),
     // Opened last, so that a bad option does not leave a file behind.
     ownsStore: options.store === undefined,
     store: options.store ?? platform.openDefaultStore(options.database),
   };
+}
+
+/** The secrets decoded for Standard Webhooks; one that is not `whsec_`/`whpk_` base64 is refused when the factory runs. */
+function standardKeysOf(secrets: readonly string[], platform: ReceiverPlatform): StandardKeyCheck {
+  try {
+    return platform.standard(verificationKeys(secrets));
+  } catch (error) {
+    if (!(error instanceof WebhookVerificationError)) throw error;
+    throw new ConfigurationError({ option: 'secret', reason: `${error.message} (Standard Webhooks reads whsec_ and the base64 of the key, or a whpk_ public key)` });
+  }
 }
 
 function requireCapability(store: IdempotencyStore | undefined, capability: 'inbox' | 'versions', reason: string): void {

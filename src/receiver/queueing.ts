@@ -11,7 +11,7 @@ import type { OrderingGuard } from './ordering.js';
 import type { Finish } from './report.js';
 
 /** The request headers kept with an inbox event: what helps to understand a delivery later, never the signature. */
-export const KEPT_HEADERS = ['x-svc-timestamp', 'content-type', 'user-agent', 'x-correlation-id', 'x-request-id'] as const;
+export const KEPT_HEADERS = ['x-svc-timestamp', 'webhook-id', 'webhook-timestamp', 'content-type', 'user-agent', 'x-correlation-id', 'x-request-id'] as const;
 
 /**
  * Inbox mode's answer to a verified, valid event: store it in the write that dedupes its id,

@@ -8,6 +8,7 @@ import { answerError, type AnswerErrorSettings } from './answer-error.js';
 import { claimEvent, isClaimed, type ClaimSettings } from './claim.js';
 import { handlerContext, type ContextSettings } from './context.js';
 import { ReceiverError } from './errors.js';
+import { WebhookVerificationError } from '../kernel/errors.js';
 import { runHandlers, type RunSettings } from './handlers-run.js';
 import type { Inbound } from './inbound.js';
 import { inboxApi, type Inbox } from './inbox.js';
@@ -100,7 +101,9 @@ export function buildReceiver(options: ResolvedReceiverOptions): Receiver {
       // node:crypto verifies synchronously: nothing is awaited on Node's path.
       inbound.verified = verified instanceof Promise ? await verified : verified;
       verifier.warnLegacy(inbound.verified);
-      return await handle(parseEvent(rawBody), inbound, request.headers);
+      const event = parseEvent(rawBody);
+      if (inbound.verified.webhookId !== undefined && inbound.verified.webhookId !== event.id) throw webhookIdMismatch(inbound.verified.webhookId, event.id);
+      return await handle(event, inbound, request.headers);
     } catch (error) {
       return answerError(answering, error, inbound);
     }
@@ -123,7 +126,7 @@ export function buildReceiver(options: ResolvedReceiverOptions): Receiver {
       started: performance.now(),
       receivedAt: clock(),
       rawBody: entry.raw_body,
-      verified: { secretIndex: -1, signatureScheme: 'v1' },
+      verified: { secretIndex: -1, signatureScheme: 'v1', scheme: 'svc' },
     };
     const response = await handle(event, inbound, undefined);
     if (response.status === 200) await store.quarantine.delete(quarantineId);
@@ -141,6 +144,17 @@ export function buildReceiver(options: ResolvedReceiverOptions): Receiver {
       if (options.ownsStore) await store.close();
     },
   };
+}
+
+/**
+ * Deliveries are deduped on the event's id; with Standard Webhooks that is also the
+ * `webhook-id` (the dispatcher sends the event id there), so a body whose id is another is refused.
+ */
+function webhookIdMismatch(webhookId: string, eventId: string): WebhookVerificationError {
+  return new WebhookVerificationError('WEBHOOK_ID_MISMATCH', `The webhook-id header (${webhookId}) is not the event's id (${eventId})`, {
+    webhook_id: webhookId,
+    event_id: eventId,
+  });
 }
 
 function startWorker(options: ResolvedReceiverOptions, receiving: () => boolean): InboxWorker | undefined {

@@ -11,6 +11,14 @@ import {
   type RawPayload,
   type WebhookSecret,
 } from '../signing/signature-scheme.js';
+import {
+  WEBHOOK_ID_HEADER,
+  WEBHOOK_SIGNATURE_HEADER,
+  WEBHOOK_TIMESTAMP_HEADER,
+  prepareStandardVerification,
+  type StandardKeyCheck,
+  type VerifiedStandardWebhook,
+} from '../signing/standard-webhooks-scheme.js';
 import { readHeader, type HeadersInput } from '../http/headers.js';
 import type { Logger } from '../logging/logger.js';
 
@@ -21,12 +29,24 @@ export interface RequestVerificationOptions {
   legacySignature: boolean;
   /** The HMAC under the secrets, made once for them: node:crypto's on Node.js, WebCrypto's elsewhere. */
   hmacKeys: HmacKeys;
+  /** Which headers are checked: the platform's, Standard Webhooks', or either by what the request carries. @default 'svc' */
+  scheme?: ReceiverScheme | undefined;
+  /** The Standard Webhooks keys under the secrets, made once (with `scheme` other than `'svc'`). */
+  standardKeys?: StandardKeyCheck | undefined;
 }
+
+/** The receiver's `scheme` option: `'svc'` (the platform's headers), `'standard-webhooks'`, or `'any'` (by the headers present). */
+export type ReceiverScheme = 'svc' | 'standard-webhooks' | 'any';
 
 export interface VerifiedRequest {
   /** Which secret matched: its index in the list (0 for a single secret). */
   secretIndex: number;
-  signatureScheme: 'v1' | 'legacy';
+  /** The signature that matched: `v1` (either scheme's HMAC), `v1a` (Standard Webhooks' ed25519) or `legacy`. */
+  signatureScheme: 'v1' | 'v1a' | 'legacy';
+  /** Which scheme's headers verified it. @default 'svc' when absent */
+  scheme?: 'svc' | 'standard-webhooks' | undefined;
+  /** Standard Webhooks' verified `webhook-id`. */
+  webhookId?: string | undefined;
 }
 
 /**
@@ -44,6 +64,7 @@ export function verifyRequest(
   now: number,
 ): VerifiedRequest | Promise<VerifiedRequest> {
   const signature = readHeader(headers, SIGNATURE_HEADER);
+  if (usesStandard(options.scheme, signature, headers)) return verifyStandard(rawBody, headers, options, now);
   const legacy = options.legacySignature && signature === undefined ? readHeader(headers, LEGACY_SIGNATURE_HEADER) : undefined;
   if (legacy !== undefined) {
     return compare(prepareLegacyVerification({ payload: rawBody, signature: legacy, secret: options.secret, decodeClaim: options.hmacKeys.decodeClaim }), options.hmacKeys, 'legacy');
@@ -69,10 +90,10 @@ export class RequestVerifier {
   private warnedLegacy = false;
 
   constructor(
-    { secret, toleranceSeconds, legacySignature, hmacKeys }: RequestVerificationOptions,
+    { secret, toleranceSeconds, legacySignature, hmacKeys, scheme, standardKeys }: RequestVerificationOptions,
     private readonly logger: Logger,
   ) {
-    this.settings = { secret, toleranceSeconds, legacySignature, hmacKeys };
+    this.settings = { secret, toleranceSeconds, legacySignature, hmacKeys, scheme, standardKeys };
   }
 
   /** {@link verifyRequest} with the receiver's settings. */
@@ -87,6 +108,34 @@ export class RequestVerifier {
       this.logger.warn('Accepting a legacy x-service-signature: it signs no timestamp, so a captured request can be replayed');
     }
   }
+}
+
+/**
+ * Whether a request is checked the Standard Webhooks way: always with `'standard-webhooks'`;
+ * with `'any'` when it has no `x-svc-signature` but a `webhook-signature` or `webhook-id`.
+ */
+function usesStandard(scheme: ReceiverScheme | undefined, svcSignature: unknown, headers: HeadersInput): boolean {
+  if (scheme === 'standard-webhooks') return true;
+  if (scheme !== 'any' || svcSignature !== undefined) return false;
+  return readHeader(headers, WEBHOOK_SIGNATURE_HEADER) !== undefined || readHeader(headers, WEBHOOK_ID_HEADER) !== undefined;
+}
+
+function verifyStandard(rawBody: RawPayload, headers: HeadersInput, options: RequestVerificationOptions, now: number): VerifiedRequest | Promise<VerifiedRequest> {
+  const prepared = prepareStandardVerification({
+    payload: rawBody,
+    id: readHeader(headers, WEBHOOK_ID_HEADER),
+    timestamp: readHeader(headers, WEBHOOK_TIMESTAMP_HEADER),
+    signature: readHeader(headers, WEBHOOK_SIGNATURE_HEADER),
+    toleranceSeconds: options.toleranceSeconds,
+    now,
+  });
+  const matched = options.standardKeys!.match(prepared);
+  if (!isPromise(matched)) return standardVerified(matched);
+  return matched.then(standardVerified);
+}
+
+function standardVerified(matched: VerifiedStandardWebhook): VerifiedRequest {
+  return { secretIndex: matched.secretIndex, signatureScheme: matched.version, scheme: 'standard-webhooks', webhookId: matched.id };
 }
 
 function compare(prepared: PreparedVerification, keys: HmacKeys, signatureScheme: VerifiedRequest['signatureScheme']): VerifiedRequest | Promise<VerifiedRequest> {

@@ -55,6 +55,15 @@ export interface ClaimedSignature {
   value: string;
 }
 
+/** Checks a prepared request under decoded keys: node:crypto's engine answers at once, WebCrypto's with a promise. */
+export interface StandardKeyCheck {
+  /** The secret index and version of the first key and signature that match; throws `SIGNATURE_MISMATCH`. */
+  match(prepared: PreparedStandardVerification): VerifiedStandardWebhook | Promise<VerifiedStandardWebhook>;
+}
+
+/** Makes the {@link StandardKeyCheck} of a list of decoded keys, once for them. */
+export type StandardKeyEngine = (keys: readonly VerificationKey[]) => StandardKeyCheck;
+
 /** What is checked before any key is used: the headers, the freshness, the bytes signed. */
 export interface PreparedStandardVerification {
   id: string;

@@ -16,6 +16,7 @@ import {
   verificationKeys,
   type PreparedStandardVerification,
   type SigningKey,
+  type StandardKeyCheck,
   type VerificationKey,
   type VerifiedStandardWebhook,
 } from './standard-webhooks-scheme.js';
@@ -152,13 +153,13 @@ export function verifyStandardWebhook(options: VerifyStandardWebhookOptions): Ve
 }
 
 /** Keys decoded and imported once, that check a prepared request: the receiver's engine on Node.js. */
-export interface StandardKeys {
+export interface StandardKeys extends StandardKeyCheck {
   /** The secret index and version of the first key and signature that match; throws `SIGNATURE_MISMATCH`. */
   match(prepared: PreparedStandardVerification): VerifiedStandardWebhook;
 }
 
 /** node:crypto's engine for decoded verification keys. */
-export function nodeStandardKeys(keys: readonly VerificationKey[]): StandardKeys {
+export const nodeStandardKeys = (keys: readonly VerificationKey[]): StandardKeys => {
   const imported = keys.map((key) => (key.kind === 'hmac' ? { kind: 'hmac' as const, bytes: key.bytes } : { kind: 'ed25519' as const, key: publicKeyObject(key.bytes) }));
   return {
     match(prepared) {
@@ -186,7 +187,7 @@ export function nodeStandardKeys(keys: readonly VerificationKey[]): StandardKeys
       return { ...matched, id: prepared.id, timestamp: prepared.timestamp };
     },
   };
-}
+};
 
 function message(prefix: string, body: Uint8Array | string): Buffer {
   return Buffer.concat([Buffer.from(prefix, 'utf8'), typeof body === 'string' ? Buffer.from(body, 'utf8') : body]);

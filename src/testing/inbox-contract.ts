@@ -77,7 +77,7 @@ export function describeInboxStore(
         eventId: 'evt_1',
         token: expect.any(String),
         rawBody: Buffer.from('{"id":"evt_1"}'),
-        verified: { secretIndex: 1, signatureScheme: 'v1' },
+        verified: { secretIndex: 1, signatureScheme: 'v1', scheme: 'svc' },
         receivedAt: T0,
         attempt: 1,
         version: null,
