@@ -17,6 +17,8 @@ import { codeBlocks } from './code-blocks.js';
 
 const root = resolve(import.meta.dirname, '..', '..');
 const README = readFileSync(join(root, 'README.md'), 'utf8');
+/** Lines that mean the block went wrong: a receiver without its secret or refusing the deliveries, a server not reached. */
+const FAILURE = /MISSING_SECRET|SIGNATURE_MISMATCH|ECONNREFUSED|curl: \(\d+\)|command not found/;
 const EVENTS = ['customer.created', 'invoice.created', 'invoice.sent', 'payment.received', 'invoice.paid'];
 
 function tryItBlock(): string[] {
@@ -56,20 +58,27 @@ describe("the README's Try it in a minute", () => {
     // One bash, as a terminal has; detached, so that it and its background jobs are one process group to end.
     const bash = spawn('bash', ['--norc', '--noprofile'], { cwd: directory, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
     let output = '';
-    const waiters: { pattern: RegExp; resolve: () => void }[] = [];
+    const waiters: { pattern: RegExp; resolve: () => void; reject: (error: Error) => void }[] = [];
+    // What the block prints when it has gone wrong: the test fails at once with the whole output,
+    // instead of waiting for lines that will never come.
+    const broken = () => FAILURE.exec(output)?.[0];
     const received = (chunk: Buffer) => {
       output += chunk.toString();
+      const failure = broken();
       for (const waiter of waiters.splice(0)) {
         if (waiter.pattern.test(output)) waiter.resolve();
+        else if (failure !== undefined) waiter.reject(new Error(`the block printed ${failure}:\n${output}`));
         else waiters.push(waiter);
       }
     };
     bash.stdout.on('data', received);
     bash.stderr.on('data', received);
     const printed = (pattern: RegExp) =>
-      new Promise<void>((resolve) => {
+      new Promise<void>((resolve, reject) => {
+        const failure = broken();
         if (pattern.test(output)) resolve();
-        else waiters.push({ pattern, resolve });
+        else if (failure !== undefined) reject(new Error(`the block printed ${failure}:\n${output}`));
+        else waiters.push({ pattern, resolve, reject });
       });
 
     try {
@@ -86,7 +95,7 @@ describe("the README's Try it in a minute", () => {
         await printed(new RegExp(`200 duplicate +${type.replace('.', '\\.')} `));
       }
       for (const type of EVENTS) expect(output.match(new RegExp(`200 handled +${type.replace('.', '\\.')} `, 'g')), type).toHaveLength(1);
-      expect(output).not.toMatch(/MISSING_SECRET|ECONNREFUSED|curl: \(\d+\)|command not found/);
+      expect(output).not.toMatch(FAILURE);
 
       // The URL the dashboard printed opens it, and it shows the deliveries.
       const login = await fetch(url, { redirect: 'manual', headers: { accept: 'text/html' } });
