@@ -150,6 +150,8 @@ export class DispatcherCore {
    * Removes every stored payload of one business (`business_id`): its events' payloads and their
    * attempts' response bodies become the marker "payload no longer kept", metadata stays; its
    * deliveries still retrying are ended (`finally_failed`). Logged with the counts, never a payload.
+   * On SQLite no copy stays in the files (freed pages zeroed, the WAL emptied); on PostgreSQL the
+   * old row versions go with `VACUUM FULL` of the dispatcher's tables (docs/dispatcher.md).
    * @throws DispatcherError `RETENTION_UNSUPPORTED` on a store of your own without `eraseBusiness`
    * @example
    * await dispatcher.eraseBusiness('biz_4mVt9QeZxK2hRw7L'); // { events, attempts, deliveriesEnded }

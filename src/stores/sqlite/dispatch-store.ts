@@ -59,6 +59,8 @@ export function sqliteDispatchStore(database: string | SqliteDatabase, options: 
   checkArgument(sqliteTarget, 'database', database, 'sqliteDispatchStore');
   const valid = checkOptions(sqliteDispatchStoreOptions, options, 'sqliteDispatchStore');
   const { db, owned } = openConnection(database, { ...valid, foreignKeys: true });
+  // Freed cells and pages are zeroed, so that an erased payload leaves no copy in the file.
+  if (owned) db.pragma('secure_delete = ON');
   migrate(db, DISPATCH_MIGRATIONS);
   return offerDispatchReads(new SqliteDispatchStore(db, owned), sqliteDispatchReads(db));
 }
@@ -90,7 +92,14 @@ class SqliteDispatchStore implements DispatchStore {
   }
 
   eraseBusiness(businessId: string, now: number): Promise<BusinessErasure> {
-    return asPromise(() => this.retention.eraseBusiness(businessId, now));
+    return asPromise(() => {
+      const erased = this.retention.eraseBusiness(businessId, now);
+      // The WAL still holds the pages as they were before the erase: copied into the database
+      // (where secure_delete zeroed what was freed) and the WAL emptied. Refused while another
+      // connection reads an older snapshot; then the next checkpoint, and close(), do it.
+      this.db.pragma('wal_checkpoint(TRUNCATE)');
+      return erased;
+    });
   }
 
   /** Opened and migrated when the factory ran. */
