@@ -104,9 +104,9 @@ export function buildPortal(options: ResolvedPortal): DashboardCore {
     if (claims === 'invalid') return refused('PORTAL_LINK_INVALID', 'This link is not valid: it was changed, cut short, or made with another key', 'The link is not valid');
     if (claims.path !== options.basePath) return refused('PORTAL_LINK_INVALID', 'This link was made for another portal', 'The link is not valid here');
     if (!used.take(claims.nonce, claims.expiresAt, now)) return refused('PORTAL_LINK_USED', 'This link was used already: each link opens the portal once', 'The link was used already');
-    const cookies = [sessionCookie(sessionTokenFor(options.key, claims, now), cookiePath, https), csrfCookie(newCsrfToken(), cookiePath, https)];
+    // One cookie per answer (some hosts keep only one Set-Cookie); the page it leads to sets the CSRF cookie.
     const answer = redirect(`${options.basePath}/webhooks`);
-    return { ...answer, headers: { ...answer.headers, 'set-cookie': cookies, 'referrer-policy': 'no-referrer' } };
+    return { ...answer, headers: { ...answer.headers, 'set-cookie': sessionCookie(sessionTokenFor(options.key, claims, now), cookiePath, https), 'referrer-policy': 'no-referrer' } };
   }
 
   function noSession(request: DashboardRequest): DashboardResponse {
