@@ -12,6 +12,7 @@ export type { Deliveries, ManualRetryResult } from './dispatcher/deliveries.js';
 export type { DeliveryExportFilter, DeliveryFilter, DeliveryListOptions, ResponseStatusClass, TimeInput } from './dispatcher/delivery-filters.js';
 export type { AttemptReport } from './dispatcher/attempt-report.js';
 export type { EmitOptions } from './dispatcher/emit.js';
+export { DEFAULT_EVENT_PAGE_SIZE, MAX_EVENT_PAGE_SIZE, type EventFeed, type EventFeedCountQuery, type EventFeedPage, type EventFeedQuery } from './dispatcher/events.js';
 export type { RateLimit } from './dispatcher/rate-limit.js';
 export type { TrustedCa } from './dispatcher/sender.js';
 export type { ResolveHost } from './dispatcher/url-guard.js';
@@ -56,6 +57,7 @@ export type {
   WebhookChanges,
   WebhookHealth,
 } from './ports/dispatch-store.js';
+export type { FeedCountQuery, FeedEvent, FeedQuery } from './ports/event-feed.js';
 export type { PruneResult } from './dispatcher/retention.js';
 export { PAYLOAD_REMOVED, type BusinessErasure } from './ports/retention.js';
 export type { WakeUpConnectionChange, WakeUps, WakeUpSubscription } from './ports/wake-ups.js';

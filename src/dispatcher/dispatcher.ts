@@ -6,6 +6,7 @@ import { buildDispatcherParts, type DispatcherParts, type OpenDefaultDispatchSto
 import type { Deliveries } from './deliveries.js';
 import { prepareEnvelope, prepareFromParts, prepareTestEvent, resolveRepeat, subscribers, type EmitOptions, type PreparedEvent } from './emit.js';
 import { NotFoundError } from './errors.js';
+import { EventFeed } from './events.js';
 import type { DispatcherOptions, DispatcherSettings } from './options.js';
 import type { DeliveryDetail } from './records.js';
 import type { Registrations } from './registrations.js';
@@ -23,6 +24,8 @@ export class DispatcherCore {
   readonly webhooks: Registrations;
   /** The delivery log: list, get, retry, export. */
   readonly deliveries: Deliveries;
+  /** The events feed: every stored event of a business, oldest first, for the delivery log's retention: list, count, get. */
+  readonly events: EventFeed;
   /** The options in effect. */
   readonly settings: DispatcherSettings;
 
@@ -40,6 +43,7 @@ export class DispatcherCore {
     this.webhooks = this.parts.webhooks;
     this.deliveries = this.parts.deliveries;
     const { gate } = this.parts;
+    this.events = new EventFeed({ store: () => gate.usable(), clock: this.parts.clock, retentionMs: this.settings.deliveryRetentionMs });
     registerStoreAccess(this, () => gate.usable());
   }
 

@@ -12,6 +12,8 @@ export const DISPATCHER_ERROR_CODES = [
   'DISPATCHER_CLOSED',
   'PAYLOAD_NOT_KEPT',
   'RETENTION_UNSUPPORTED',
+  'EVENTS_EXPIRED',
+  'EVENTS_UNSUPPORTED',
 ] as const;
 /** The codes of a {@link DispatcherError}. */
 export type DispatcherErrorCode = (typeof DISPATCHER_ERROR_CODES)[number];
@@ -47,9 +49,9 @@ export class InvalidUrlError extends DispatcherError {
   }
 }
 
-/** A webhook or delivery id that does not exist (or a webhook that was deleted). */
+/** A webhook, delivery or event id that does not exist (or a webhook that was deleted). */
 export class NotFoundError extends DispatcherError {
-  constructor(resource: 'webhook' | 'delivery', id: string) {
+  constructor(resource: 'webhook' | 'delivery' | 'event', id: string) {
     super('NOT_FOUND', `No ${resource} with id "${id}"`, { resource, id });
   }
 }

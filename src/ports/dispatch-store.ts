@@ -3,6 +3,7 @@ import type { DELIVERY_STATE_FIELDS, StoredAttempt, StoredDelivery } from './del
 import type { DeliveryStatus } from './dispatch-statuses.js';
 import type { WakeUps } from './wake-ups.js';
 import type { BusinessErasure } from './retention.js';
+import type { FeedCountQuery, FeedEvent, FeedQuery } from './event-feed.js';
 
 /*
  * The dispatcher's persistence, behind one interface so that SQLite (sqliteDispatchStore) and
@@ -199,6 +200,17 @@ export interface DispatchStore {
    * ended (`finally_failed`) and its skipped records dropped, as nothing is left to send.
    */
   eraseBusiness?(businessId: string, now: number): Promise<BusinessErasure>;
+
+  /**
+   * The events feed: the stored events of one business by position ascending (see
+   * `event-feed.ts`), through an index on (business_id, position). Optional: a store without it
+   * has no feed (`dispatcher.events` answers `EVENTS_UNSUPPORTED`).
+   */
+  listEvents?(query: FeedQuery): Promise<FeedEvent[]>;
+  /** How many events of one business the criteria select. */
+  countEvents?(query: FeedCountQuery): Promise<number>;
+  /** One stored event with its business and position. */
+  getEvent?(id: string): Promise<FeedEvent | undefined>;
 
   insertWebhook(webhook: StoredWebhook): Promise<void>;
   /** A registration that exists and is not deleted. */

@@ -29,6 +29,7 @@ import { DeliveryPump } from './pump.js';
 import { Reorderer } from './reorder.js';
 import { clockRoutes } from './resources/clock.js';
 import { customerRoutes } from './resources/customers.js';
+import { eventRoutes } from './resources/events.js';
 import { invoiceRoutes } from './resources/invoices.js';
 import { subscriptionRoutes } from './resources/subscriptions.js';
 import { transactionRoutes } from './resources/transactions.js';
@@ -161,6 +162,7 @@ async function start(valid: ValidSandboxOptions, db: ReturnType<typeof openConne
   const persistClock = () => state.set('clock', { start: clockStart(state, clock), offset: clock.offset });
   const routes = [
     ...webhookRoutes(context, faultLog, forwardLog),
+    ...eventRoutes(context),
     ...customerRoutes(context),
     ...invoiceRoutes(context),
     ...transactionRoutes(context),

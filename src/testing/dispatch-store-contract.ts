@@ -202,6 +202,52 @@ export function describeDispatchStore(test: ContractTestApi, name: string, creat
       });
     });
 
+    describe('the events feed', () => {
+      const ofBusiness = (id: string, type: 'invoice.paid' | 'payment.received' | 'customer.created', business: string, createdAt: number) => {
+        const event = { ...sampleEvent(type, { id, now: NOW }), business_id: business, correlation_id: `cor_${id}` };
+        return { id, type, payload: JSON.stringify(event), correlation_id: event.correlation_id, test: false, created_at: createdAt };
+      };
+
+      it('lists one business\'s events in the order they were recorded, by type, time and position, with counts', async () => {
+        const storage = await (await create()).open();
+        if (!storage.listEvents || !storage.countEvents || !storage.getEvent) throw new Error('the store offers no events feed');
+        // Recorded in this order; created_at is not in it (a clock that stepped back): the order is the store's.
+        await storage.insertEvent(ofBusiness('evt_a1', 'invoice.paid', 'biz_a', NOW + 20), []);
+        await storage.insertEvent(ofBusiness('evt_b1', 'invoice.paid', 'biz_b', NOW + 5), []);
+        await storage.insertEvent(ofBusiness('evt_a2', 'payment.received', 'biz_a', NOW + 10), []);
+        await storage.insertEvent(ofBusiness('evt_a3', 'customer.created', 'biz_a', NOW + 30), []);
+        const ids = async (query: Parameters<NonNullable<DispatchStore['listEvents']>>[0]) => (await storage.listEvents!(query)).map((event) => event.id);
+
+        expect(await ids({ business_id: 'biz_a', limit: 10 })).toEqual(['evt_a1', 'evt_a2', 'evt_a3']);
+        expect(await ids({ business_id: 'biz_b', limit: 10 })).toEqual(['evt_b1']);
+        expect(await ids({ business_id: 'biz_none', limit: 10 })).toEqual([]);
+        expect(await ids({ business_id: 'biz_a', types: ['invoice.paid', 'customer.created'], limit: 10 })).toEqual(['evt_a1', 'evt_a3']);
+        expect(await ids({ business_id: 'biz_a', created_after: NOW + 10, created_before: NOW + 30, limit: 10 })).toEqual(['evt_a1', 'evt_a2']);
+        expect(await ids({ business_id: 'biz_a', limit: 1, offset: 1 })).toEqual(['evt_a2']);
+        expect(await storage.countEvents({ business_id: 'biz_a' })).toBe(3);
+        expect(await storage.countEvents({ business_id: 'biz_a', types: ['payment.received'] })).toBe(1);
+        expect(await storage.countEvents({ business_id: 'biz_a', created_after: NOW + 21 })).toBe(1);
+
+        const [first, second] = await storage.listEvents({ business_id: 'biz_a', limit: 2 });
+        expect(first).toEqual({ ...ofBusiness('evt_a1', 'invoice.paid', 'biz_a', NOW + 20), business_id: 'biz_a', seq: expect.any(Number) });
+        expect(second!.seq).toBeGreaterThan(first!.seq);
+        expect(await ids({ business_id: 'biz_a', after_seq: first!.seq, limit: 10 })).toEqual(['evt_a2', 'evt_a3']);
+        // An event recorded later comes after every position read so far.
+        await storage.insertEvent(ofBusiness('evt_a4', 'invoice.paid', 'biz_a', NOW), []);
+        expect(await ids({ business_id: 'biz_a', after_seq: second!.seq, limit: 10 })).toEqual(['evt_a3', 'evt_a4']);
+        expect(await storage.getEvent('evt_a4')).toEqual({ ...ofBusiness('evt_a4', 'invoice.paid', 'biz_a', NOW), business_id: 'biz_a', seq: expect.any(Number) });
+        expect(await storage.getEvent('evt_missing')).toBeUndefined();
+      });
+
+      it('keeps an event with no delivery (no webhook subscribed) in the feed', async () => {
+        const storage = await (await create()).open();
+        await storage.insertWebhook(webhook('wh_1'));
+        await storage.insertEvent(ofBusiness('evt_1', 'invoice.paid', 'biz_a', NOW), [{ id: 'dlv_1', webhook_id: 'wh_1', next_attempt_at: NOW }]);
+        await storage.insertEvent(ofBusiness('evt_2', 'customer.created', 'biz_a', NOW + 1), []);
+        expect((await storage.listEvents!({ business_id: 'biz_a', limit: 10 })).map((event) => event.id)).toEqual(['evt_1', 'evt_2']);
+      });
+    });
+
     describe('attempts', () => {
       it('numbers attempts, applies the transition to the row as it is, and a worker that lost its lease changes nothing', async () => {
         const storage = await (await create()).open();

@@ -50,6 +50,9 @@ const [RECORD_ATTEMPTS, RECORD_STATES, RECORD_HEALTH, RECORD_GROWTH] = ((): stri
 /** The type of each of claimDue's parameters. */
 export const CLAIM_TYPES: readonly string[] = ['bigint', 'int', 'text[]', 'int[]', 'int[]', 'text', 'bigint'];
 
+/** The advisory lock namespace of the feed's order (with a hash of the schema and the business). */
+const FEED_LOCK_NAMESPACE = 0x61637766; // 'acwf'
+
 /** The dispatch store's statements, with table names qualified by the (quoted) schema. */
 /** `wakeUpChannel`: the NOTIFY channel of the schema's workers (wake-ups.ts). */
 export function dispatchStatements(schema: string, prepare: Prepare, wakeUpChannel: string) {
@@ -91,9 +94,16 @@ export function dispatchStatements(schema: string, prepare: Prepare, wakeUpChann
     // every recording transaction, p99 of the emit call 160 ms at 200/s). When deliveries
     // were queued it notifies the workers of every process: PostgreSQL delivers the notification
     // when the statement commits, never before (a worker woken early would find nothing).
+    //
+    // The feed's order: the event takes its position (seq, from the identity) only once it holds
+    // its business's feed lock, which it keeps until it commits; so an event of a business commits
+    // before the next one takes a position, and a reader never sees a position after one that is
+    // still to commit (a cursor skips nothing). Emits of one business are serialised by it; emits
+    // of different businesses are not.
     insertEvent: prepare(`WITH event AS (
         INSERT INTO ${events} (${columns(EVENT_COLUMNS)}, business_id)
-        VALUES ($1, $2, $3, $4, $5, $6, $13)
+        SELECT $1, $2, $3, $4, $5::boolean, $6::bigint, $13::text
+        FROM (SELECT pg_advisory_xact_lock(${FEED_LOCK_NAMESPACE}, hashtext('${schema.replaceAll("'", "''")}:' || coalesce($13::text, '')))) AS feed_lock
         ON CONFLICT (id) DO NOTHING
         RETURNING id
       ), targets AS (
@@ -118,6 +128,9 @@ export function dispatchStatements(schema: string, prepare: Prepare, wakeUpChann
       )
       SELECT (SELECT count(*) FROM event) AS events, (SELECT count(*) FROM inserted) AS deliveries, (SELECT count(*) FROM notified) AS notified`),
     getEvent: prepare(`SELECT ${columns(EVENT_COLUMNS)} FROM ${events} WHERE id = $1`),
+    getFeedEvent: prepare(`SELECT ${columns(EVENT_COLUMNS)}, business_id, seq FROM ${events} WHERE id = $1`),
+    /** The events table, for the feed's statements built from its criteria. */
+    eventsTable: events,
     // The registrations a claim may take from, with their attempts in flight (live leases). Sent
     // in the round trip of the claim's BEGIN and advisory lock (the simple protocol, no
     // parameters): `now` is a checked integer written into the text. Counted per registration

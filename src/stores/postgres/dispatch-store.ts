@@ -33,6 +33,8 @@ import { attemptRows, deliveryRows, toEvent, toJob, webhookRows, webhookValues, 
 import { attemptWhere, CLAIM_TYPES, dispatchStatements, Parameters, whereOf } from './dispatch-statements.js';
 import { int8, nullableInt8, readInt8, readNullableInt8 } from './int8.js';
 import { migrate } from './migrations.js';
+import { feedStatement, toFeedEvent, type FeedRow } from './event-feed.js';
+import type { FeedCountQuery, FeedEvent, FeedQuery } from '../../ports/event-feed.js';
 import { connectionShape, postgresTarget, schemaName } from './options.js';
 import { openPool, type CheckedConnectionOptions, type PostgresConnectionOptions, type PostgresPool } from './pool.js';
 import { BEGIN_WITH_GENERIC_PLANS, run, runAndCommit, statementPreparer, type Statement } from './statement.js';
@@ -281,6 +283,22 @@ class PostgresDispatchStore implements DispatchStore {
     const where = attemptWhere(query, cursor, params, this.sql.attemptsTable);
     const rows = await this.rows<Record<string, unknown>>(this.sql.exportAttempts(where, params.add(limit)), params.values);
     return rows.map((row) => ({ attempt: attemptRows.read(row), delivery_status: row.delivery_status as DeliveryStatus, cursor: readInt8(row.seq, 'seq') }));
+  }
+
+  async listEvents(query: FeedQuery): Promise<FeedEvent[]> {
+    const { text, values } = feedStatement(this.sql.eventsTable, query, false);
+    return (await this.rows<FeedRow>(text, values)).map(toFeedEvent);
+  }
+
+  async countEvents(query: FeedCountQuery): Promise<number> {
+    const { text, values } = feedStatement(this.sql.eventsTable, query, true);
+    const [row] = await this.rows<{ n: unknown }>(text, values);
+    return readInt8(row?.n, 'n');
+  }
+
+  async getEvent(id: string): Promise<FeedEvent | undefined> {
+    const [row] = await this.rows<FeedRow>(this.sql.getFeedEvent, [id]);
+    return row ? toFeedEvent(row) : undefined;
   }
 
   async pruneDeliveries(before: number, limit: number): Promise<number> {

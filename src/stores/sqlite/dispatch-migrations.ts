@@ -158,5 +158,13 @@ export const DISPATCH_MIGRATIONS: MigrationSet = {
     ALTER TABLE dispatch_webhooks ADD COLUMN previous_secret TEXT;
     ALTER TABLE dispatch_webhooks ADD COLUMN previous_secret_expires_at INTEGER;
     `,
+    // 8: the events feed. Each event's position, in the order the events were recorded (the
+    // events kept so far in the order of their rows), and the index the feed reads per business.
+    `
+    ALTER TABLE dispatch_events ADD COLUMN seq INTEGER;
+    UPDATE dispatch_events SET seq = rowid;
+    CREATE UNIQUE INDEX dispatch_events_seq ON dispatch_events (seq);
+    CREATE INDEX dispatch_events_feed ON dispatch_events (business_id, seq);
+    `,
   ],
 };

@@ -101,8 +101,9 @@ export function prepareStatements(db: SqliteConnection): DispatchStatements {
       WHERE webhook_id = ? AND status = 'retrying'`),
     getEvent: db.prepare<[string], EventRow>(`SELECT ${EVENT_COLUMNS} FROM dispatch_events WHERE id = ?`),
     // With the business, for an erase by business (the payload's business_id).
-    insertEvent: db.prepare(`INSERT INTO dispatch_events (${EVENT_COLUMNS}, business_id)
-      VALUES (@id, @type, @payload, @correlation_id, @test, @created_at, @business_id)`),
+    // Its feed position after every other: writers are serialised (IMMEDIATE), so positions only grow.
+    insertEvent: db.prepare(`INSERT INTO dispatch_events (${EVENT_COLUMNS}, business_id, seq)
+      VALUES (@id, @type, @payload, @correlation_id, @test, @created_at, @business_id, (SELECT COALESCE(MAX(seq), 0) + 1 FROM dispatch_events))`),
     // Only to a webhook that still exists, with its status at this moment.
     insertDelivery: db.prepare(`INSERT INTO dispatch_deliveries (id, event_id, webhook_id, event_type, correlation_id, status,
         webhook_active, next_attempt_at, lease_owner, lease_until, test, created_at, updated_at)

@@ -1,5 +1,7 @@
 import { businessOf, type BusinessErasure } from '../../ports/retention.js';
 import { sqliteDispatchRetention } from './dispatch-retention.js';
+import { sqliteEventFeed } from './event-feed.js';
+import type { FeedCountQuery, FeedEvent, FeedQuery } from '../../ports/event-feed.js';
 import { offerDispatchReads } from '../../ports/dispatch-reads.js';
 import { sqliteDispatchReads } from './dispatch-reads.js';
 import { checkArgument, checkOptions, strictObject } from '../../kernel/options-check.js';
@@ -73,6 +75,7 @@ class SqliteDispatchStore implements DispatchStore {
   // commit, not the statements, is what costs.
   private readonly records: GroupCommit;
   private readonly retention: ReturnType<typeof sqliteDispatchRetention>;
+  private readonly feed: ReturnType<typeof sqliteEventFeed>;
 
   constructor(
     private readonly db: SqliteConnection,
@@ -81,6 +84,19 @@ class SqliteDispatchStore implements DispatchStore {
     this.statements = prepareStatements(db);
     this.records = new GroupCommit(db);
     this.retention = sqliteDispatchRetention(db);
+    this.feed = sqliteEventFeed(db);
+  }
+
+  listEvents(query: FeedQuery): Promise<FeedEvent[]> {
+    return asPromise(() => this.feed.listEvents(query));
+  }
+
+  countEvents(query: FeedCountQuery): Promise<number> {
+    return asPromise(() => this.feed.countEvents(query));
+  }
+
+  getEvent(id: string): Promise<FeedEvent | undefined> {
+    return asPromise(() => this.feed.getEvent(id));
   }
 
   pruneDeliveries(before: number, limit: number): Promise<number> {

@@ -37,6 +37,7 @@ describe('the first start of several processes on a fresh schema', () => {
       { component: 'dispatch', version: 5 },
       { component: 'dispatch', version: 6 },
       { component: 'dispatch', version: 7 },
+      { component: 'dispatch', version: 8 },
       { component: 'idempotency', version: 1 },
       { component: 'idempotency', version: 2 },
       { component: 'idempotency', version: 3 },
@@ -163,7 +164,7 @@ describe("a version-5 dispatcher's schema", () => {
     await expectDeliveriesReadAsBefore(store);
     await store.close();
     const versions = await database.pool.query(`SELECT MAX(version) AS version FROM "${schema}".acct_webhook_migrations WHERE component = 'dispatch'`);
-    expect(versions.rows).toEqual([{ version: 7 }]);
+    expect(versions.rows).toEqual([{ version: 8 }]);
     const indexes = await database.pool.query<{ indexname: string }>("SELECT indexname FROM pg_indexes WHERE schemaname = $1 AND indexname IN ('dispatch_deliveries_created', 'dispatch_deliveries_created_status')", [schema]);
     expect(indexes.rows.map((row) => row.indexname)).toEqual(['dispatch_deliveries_created_status']);
   });
@@ -189,6 +190,31 @@ describe("a version-6 dispatcher's schema", () => {
     expect((await store.loadJob('dlv_6'))?.webhook).toEqual({ id: 'wh_6', url: 'https://example.com/hooks', secret: 'whsec_legacy-url_safe', headers: {}, scheme: 'svc', previous_secret: null, previous_secret_expires_at: null });
     await store.close();
     const versions = await database.pool.query(`SELECT MAX(version) AS version FROM "${schema}".acct_webhook_migrations WHERE component = 'dispatch'`);
-    expect(versions.rows).toEqual([{ version: 7 }]);
+    expect(versions.rows).toEqual([{ version: 8 }]);
+  }, 30_000);
+});
+
+describe("a version-7 dispatcher's schema", () => {
+  const database = useTestDatabase({ poolSize: 2 });
+
+  it('numbers the events kept in the order they were created (version 8): the feed lists them, and a new one comes after', async () => {
+    const schema = database.newSchema();
+    await migrate(database.pool, { name: schema, quoted: `"${schema}"` }, { ...DISPATCH_MIGRATIONS, migrations: DISPATCH_MIGRATIONS.migrations.slice(0, 7) });
+    for (const [id, at, business] of [['evt_old_2', T0_VERSION_5 + 2, 'biz_7'], ['evt_other', T0_VERSION_5 + 1, 'biz_8'], ['evt_old_1', T0_VERSION_5, 'biz_7']] as const) {
+      await database.pool.query(`INSERT INTO "${schema}".dispatch_events (id, type, payload, correlation_id, test, created_at, business_id) VALUES ($1, 'invoice.paid', $2, 'cor_1', false, $3, $4)`, [id, `{"id":"${id}"}`, at, business]);
+    }
+
+    const store = postgresDispatchStore(database.pool, { schema });
+    await store.ready();
+    expect((await store.listEvents!({ business_id: 'biz_7', limit: 10 })).map((event) => [event.id, event.payload])).toEqual([
+      ['evt_old_1', '{"id":"evt_old_1"}'],
+      ['evt_old_2', '{"id":"evt_old_2"}'],
+    ]);
+    const payload = JSON.stringify({ id: 'evt_new', business_id: 'biz_7' });
+    await store.insertEvent({ id: 'evt_new', type: 'invoice.paid', payload, correlation_id: 'cor_2', test: false, created_at: T0_VERSION_5 - 5 }, []);
+    expect((await store.listEvents!({ business_id: 'biz_7', limit: 10 })).map((row) => row.id)).toEqual(['evt_old_1', 'evt_old_2', 'evt_new']);
+    await store.close();
+    const versions = await database.pool.query(`SELECT MAX(version) AS version FROM "${schema}".acct_webhook_migrations WHERE component = 'dispatch'`);
+    expect(versions.rows).toEqual([{ version: 8 }]);
   }, 30_000);
 });

@@ -133,6 +133,7 @@ describe('SQLite migrations', () => {
         { component: 'dispatch', version: 5 },
         { component: 'dispatch', version: 6 },
       { component: 'dispatch', version: 7 },
+      { component: 'dispatch', version: 8 },
       ]);
       // What a 0.x build reads: version 2, which it refuses as too new instead of misreading the file.
       expect(read(file, 'SELECT MAX(version) AS version FROM dispatch_schema_migrations')).toEqual([{ version: 2 }]);
@@ -152,6 +153,7 @@ describe('SQLite migrations', () => {
       { component: 'dispatch', version: 5 },
       { component: 'dispatch', version: 6 },
       { component: 'dispatch', version: 7 },
+      { component: 'dispatch', version: 8 },
       { component: 'idempotency', version: 1 },
       { component: 'idempotency', version: 2 },
       { component: 'idempotency', version: 3 },
@@ -251,7 +253,7 @@ describe('SQLite migrations', () => {
     const store = sqliteDispatchStore(file);
     await expectDeliveriesReadAsBefore(store);
     await store.close();
-    expect(read(file, "SELECT MAX(version) AS version FROM acct_webhook_migrations WHERE component = 'dispatch'")).toEqual([{ version: 7 }]);
+    expect(read(file, "SELECT MAX(version) AS version FROM acct_webhook_migrations WHERE component = 'dispatch'")).toEqual([{ version: 8 }]);
     expect(read(file, "SELECT name FROM sqlite_master WHERE type = 'index' AND name IN ('dispatch_deliveries_created', 'dispatch_deliveries_created_status')")).toEqual([{ name: 'dispatch_deliveries_created_status' }]);
   });
 
@@ -276,7 +278,27 @@ describe('SQLite migrations', () => {
       expect(await dispatcher.webhooks.update('wh_6', { scheme: 'both' })).toMatchObject({ scheme: 'both' });
       await dispatcher.close();
     });
-    expect(read(file, "SELECT MAX(version) AS version FROM acct_webhook_migrations WHERE component = 'dispatch'")).toEqual([{ version: 7 }]);
+    expect(read(file, "SELECT MAX(version) AS version FROM acct_webhook_migrations WHERE component = 'dispatch'")).toEqual([{ version: 8 }]);
+  });
+
+  it("number a version-7 dispatcher's events in the order they were kept (version 8): the feed lists them, and a new one comes after", async () => {
+    const { file, db } = fileAtVersion('dispatch-version-7.db', 'dispatch', DISPATCH_MIGRATIONS.migrations, 7);
+    const insert = db.prepare(`INSERT INTO dispatch_events (id, type, payload, correlation_id, test, created_at, business_id) VALUES (?, 'invoice.paid', ?, 'cor_1', 0, ?, ?)`);
+    insert.run('evt_old_1', '{"id":"evt_old_1"}', T0, 'biz_7');
+    insert.run('evt_other', '{"id":"evt_other"}', T0 + 1, 'biz_8');
+    insert.run('evt_old_2', '{"id":"evt_old_2"}', T0 + 2, 'biz_7');
+    db.close();
+
+    const store = sqliteDispatchStore(file);
+    expect((await store.listEvents!({ business_id: 'biz_7', limit: 10 })).map((event) => [event.id, event.payload])).toEqual([
+      ['evt_old_1', '{"id":"evt_old_1"}'],
+      ['evt_old_2', '{"id":"evt_old_2"}'],
+    ]);
+    const event = createTestEvent('invoice.paid', { business_id: 'biz_7' });
+    await store.insertEvent({ id: event.id, type: event.type, payload: JSON.stringify(event), correlation_id: event.correlation_id, test: false, created_at: T0 - 5 }, []);
+    expect((await store.listEvents!({ business_id: 'biz_7', limit: 10 })).map((row) => row.id)).toEqual(['evt_old_1', 'evt_old_2', event.id]);
+    await store.close();
+    expect(read(file, "SELECT MAX(version) AS version FROM acct_webhook_migrations WHERE component = 'dispatch'")).toEqual([{ version: 8 }]);
   });
 
   it('refuse a file a newer version migrated, when the store is created', () => {
