@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { WebhookRegistration } from '../../src/dispatcher.js';
 import { createTestEvent } from '../../src/testing/index.js';
 import type { Client, Fetched } from './fixtures.js';
-import { PORTAL_BASE, portalSetup, type PortalSetup } from './portal-fixtures.js';
+import { owning, PORTAL_BASE, portalSetup, type PortalSetup } from './portal-fixtures.js';
 
 /*
  * The portal walked as an attacker would: business A, signed in with `manage`, sends every route
@@ -10,35 +9,6 @@ import { PORTAL_BASE, portalSetup, type PortalSetup } from './portal-fixtures.js
  * Each answers 404 — the same page as an id that does not exist — B's objects stay as they were,
  * and no page A can reach carries any of B's markers.
  */
-
-type Dispatcher = PortalSetup['dispatcher'];
-
-/**
- * Registrations owned as the dispatcher records them: the `business_id` (or `scope: 'platform'`)
- * each registration record carries. Kept beside the dispatcher's records here, so that the walk
- * does not depend on how a registration comes to be owned.
- */
-function owning(dispatcher: Dispatcher): (id: string, owner: string) => void {
-  const owners = new Map<string, string>();
-  const webhooks = dispatcher.webhooks;
-  const stamp = (webhook: WebhookRegistration): WebhookRegistration => {
-    const owner = owners.get(webhook.id);
-    if (owner === undefined) return webhook;
-    return { ...webhook, ...(owner === 'platform' ? { business_id: null, scope: 'platform' } : { business_id: owner, scope: 'business' }) };
-  };
-  const { get, list, create } = { get: webhooks.get.bind(webhooks), list: webhooks.list.bind(webhooks), create: webhooks.create.bind(webhooks) };
-  Object.assign(webhooks, {
-    get: async (id: string) => stamp(await get(id)),
-    list: async () => (await list()).map(stamp),
-    create: async (input: Parameters<typeof create>[0] & { business_id?: string }) => {
-      const { business_id, ...rest } = input;
-      const created = await create(rest);
-      if (business_id !== undefined) owners.set(created.id, business_id);
-      return { ...created, ...stamp(created) };
-    },
-  });
-  return (id, owner) => void owners.set(id, owner);
-}
 
 interface Business {
   id: string;
