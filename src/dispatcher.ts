@@ -3,6 +3,7 @@ export { Dispatcher } from './platform/node-dispatcher.js';
 export { RETRY_SCHEDULE } from './dispatcher/schedule.js';
 export { DELIVERY_TIMEOUT_MS } from './dispatcher/dispatcher-defaults.js';
 export { generateSigningKeyPair, type SigningKeyPair } from './signing/standard-webhooks.js';
+export { StoreUnavailableError } from './kernel/store-unavailable.js';
 export { DispatcherError, InvalidUrlError, NotFoundError, RateLimitError, type DispatcherErrorCode, type UrlRefusalReason } from './dispatcher/errors.js';
 export type { DispatcherOptions, DispatcherSettings } from './dispatcher/options.js';
 export type { CreateWebhookInput, EnableWebhookOptions, Registrations, RotateSecretOptions, UpdateWebhookInput } from './dispatcher/registrations.js';

@@ -5,6 +5,7 @@ import { newId } from '../kernel/ids.js';
 import { buildDispatcherParts, type DispatcherParts, type OpenDefaultDispatchStore } from './dispatcher-parts.js';
 import type { Deliveries } from './deliveries.js';
 import { prepareEnvelope, prepareFromParts, prepareTestEvent, resolveRepeat, subscribers, type EmitOptions, type PreparedEvent } from './emit.js';
+import { storeFailure } from '../kernel/store-unavailable.js';
 import { NotFoundError } from './errors.js';
 import { EventFeed } from './events.js';
 import type { DispatcherOptions, DispatcherSettings } from './options.js';
@@ -54,7 +55,8 @@ export class DispatcherCore {
    * Emitting an event id again stores and sends nothing new and returns the stored event.
    *
    * @throws WebhookValidationError (`VALIDATION_ERROR`, `UNKNOWN_EVENT_TYPE`); DispatcherError
-   *   `EVENT_ID_CONFLICT` for a different event under a used id
+   *   `EVENT_ID_CONFLICT` for a different event under a used id; StoreUnavailableError
+   *   (`STORE_UNAVAILABLE`) when the store failed (the database away, a connection ended)
    * @example
    * await dispatcher.emit('invoice.paid', invoice, { business_id: 'biz_4mVt9QeZxK2hRw7L', previous_attributes: { status: 'sent', paid_at: null } });
    */
@@ -65,6 +67,14 @@ export class DispatcherCore {
       typeof typeOrEvent === 'string'
         ? prepareFromParts(typeOrEvent as EventType, object as never, options as EmitOptions<EventType>, this.parts.clock())
         : prepareEnvelope(typeOrEvent);
+    try {
+      return await this.emitPrepared(prepared);
+    } catch (error) {
+      throw storeFailure(error);
+    }
+  }
+
+  private async emitPrepared(prepared: PreparedEvent): Promise<WebhookEvent> {
     const store = await this.usableStore();
     const targets = subscribers(await store.listWebhooks(), prepared.event.type);
     const now = this.parts.clock();

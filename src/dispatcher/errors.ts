@@ -67,3 +67,4 @@ export class RateLimitError extends DispatcherError {
     super('RATE_LIMIT_EXCEEDED', `At most ${details.limit} manual retries per ${details.window}; retry in ${details.retry_after} s`, details);
   }
 }
+

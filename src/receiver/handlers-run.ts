@@ -1,4 +1,5 @@
 import type { WebhookEvent } from '../events/schemas.js';
+import { StoreUnavailableError } from '../kernel/store-unavailable.js';
 import { acknowledged, acknowledgedEvent, failed, type WebhookResponse } from './answers.js';
 import type { HandlerRun } from './context.js';
 import { ReceiverError, WebhookHandlerError } from './errors.js';
@@ -55,6 +56,10 @@ export async function runHandlers(
     return finish(failed(error), inbound, { ...aboutEvent(event), outcome: 'handler_timeout', code: error.code, error });
   }
   const failure = 'error' in result ? result.error : await complete(settings, event, token, run, started);
+  if (failure && !(failure instanceof WebhookHandlerError)) {
+    await store.release(event.id, token).catch(() => false);
+    return finish(failed(failure), inbound, { ...aboutEvent(event), outcome: 'error', code: failure.code, error: failure });
+  }
   if (failure) {
     await store.release(event.id, token).catch(() => false);
     await reportFailure(settings, failure, event, run);
@@ -75,7 +80,7 @@ export async function runHandlers(
  * handlers' effects happened, and acknowledging keeps a retry from repeating them. With atomic
  * effects a failure means nothing was applied, so it is a failure of the delivery.
  */
-async function complete(settings: RunSettings, event: WebhookEvent, token: string, run: HandlerRun, started: number): Promise<WebhookHandlerError | undefined> {
+async function complete(settings: RunSettings, event: WebhookEvent, token: string, run: HandlerRun, started: number): Promise<WebhookHandlerError | ReceiverError | undefined> {
   const { store, clock, logger } = settings;
   const { effects } = run;
   if (effects.length > 0) {
@@ -86,6 +91,8 @@ async function complete(settings: RunSettings, event: WebhookEvent, token: strin
       if (!completed) logger.warn(aboutEvent(event), 'The claim expired while the handlers ran; their atomic effects were not applied');
       return undefined;
     } catch (error) {
+      // The connection broke under the transaction: nothing was applied, and no handler is at fault.
+      if (error instanceof StoreUnavailableError) return new ReceiverError('STORE_UNAVAILABLE', 'The idempotency store is unavailable; retry later', {}, { cause: error });
       return new WebhookHandlerError([error], { event_id: event.id, type: event.type });
     }
   }

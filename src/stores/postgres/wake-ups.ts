@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { WakeUpConnectionChange, WakeUps, WakeUpSubscription } from '../../ports/wake-ups.js';
 import { WAKE_UP_RECONNECT_MAX_MS, WAKE_UP_RECONNECT_MIN_MS } from './postgres-defaults.js';
+import { checkOut } from './check-out.js';
 import type { PostgresPool, PostgresPoolClient } from './pool.js';
 
 /** A pooled connection as pg makes it: an event emitter as well (`pg.PoolClient`). */
@@ -75,7 +76,12 @@ export function postgresWakeUps(pool: PostgresPool, channel: string): WakeUps {
       async function connect(again: boolean): Promise<void> {
         let client: ListeningClient | undefined;
         try {
-          client = (await pool.connect()) as ListeningClient;
+          // Listening from the hand-over on (see checkOut); an error before our handlers are on counts as lost.
+          let early: Error | undefined;
+          const onEarly = (error: Error): void => {
+            early ??= error;
+          };
+          client = (await checkOut(pool, onEarly)) as ListeningClient;
           const mine = client;
           const handlers = {
             notification: (message: { channel: string }) => {
@@ -88,7 +94,9 @@ export function postgresWakeUps(pool: PostgresPool, channel: string): WakeUps {
           client.on('notification', handlers.notification);
           client.on('error', handlers.error);
           client.on('end', handlers.end);
+          client.removeListener('error', onEarly);
           current = client;
+          if (early) throw early;
           await client.query(`LISTEN ${channel}`);
         } catch (error) {
           // Its 'error' event reported it already (and let it go), or close() took it.
