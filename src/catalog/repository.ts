@@ -3,6 +3,7 @@ import { dirname, join } from 'node:path';
 import { catalogDocuments } from './documents.js';
 import { CATALOG_FORMATS, catalogFiles, type CatalogFile } from './files.js';
 import { catalogPageSection } from './page.js';
+import { testVectors } from './test-vectors.js';
 
 /*
  * For this repository's build (`npm run build:catalog`) and its staleness test: the files the
@@ -12,6 +13,8 @@ import { catalogPageSection } from './page.js';
 export const SCHEMAS_DIRECTORY = 'schemas';
 export const CATALOG_PAGE = 'docs/event-catalog.md';
 export const PAGE_START = '<!-- generated from the OpenAPI document by npm run build:catalog: do not edit -->';
+/** The signature test vectors, beside the catalog. */
+export const TEST_VECTORS_FILE = 'test-vectors.json';
 export const PAGE_END = '<!-- end of the generated part -->';
 
 /** Where each format's files go under schemas/: JSON Schema in a directory of its own, beside its $ids. */
@@ -24,9 +27,15 @@ const DIRECTORIES = { openapi: '', asyncapi: '', 'json-schema': 'json-schema' } 
  */
 export function shippedCatalogFiles(version: string): CatalogFile[] {
   const documents = catalogDocuments({ version });
-  return CATALOG_FORMATS.flatMap((format) =>
+  const catalog = CATALOG_FORMATS.flatMap((format) =>
     catalogFiles(documents, format, { compact: true }).map((file) => ({ path: join(SCHEMAS_DIRECTORY, DIRECTORIES[format], file.path), content: file.content })),
   );
+  // One case a line: readable in a diff, and a tenth of the indented size.
+  const vectors = testVectors();
+  const lines = vectors.cases.map((testCase) => `    ${JSON.stringify(testCase)}`).join(',\n');
+  const { cases: _cases, ...head } = vectors;
+  const content = `${JSON.stringify(head, null, 2).replace(/\n}$/, ',\n  "cases": [\n')}${lines}\n  ]\n}\n`;
+  return [...catalog, { path: join(SCHEMAS_DIRECTORY, TEST_VECTORS_FILE), content }];
 }
 
 /** The generated part of the page, markers included. */
