@@ -6,7 +6,8 @@ export { generateSigningKeyPair, type SigningKeyPair } from './signing/standard-
 export { StoreUnavailableError } from './kernel/store-unavailable.js';
 export { DispatcherError, InvalidUrlError, NotFoundError, RateLimitError, type DispatcherErrorCode, type UrlRefusalReason } from './dispatcher/errors.js';
 export type { DispatcherOptions, DispatcherSettings } from './dispatcher/options.js';
-export type { CreateWebhookInput, EnableWebhookOptions, Registrations, RotateSecretOptions, UpdateWebhookInput } from './dispatcher/registrations.js';
+export type { CreateWebhookInput, EnableWebhookOptions, ListWebhooksQuery, Registrations, RotateSecretOptions, UpdateWebhookInput, WebhookPage } from './dispatcher/registrations.js';
+export { DEFAULT_WEBHOOK_PAGE_LIMIT, MAX_WEBHOOK_PAGE_LIMIT } from './dispatcher/registrations.js';
 export type { AlertPayload, WebhookAlert } from './dispatcher/alerts.js';
 export type { MetricsMeter, MetricsOptions } from './metrics/meter.js';
 export type { Deliveries, ManualRetryResult } from './dispatcher/deliveries.js';
@@ -27,6 +28,7 @@ export type {
   EnabledWebhook,
   SigningAlgorithm,
   WebhookScheme,
+  WebhookScope,
   ExportedAttempt,
   WebhookRegistration,
   WebhookStatus,
@@ -56,6 +58,8 @@ export type {
   StoredWebhook,
   WebhookActivity,
   WebhookChanges,
+  WebhookPageQuery,
+  WebhookPageRows,
   WebhookHealth,
 } from './ports/dispatch-store.js';
 export type { FeedCountQuery, FeedEvent, FeedQuery } from './ports/event-feed.js';

@@ -20,7 +20,7 @@ export async function fillDispatchStore(store, attempts) {
     await store.insertWebhook({
       id, url: `https://${id}.example.com/hooks`, events: ['*'], headers: {}, secret: 'whsec_bench', rate_limit: null, created_at: START, updated_at: START,
       status: 'active', failure_streak: 0, failing_since: null, last_failure_at: null, delivered_streak: 0, disabled_at: null, disabled_reason: null,
-      scheme: 'svc', algorithm: 'hmac-sha256', public_key: null, previous_secret: null, previous_secret_expires_at: null,
+      business_id: null, scope: 'platform', scheme: 'svc', algorithm: 'hmac-sha256', public_key: null, previous_secret: null, previous_secret_expires_at: null,
     });
   }
   const deliveries = attempts / ATTEMPTS_PER_DELIVERY;

@@ -69,7 +69,7 @@ export function scopedDispatcher(dispatcher: Dispatcher, businessId: string, lim
   const webhooks = {
     list: ownWebhooks,
     get: ownWebhook,
-    create: (input: CreateWebhookInput) => dispatcher.webhooks.create({ ...input, business_id: businessId } as CreateWebhookInput),
+    create: (input: CreateWebhookInput) => dispatcher.webhooks.create({ ...input, business_id: businessId }),
     update: async (id: string, changes: UpdateWebhookInput) => {
       await ownWebhook(id);
       return dispatcher.webhooks.update(id, changes);

@@ -1,5 +1,6 @@
 import { newId } from '../kernel/ids.js';
 import { resolveLogger, type Logger } from '../logging/logger.js';
+import { LegacyScopeWarning } from './legacy-scope.js';
 import { DispatcherMetrics, type DispatcherSnapshot } from '../metrics/dispatcher-metrics.js';
 import type { DeliveryJob, DispatchStore, Lease, RecordedAttempt } from '../ports/dispatch-store.js';
 import { WakeUpListener } from '../ports/wake-ups.js';
@@ -41,6 +42,7 @@ export interface DispatcherParts {
   wakeUpListener: WakeUpListener;
   webhooks: Registrations;
   deliveries: Deliveries;
+  legacy: LegacyScopeWarning;
 }
 
 /**
@@ -125,14 +127,15 @@ export function buildDispatcherParts(options: DispatcherOptions, openDefaultStor
   });
   // Notifications from emits in other processes wake the worker (PostgreSQL); the poll stays.
   const wakeUpListener = new WakeUpListener(gate.store.wakeUps, () => worker.wake(), logging ? logger : undefined, 'dispatcher');
-  const webhooks = new Registrations({ store: usable, guard, clock, firstWaitMs: (settings.schedule[0] ?? 0) * 1000, wake: () => worker.wake() });
+  const legacy = new LegacyScopeWarning(logger);
+  const webhooks = new Registrations({ store: usable, guard, clock, firstWaitMs: (settings.schedule[0] ?? 0) * 1000, wake: () => worker.wake(), legacy });
   const deliveries = new Deliveries({
     store: usable,
     runner,
     limiter: new SlidingWindowLimiter(settings.manualRetryLimit, clock),
     track: (work) => inFlight.track(work),
   });
-  return { settings, clock, logger, gate, lease, sender, metrics, inFlight, runner, retention, worker, wakeUpListener, webhooks, deliveries };
+  return { settings, clock, logger, gate, lease, sender, metrics, inFlight, runner, retention, worker, wakeUpListener, webhooks, deliveries, legacy };
 }
 
 /** What the metrics' gauges read at a collection. */

@@ -76,7 +76,8 @@ export class DispatcherCore {
 
   private async emitPrepared(prepared: PreparedEvent): Promise<WebhookEvent> {
     const store = await this.usableStore();
-    const targets = subscribers(await store.listWebhooks(), prepared.event.type);
+    const targets = subscribers(await store.webhooksOfBusiness(prepared.event.business_id), prepared.event.type);
+    this.parts.legacy.check(targets);
     const now = this.parts.clock();
     const firstDue = now + (this.settings.schedule[0] ?? 0) * 1000;
     const active = targets.filter((webhook) => webhook.status === 'active');

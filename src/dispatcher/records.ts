@@ -3,7 +3,7 @@ import type { RecordOf } from '../ports/fields.js';
 import type { DeliveryStatus } from '../ports/dispatch-statuses.js';
 import type { WEBHOOK_FIELDS } from '../ports/webhook-fields.js';
 
-export type { AttemptErrorKind, DeliveryStatus, DisabledReason, SigningAlgorithm, WebhookScheme, WebhookStatus } from '../ports/dispatch-statuses.js';
+export type { AttemptErrorKind, DeliveryStatus, DisabledReason, SigningAlgorithm, WebhookScheme, WebhookScope, WebhookStatus } from '../ports/dispatch-statuses.js';
 
 /**
  * A webhook registration as `webhooks.list()` and `webhooks.get()` return it: every field of

@@ -2,7 +2,7 @@ import { validateHeaderName, validateHeaderValue } from 'node:http';
 import { isEventPattern, type EventPattern } from '../events/catalog.js';
 import { DispatcherError } from './errors.js';
 import type { WebhookStatus } from './records.js';
-import { SIGNING_ALGORITHMS, WEBHOOK_SCHEMES, type SigningAlgorithm, type WebhookScheme } from '../ports/dispatch-statuses.js';
+import { SIGNING_ALGORITHMS, WEBHOOK_SCHEMES, type SigningAlgorithm, type WebhookScheme, type WebhookScope } from '../ports/dispatch-statuses.js';
 import { isStandardBase64Secret } from '../signing/standard-webhooks-scheme.js';
 
 /** Headers the dispatcher writes itself, or that would change how the request is framed or read. */
@@ -177,4 +177,37 @@ export function validateGrace(value: unknown): number {
     });
   }
   return value;
+}
+
+/** A registration's owner as stored: the business it belongs to, or none, with its scope. */
+export interface RegistrationOwner {
+  business_id: string | null;
+  scope: WebhookScope;
+}
+
+/** Longest `business_id` a registration takes. */
+export const MAX_BUSINESS_ID_LENGTH = 255;
+
+/**
+ * The owner of `create({ business_id, scope })`: a business (`scope` absent or `'business'`),
+ * every business (`scope: 'platform'`, no `business_id`), or — neither given, as in 1.0 — `all`.
+ */
+export function validateOwner(businessId: unknown, scope: unknown): RegistrationOwner {
+  if (scope !== undefined && scope !== 'business' && scope !== 'platform') {
+    throw new DispatcherError('VALIDATION_ERROR', "scope must be 'business' or 'platform'", { field: 'scope', reason: "must be 'business' or 'platform'" });
+  }
+  if (scope === 'platform') {
+    if (businessId !== undefined && businessId !== null) {
+      throw new DispatcherError('VALIDATION_ERROR', 'A platform-scoped webhook receives every business\'s events: give no business_id', { field: 'business_id', reason: 'must be absent with scope platform' });
+    }
+    return { business_id: null, scope: 'platform' };
+  }
+  if (businessId === undefined && scope === undefined) return { business_id: null, scope: 'all' };
+  if (typeof businessId !== 'string' || businessId.length === 0 || businessId.length > MAX_BUSINESS_ID_LENGTH) {
+    throw new DispatcherError('VALIDATION_ERROR', `business_id must be a non-empty string of at most ${MAX_BUSINESS_ID_LENGTH} characters`, {
+      field: 'business_id',
+      reason: 'must be a non-empty string',
+    });
+  }
+  return { business_id: businessId, scope: 'business' };
 }

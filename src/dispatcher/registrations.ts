@@ -2,16 +2,27 @@ import type { EventPattern } from '../events/catalog.js';
 import { newId } from '../kernel/ids.js';
 import { DispatcherError, NotFoundError } from './errors.js';
 import type { EnabledWebhook, WebhookRegistration, WebhookStatus, WebhookWithSecret } from './records.js';
-import { checkSigning, validateAlgorithm, validateEvents, validateGrace, validateHeaders, validateRateLimit, validateScheme, validateStatus } from './registration-rules.js';
+import type { LegacyScopeWarning } from './legacy-scope.js';
+import { checkSigning, validateOwner, validateAlgorithm, validateEvents, validateGrace, validateHeaders, validateRateLimit, validateScheme, validateStatus } from './registration-rules.js';
 import { issueSecret } from './secret.js';
 import type { SigningAlgorithm, WebhookScheme } from '../ports/dispatch-statuses.js';
-import type { DispatchStore, StoreAccess, StoredWebhook, WebhookChanges } from '../ports/dispatch-store.js';
+import type { DispatchStore, StoreAccess, StoredWebhook, WebhookActivity, WebhookChanges, WebhookPageQuery } from '../ports/dispatch-store.js';
 import { HEALTHY, healthOfStatus } from './webhook-health.js';
 import type { UrlGuard } from './url-guard.js';
 import { toRegistration } from './views.js';
 
-/** What `dispatcher.webhooks.create()` takes: the receiver's URL, the events, optional custom headers. */
+/** What `dispatcher.webhooks.create()` takes: the business, the receiver's URL, the events, optional custom headers. */
 export interface CreateWebhookInput {
+  /**
+   * The business whose events it receives (an event's `business_id`); only those. Without it and
+   * without `scope` the webhook receives every business's events, as in 1.0, with a warning.
+   */
+  business_id?: string;
+  /**
+   * `'platform'`: every business's events (an operator's audit sink), without `business_id`.
+   * `'business'` (implied by `business_id`): its own business's only.
+   */
+  scope?: 'business' | 'platform';
   /** https URL of the receiver (plain http to localhost only with `allowInsecureUrls`). */
   url: string;
   /** Event types or patterns: `invoice.paid`, `invoice.*`, `*`. */
@@ -69,6 +80,31 @@ export interface RegistrationsOptions {
   firstWaitMs: number;
   /** Tells the worker that deliveries may be due (after enable). */
   wake: () => void;
+  /** Warns once about a registration without an owner. */
+  legacy: LegacyScopeWarning;
+}
+
+/** How many registrations a page of `webhooks.list(query)` has when `limit` is not given. @default 100 */
+export const DEFAULT_WEBHOOK_PAGE_LIMIT = 100;
+/** The most registrations one page of `webhooks.list(query)` has. @default 1000 */
+export const MAX_WEBHOOK_PAGE_LIMIT = 1000;
+
+/** What `webhooks.list(query)` takes: every criterion given must hold. */
+export interface ListWebhooksQuery {
+  /** The registrations of this business (not the platform-wide ones). */
+  business_id?: string;
+  status?: WebhookStatus;
+  /** @default DEFAULT_WEBHOOK_PAGE_LIMIT (at most MAX_WEBHOOK_PAGE_LIMIT) */
+  limit?: number;
+  /** `next_cursor` of the page before; absent for the first page. */
+  cursor?: string;
+}
+
+/** One page of `webhooks.list(query)`, in the order the registrations were created. */
+export interface WebhookPage {
+  data: WebhookRegistration[];
+  /** Pass as `cursor` for the next page; `null` after the last. Registrations added meanwhile come on later pages. */
+  next_cursor: string | null;
 }
 
 /** `dispatcher.webhooks`: the registrations, as the platform's webhook management endpoints. */
@@ -93,11 +129,13 @@ export class Registrations {
     const scheme = fields.scheme === undefined ? 'svc' : validateScheme(fields.scheme);
     const algorithm = fields.algorithm === undefined ? 'hmac-sha256' : validateAlgorithm(fields.algorithm);
     checkSigning(scheme, algorithm);
+    const owner = validateOwner(fields.business_id, fields.scope);
     const issued = issueSecret(algorithm);
     const store = await this.options.store();
     const now = this.options.clock();
     const webhook: StoredWebhook = {
       id: newId('wh'),
+      ...owner,
       url,
       events,
       headers,
@@ -114,14 +152,31 @@ export class Registrations {
       updated_at: now,
     };
     await store.insertWebhook(webhook);
+    this.options.legacy.check([webhook]);
     return { ...toRegistration(webhook), secret: issued.receiver };
   }
 
-  /** Every registration, oldest first (without secrets), with its health and what it is doing now. */
-  async list(): Promise<WebhookRegistration[]> {
+  /**
+   * Without a query: every registration, oldest first (without secrets), with its health and
+   * what it is doing now, as in 1.0 (it reads them all; page with a query when there are many).
+   * With a query: one page, in the order they were created, and the cursor of the next.
+   *
+   * @example
+   * const page = await dispatcher.webhooks.list({ business_id: 'biz_4mVt9QeZxK2hRw7L', limit: 50 });
+   * const more = page.next_cursor ? await dispatcher.webhooks.list({ business_id: 'biz_4mVt9QeZxK2hRw7L', limit: 50, cursor: page.next_cursor }) : undefined;
+   */
+  async list(): Promise<WebhookRegistration[]>;
+  async list(query: ListWebhooksQuery): Promise<WebhookPage>;
+  async list(query?: ListWebhooksQuery): Promise<WebhookRegistration[] | WebhookPage> {
     const store = await this.options.store();
-    const [webhooks, activity] = await Promise.all([store.listWebhooks(), store.webhookActivity(this.options.clock())]);
-    return webhooks.map((webhook) => toRegistration(webhook, activity.get(webhook.id)));
+    if (query === undefined) {
+      const [webhooks, activity] = await Promise.all([store.listWebhooks(), store.webhookActivity(this.options.clock())]);
+      return webhooks.map((webhook) => toRegistration(webhook, activity.get(webhook.id)));
+    }
+    const valid = pageQuery(query);
+    const page = await store.pageWebhooks(valid);
+    const activity: Map<string, WebhookActivity> = page.webhooks.length === 0 ? new Map<string, WebhookActivity>() : await store.webhookActivity(this.options.clock());
+    return { data: page.webhooks.map((webhook) => toRegistration(webhook, activity.get(webhook.id))), next_cursor: page.next === null ? null : encodeCursor(page.next) };
   }
 
   /** @throws NotFoundError */
@@ -169,6 +224,7 @@ export class Registrations {
     if (fields.headers !== undefined) valid.headers = validateHeaders(fields.headers);
     if (fields.rate_limit !== undefined) valid.rate_limit = validateRateLimit(fields.rate_limit);
     if (fields.scheme !== undefined || fields.algorithm !== undefined) Object.assign(valid, await this.signingChange(id, fields.scheme, fields.algorithm));
+    if (fields.business_id !== undefined || fields.scope !== undefined) Object.assign(valid, validateOwner(fields.business_id, fields.scope));
     if (fields.status !== undefined) Object.assign(valid, await this.statusChange(id, validateStatus(fields.status)));
     const store = await this.options.store();
     const updated = await this.change(id, valid);
@@ -252,6 +308,33 @@ export class Registrations {
     if (!updated) throw new NotFoundError('webhook', id);
     return updated;
   }
+}
+
+function pageQuery(query: ListWebhooksQuery): WebhookPageQuery {
+  const given = inputObject(query as object) as Partial<Record<keyof ListWebhooksQuery, unknown>>;
+  for (const key of Object.keys(given)) {
+    if (!['business_id', 'status', 'limit', 'cursor'].includes(key)) throw new DispatcherError('VALIDATION_ERROR', `Unknown option "${key}"`, { field: key, reason: 'is not an option' });
+  }
+  const limit = given.limit ?? DEFAULT_WEBHOOK_PAGE_LIMIT;
+  if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > MAX_WEBHOOK_PAGE_LIMIT) {
+    throw new DispatcherError('VALIDATION_ERROR', `limit must be a whole number from 1 to ${MAX_WEBHOOK_PAGE_LIMIT}`, { field: 'limit', reason: `must be 1–${MAX_WEBHOOK_PAGE_LIMIT}` });
+  }
+  const valid: WebhookPageQuery = { after: given.cursor === undefined ? 0 : decodeCursor(given.cursor), limit };
+  if (given.business_id !== undefined) valid.business_id = validateOwner(given.business_id, undefined).business_id as string;
+  if (given.status !== undefined) valid.status = validateStatus(given.status);
+  return valid;
+}
+
+const CURSOR_PREFIX = 'whc_';
+
+function encodeCursor(position: number): string {
+  return CURSOR_PREFIX + Buffer.from(String(position)).toString('base64url');
+}
+
+function decodeCursor(cursor: unknown): number {
+  const position = typeof cursor === 'string' && cursor.startsWith(CURSOR_PREFIX) ? Number(Buffer.from(cursor.slice(CURSOR_PREFIX.length), 'base64url').toString()) : Number.NaN;
+  if (!Number.isSafeInteger(position) || position < 0) throw new DispatcherError('VALIDATION_ERROR', 'cursor is not a cursor of webhooks.list', { field: 'cursor', reason: 'not a next_cursor of webhooks.list' });
+  return position;
 }
 
 function inputObject<T extends object>(input: T): Partial<Record<keyof CreateWebhookInput, unknown>> {

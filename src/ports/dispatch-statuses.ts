@@ -16,6 +16,14 @@ export const WEBHOOK_SCHEMES: readonly WebhookScheme[] = ['svc', 'standard-webho
 /** Every signing algorithm, the default first. */
 export const SIGNING_ALGORITHMS: readonly SigningAlgorithm[] = ['hmac-sha256', 'ed25519'];
 
+/**
+ * Whose events a registration receives: `business`, the events of its own `business_id` only;
+ * `platform`, every business's events (an operator's audit sink, created with `scope: 'platform'`);
+ * `all`, a registration made without either (as in 1.0, or carried over from a 1.0 database): it
+ * receives every business's events like `platform`, with a warning, until it is given an owner.
+ */
+export type WebhookScope = 'business' | 'platform' | 'all';
+
 /** Why a registration is disabled: `manual` (`update`), `failing` (a stretch of continuous failure, by the dispatcher). */
 export type DisabledReason = 'manual' | 'failing';
 

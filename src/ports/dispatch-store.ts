@@ -1,6 +1,6 @@
 import type { EventType } from '../events/catalog.js';
 import type { DELIVERY_STATE_FIELDS, StoredAttempt, StoredDelivery } from './delivery-fields.js';
-import type { DeliveryStatus } from './dispatch-statuses.js';
+import type { DeliveryStatus, WebhookStatus } from './dispatch-statuses.js';
 import type { WakeUps } from './wake-ups.js';
 import type { BusinessErasure } from './retention.js';
 import type { FeedCountQuery, FeedEvent, FeedQuery } from './event-feed.js';
@@ -21,6 +21,23 @@ import type { StoredWebhook, WebhookHealth } from './webhook-fields.js';
 
 /** The fields of a registration to change; the others stay. */
 export type WebhookChanges = Partial<Omit<StoredWebhook, 'id' | 'created_at' | 'updated_at'>>;
+
+/** Which registrations `pageWebhooks` returns; every criterion given must hold. */
+export interface WebhookPageQuery {
+  /** Of this business only (its own registrations, not the platform-wide ones). */
+  business_id?: string;
+  status?: WebhookStatus;
+  /** The position after which the page starts (0 for the first page). */
+  after: number;
+  limit: number;
+}
+
+/** One page of registrations and the position of the next one. */
+export interface WebhookPageRows {
+  webhooks: StoredWebhook[];
+  /** The position to pass as `after` for the next page; `null` when this one is the last. */
+  next: number | null;
+}
 
 /** What a registration is doing now, counted by the store. */
 export interface WebhookActivity {
@@ -217,6 +234,17 @@ export interface DispatchStore {
   getWebhook(id: string): Promise<StoredWebhook | undefined>;
   /** All registrations that are not deleted, oldest first. */
   listWebhooks(): Promise<StoredWebhook[]>;
+  /**
+   * The registrations (not deleted) an event of `businessId` goes to, oldest first: the
+   * business's own and those of scope `platform` or `all`. An indexed lookup: its cost depends on
+   * how many it returns, not on how many registrations exist.
+   */
+  webhooksOfBusiness(businessId: string): Promise<StoredWebhook[]>;
+  /**
+   * A page of registrations (not deleted) in the order they were inserted, after position
+   * `after` (0 for the start); `next` is the position to continue from, `null` after the last.
+   */
+  pageWebhooks(query: WebhookPageQuery): Promise<WebhookPageRows>;
   /** Changes a registration; a new status applies to its pending deliveries in the same transaction. */
   updateWebhook(id: string, changes: WebhookChanges, now: number): Promise<StoredWebhook | undefined>;
   /**

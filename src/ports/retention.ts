@@ -21,6 +21,11 @@ export interface BusinessErasure {
   attempts: number;
   /** Deliveries still retrying that were ended (`finally_failed`): nothing is left to send. */
   deliveriesEnded: number;
+  /**
+   * Registrations of the business (`business_id`) deleted, their secrets and custom header values
+   * removed (header names stay, values become `PAYLOAD_REMOVED`). Platform-wide ones stay.
+   */
+  webhooks: number;
 }
 
 /** True for a payload or response body that was removed. */

@@ -1,5 +1,5 @@
 import type { EventPattern } from '../events/catalog.js';
-import type { DisabledReason, SigningAlgorithm, WebhookScheme, WebhookStatus } from './dispatch-statuses.js';
+import type { DisabledReason, SigningAlgorithm, WebhookScheme, WebhookScope, WebhookStatus } from './dispatch-statuses.js';
 import { integer, json, number, time, value, type RecordOf, type StoredOf } from './fields.js';
 
 /*
@@ -10,6 +10,10 @@ import { integer, json, number, time, value, type RecordOf, type StoredOf } from
 export const WEBHOOK_FIELDS = {
   /** `wh_…` */
   id: value<string>(),
+  /** The business whose events it receives; `null` for `platform` and `all` scope. */
+  business_id: value<string | null>(),
+  /** `business` (its own business's events), `platform` (every business's), `all` (1.0's registration without an owner: every business's). */
+  scope: value<WebhookScope>(),
   url: value<string>(),
   /** Event types and patterns (`invoice.*`, `*`), as registered. */
   events: json<EventPattern[]>(),
@@ -56,6 +60,8 @@ export type StoredWebhook = StoredOf<typeof WEBHOOK_FIELDS>;
 /** How the dashboard names each field of the public record that it shows as it is. */
 export const WEBHOOK_LABELS: { readonly [K in keyof RecordOf<typeof WEBHOOK_FIELDS>]: string } = {
   id: 'Id',
+  business_id: 'Business',
+  scope: 'Scope',
   url: 'URL',
   events: 'Events',
   headers: 'Custom headers',

@@ -138,6 +138,7 @@ async function start(valid: ValidSandboxOptions, db: ReturnType<typeof openConne
   webhooks = new WebhookRegistry({
     db,
     dispatcher,
+    businessId: account.business.id,
     ids,
     clock,
     defaultFaults: valid.faults,

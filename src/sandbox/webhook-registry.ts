@@ -65,6 +65,8 @@ interface Row {
 export interface WebhookRegistryOptions {
   db: SqliteConnection;
   dispatcher: Dispatcher;
+  /** The account's business: its registrations receive its events only. */
+  businessId: string;
   ids: IdFactory;
   clock: SandboxClock;
   /** Faults of a new registration (the CLI's --fault). */
@@ -105,7 +107,7 @@ export class WebhookRegistry {
   async create(url: string, events: EventPattern[], signing: { scheme?: WebhookScheme | undefined; algorithm?: SigningAlgorithm | undefined } = {}): Promise<SandboxWebhook & { secret: string }> {
     const { dispatcher, db, ids, clock } = this.options;
     const created = await asValidation(
-      () => dispatcher.webhooks.create({ url, events, ...(signing.scheme === undefined ? {} : { scheme: signing.scheme }), ...(signing.algorithm === undefined ? {} : { algorithm: signing.algorithm }) }),
+      () => dispatcher.webhooks.create({ business_id: this.options.businessId, url, events, ...(signing.scheme === undefined ? {} : { scheme: signing.scheme }), ...(signing.algorithm === undefined ? {} : { algorithm: signing.algorithm }) }),
       url,
     );
     await dispatcher.webhooks.update(created.id, this.proxyTarget(created.id));

@@ -34,6 +34,8 @@ export async function seed(storage: DispatchStore, { webhooks, events, url, now 
 export function webhook(id: string, overrides: Partial<StoredWebhook> = {}): StoredWebhook {
   return {
     id,
+    business_id: null,
+    scope: 'all',
     url: 'https://receiver.example/hook',
     events: ['invoice.*'],
     headers: {},
@@ -125,6 +127,34 @@ export function describeDispatchStore(test: ContractTestApi, name: string, creat
         expect(await storage.updateWebhook('wh_b', { status: 'active' }, NOW + 11)).toBeUndefined();
         expect((await storage.listWebhooks()).map((w) => w.id)).toEqual(['wh_a']);
         expect(await storage.getDelivery('dlv_1')).toMatchObject({ status: 'finally_failed', next_attempt_at: null, lease_owner: null, updated_at: NOW + 9 });
+      });
+      it("finds an event's registrations by its business: its own, and those of platform or no owner; never another business's or a deleted one", async () => {
+        const storage = await (await create()).open();
+        await storage.insertWebhook(webhook('wh_a1', { business_id: 'biz_a', scope: 'business' }));
+        await storage.insertWebhook(webhook('wh_b1', { business_id: 'biz_b', scope: 'business', created_at: NOW + 1 }));
+        await storage.insertWebhook(webhook('wh_p', { scope: 'platform', created_at: NOW + 2 }));
+        await storage.insertWebhook(webhook('wh_all', { created_at: NOW + 3 }));
+        await storage.insertWebhook(webhook('wh_a2', { business_id: 'biz_a', scope: 'business', created_at: NOW + 4 }));
+        await storage.insertWebhook(webhook('wh_a3', { business_id: 'biz_a', scope: 'business', created_at: NOW + 5 }));
+        await storage.deleteWebhook('wh_a3', NOW + 6);
+        expect((await storage.webhooksOfBusiness('biz_a')).map((w) => w.id)).toEqual(['wh_a1', 'wh_p', 'wh_all', 'wh_a2']);
+        expect((await storage.webhooksOfBusiness('biz_b')).map((w) => w.id)).toEqual(['wh_b1', 'wh_p', 'wh_all']);
+        expect((await storage.webhooksOfBusiness('biz_none')).map((w) => w.id)).toEqual(['wh_p', 'wh_all']);
+        expect((await storage.webhooksOfBusiness('biz_a'))[0]).toEqual(webhook('wh_a1', { business_id: 'biz_a', scope: 'business' }));
+      });
+
+      it('pages registrations in insertion order by business and status; a page boundary holds while more are added', async () => {
+        const storage = await (await create()).open();
+        for (let i = 0; i < 5; i++) await storage.insertWebhook(webhook(`wh_${i}`, { business_id: i % 2 === 0 ? 'biz_a' : 'biz_b', scope: 'business', status: i === 4 ? 'disabled' : 'active' }));
+        const first = await storage.pageWebhooks({ business_id: 'biz_a', after: 0, limit: 2 });
+        expect(first.webhooks.map((w) => w.id)).toEqual(['wh_0', 'wh_2']);
+        expect(first.next).not.toBeNull();
+        await storage.insertWebhook(webhook('wh_5', { business_id: 'biz_a', scope: 'business' }));
+        const second = await storage.pageWebhooks({ business_id: 'biz_a', after: first.next!, limit: 2 });
+        expect(second.webhooks.map((w) => w.id)).toEqual(['wh_4', 'wh_5']);
+        expect(second.next).toBeNull();
+        expect((await storage.pageWebhooks({ business_id: 'biz_a', status: 'active', after: 0, limit: 10 })).webhooks.map((w) => w.id)).toEqual(['wh_0', 'wh_2', 'wh_5']);
+        expect((await storage.pageWebhooks({ after: 0, limit: 10 })).webhooks).toHaveLength(6);
       });
     });
 

@@ -107,13 +107,13 @@ export function describeDeliveryRetention(test: ContractTestApi, name: string, c
       await deliveryAt(storage, 'y', NOW + 1, 'retrying', 'biz_gone');
       await deliveryAt(storage, 'z', NOW + 2, 'delivered', 'biz_kept');
 
-      expect(await storage.eraseBusiness('biz_gone', NOW + 5)).toEqual({ events: 2, attempts: 2, deliveriesEnded: 1 });
+      expect(await storage.eraseBusiness('biz_gone', NOW + 5)).toEqual({ events: 2, attempts: 2, deliveriesEnded: 1, webhooks: 0 });
       for (const id of ['x', 'y']) expect((await storage.listAttempts(`dlv_${id}`))[0]).toMatchObject({ request_payload: PAYLOAD_REMOVED, response_body: PAYLOAD_REMOVED });
       expect(await storage.getDelivery('dlv_y')).toMatchObject({ status: 'finally_failed', next_attempt_at: null, updated_at: NOW + 5 });
       expect(await storage.claimDue({ now: NOW + 100 * MINUTE, limit: 10, lease: { owner: 'w2', until: NOW + 200 * MINUTE } })).toEqual([]);
       expect((await storage.listAttempts('dlv_z'))[0]).toMatchObject({ response_body: 'answer for z' });
       expect((await storage.listAttempts('dlv_z'))[0]).not.toMatchObject({ request_payload: PAYLOAD_REMOVED });
-      expect(await storage.eraseBusiness('biz_gone', NOW + 6)).toEqual({ events: 0, attempts: 0, deliveriesEnded: 0 });
+      expect(await storage.eraseBusiness('biz_gone', NOW + 6)).toEqual({ events: 0, attempts: 0, deliveriesEnded: 0, webhooks: 0 });
     });
   });
 }

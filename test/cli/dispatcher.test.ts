@@ -204,6 +204,7 @@ describe.sequential('acct-webhook dispatcher on a SQLite file', () => {
       events: 0,
       attempts: 0,
       deliveriesEnded: 0,
+      webhooks: 0,
     });
     const run = await dispatcher(['deliveries', 'erase', '--business', 'biz_4mVt9QeZxK2hRw7L']);
     expect(run.exitCode).toBe(0);

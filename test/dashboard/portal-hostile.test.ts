@@ -104,13 +104,13 @@ describe.each(ADAPTERS)('the portal, $name', (adapter) => {
       const link = new URL(createPortalLink({ key: PORTAL_KEY, business_id: 'biz_a', baseUrl: `${url}${PORTAL_BASE}` }));
       expect((await client.get(`${link.pathname}${link.search}`)).status).toBe(200);
       const list = dispatcher.webhooks.list.bind(dispatcher.webhooks);
-      dispatcher.webhooks.list = () => Promise.reject(new Error('the store is down'));
+      Object.assign(dispatcher.webhooks, { list: () => Promise.reject(new Error('the store is down')) });
       const failed = await client.get(`${PORTAL_BASE}/webhooks?secret=not-for-the-log`);
       expect(failed.status).toBe(500);
       expect(lines).toHaveLength(1);
       expect(lines[0]).toMatchObject({ message: 'portal request failed', fields: { path: `${PORTAL_BASE}/webhooks` } });
       expect(JSON.stringify(lines[0]!.fields)).not.toContain('not-for-the-log');
-      dispatcher.webhooks.list = list;
+      Object.assign(dispatcher.webhooks, { list });
       expect((await client.get(`${PORTAL_BASE}/webhooks`)).status).toBe(200);
     });
   });

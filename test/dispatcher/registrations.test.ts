@@ -21,9 +21,11 @@ async function failure(promise: Promise<unknown>): Promise<DispatcherError> {
 describe('webhooks.create', () => {
   it('returns the registration with a wh_ id, status active, created_at from the clock and a whsec_ secret', async () => {
     const { dispatcher, clock } = clockedDispatcher();
-    const webhook = await dispatcher.webhooks.create({ url: URL_, events: ['invoice.paid', 'customer.*'] });
+    const webhook = await dispatcher.webhooks.create({ business_id: 'biz_1', url: URL_, events: ['invoice.paid', 'customer.*'] });
     expect(webhook).toEqual({
       id: expect.stringMatching(/^wh_[\w-]{22}$/) as string,
+      business_id: 'biz_1',
+      scope: 'business',
       url: URL_,
       events: ['invoice.paid', 'customer.*'],
       headers: {},

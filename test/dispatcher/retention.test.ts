@@ -83,13 +83,13 @@ describe('the delivery log retention of a Dispatcher', () => {
       const kept = await dispatcher.emit('customer.created', createTestEvent('customer.created').data.object, { business_id: BUSINESS_ID });
       expect(await dispatcher.runDue()).toBe(2);
 
-      expect(await dispatcher.eraseBusiness('biz_erased00000000')).toEqual({ events: 1, attempts: 1, deliveriesEnded: 0 });
+      expect(await dispatcher.eraseBusiness('biz_erased00000000')).toEqual({ events: 1, attempts: 1, deliveriesEnded: 0, webhooks: 0 });
       const [erased] = await dispatcher.deliveries.list({ event_id: gone.id });
       expect((await dispatcher.deliveries.get(erased!.id)).attempts[0]).toMatchObject({ request_payload: PAYLOAD_REMOVED, response_body: PAYLOAD_REMOVED });
       const [untouched] = await dispatcher.deliveries.list({ event_id: kept.id });
       expect((await dispatcher.deliveries.get(untouched!.id)).attempts[0]).toMatchObject({ response_body: 'private answer' });
       const line = logger.lines.find((entry) => entry.message === 'Erased the stored payloads of a business');
-      expect(line?.fields).toEqual({ businessId: 'biz_erased00000000', events: 1, attempts: 1, deliveriesEnded: 0 });
+      expect(line?.fields).toEqual({ businessId: 'biz_erased00000000', events: 1, attempts: 1, deliveriesEnded: 0, webhooks: 0 });
       expect(JSON.stringify(logger.lines)).not.toContain('private answer');
     });
   });

@@ -27,9 +27,9 @@ export function portalLinkCommand(context: CommandContext): Command {
     .requiredOption('--business <id>', 'the business the link opens the portal for', nonEmpty('--business'))
     .requiredOption('--base-url <url>', 'where the portal is mounted, as the browser reaches it', httpUrl('--base-url'))
     .option('--expires <duration>', `how long the link opens the portal: 15m, 1h, 2d (default: ${DEFAULT_PORTAL_LINK_EXPIRES_MS / 3_600_000}h, at most 7d)`, duration('--expires', MAX_PORTAL_LINK_EXPIRES_MS))
-    .option('--access <access>', 'manage (the default) or read (every action refused)', oneOf('--access', ['manage', 'read'] as const), 'manage')
+    .option('--access <access>', 'manage, or read: every action refused (default: manage)', oneOf('--access', ['manage', 'read'] as const), 'manage')
     .option('--key <key>', `the portal's key (default: ${PORTAL_KEY_ENV})`)
-    .addHelpText('after', examples([`${PORTAL_KEY_ENV}=… acct-webhook dashboard portal-link --business biz_123 --expires 1h --base-url https://app.example.com/settings/webhooks/portal`, 'a link for one hour']))
+    .addHelpText('after', examples([`acct-webhook dashboard portal-link --business biz_123 --expires 1h --base-url https://app.example.com/settings/webhooks/portal`, `a link for one hour, the key in ${PORTAL_KEY_ENV}`]))
     .action((options: PortalLinkCommandOptions) => {
       const key = options.key ?? context.io.env[PORTAL_KEY_ENV];
       if (key === undefined || key === '') throw new CliError('INVALID_OPTION', `No portal key: set ${PORTAL_KEY_ENV} or pass --key`, { option: '--key', env: PORTAL_KEY_ENV });

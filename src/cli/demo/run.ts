@@ -81,7 +81,7 @@ async function demonstrate(context: CommandContext, options: DemoOptions, workdi
   });
   cleanup.push(() => dispatcher.close());
   const url = serverUrl(DEMO_HOST, server.port, DEMO_PATH);
-  const webhook = await dispatcher.webhooks.create({ url, events: ['*'] });
+  const webhook = await dispatcher.webhooks.create({ business_id: SAMPLE_BUSINESS_ID, url, events: ['*'] });
 
   const flaky = flakyTypes();
   const tally = { handled: 0, duplicates: 0 };

@@ -46,6 +46,8 @@ function addCommand(context: CommandContext): Command {
     .summary('register a webhook; prints its secret (once)')
     .description('Registers a receiver URL for some events and prints the new whsec_… secret the receiver verifies with. The secret is shown here and by rotate-secret only.')
     .requiredOption('--url <url>', 'the receiver: https://…, or http://localhost… with --allow-insecure-urls')
+    .option('--business <id>', "the business whose events it receives (only those); without it and without --platform it receives every business's events, with a warning")
+    .option('--platform', "receive every business's events on purpose (an operator's audit sink)")
     .option('--events <list>', `event types and patterns, comma-separated (default: ${DEFAULT_WEBHOOK_EVENTS}, all)`, DEFAULT_WEBHOOK_EVENTS)
     .option('--header <name: value>', 'a custom header sent with every delivery (repeatable)', collect)
     .option('--status <status>', `${WEBHOOK_STATUSES.join(' or ')} (default: active)`, oneOf('--status', WEBHOOK_STATUSES))
@@ -55,16 +57,18 @@ function addCommand(context: CommandContext): Command {
     .addHelpText(
       'after',
       examples(
-        ['acct-webhook dispatcher webhooks add --url https://erp.example.at/webhooks --events \'invoice.*,payment.*\' --header \'x-api-key: …\'', 'invoices and payments to your ERP'],
+        ['acct-webhook dispatcher webhooks add --business biz_4mVt9QeZxK2hRw7L --url https://erp.example.at/webhooks --events \'invoice.*,payment.*\' --header \'x-api-key: …\'', "one business's invoices and payments to its ERP"],
         ['acct-webhook dispatcher webhooks add --url https://erp.example.at/webhooks --scheme standard-webhooks --algorithm ed25519', 'Standard Webhooks v1a: the receiver verifies with the printed whpk_ key'],
       ),
     )
-    .action(async function (this: Command, options: WebhookFields & { url: string; events: string }) {
+    .action(async function (this: Command, options: WebhookFields & { url: string; events: string; business?: string; platform?: boolean }) {
       const { parseEventList } = await import('../event-types.js');
       const events = parseEventList(options.events);
       const headers = parseHeaders(options.header ?? []);
       const created = await withDispatcher(this, { create: true }, (dispatcher) =>
         dispatcher.webhooks.create({
+          ...(options.business === undefined ? {} : { business_id: options.business }),
+          ...(options.platform ? { scope: 'platform' as const } : {}),
           url: options.url,
           events,
           headers,
@@ -78,6 +82,7 @@ function addCommand(context: CommandContext): Command {
       });
       if (options.json) return context.output.json({ ...publicView(created), secret: created.secret });
       context.output.line(`Registered ${created.id} → ${created.url}`);
+      context.output.line(`  business: ${created.business_id ?? (created.scope === 'platform' ? "every business's events (platform scope)" : "every business's events (no --business given)")}`);
       const signing = created.scheme === 'svc' && created.algorithm === 'hmac-sha256' ? '' : `; scheme: ${created.scheme}; algorithm: ${created.algorithm}`;
       context.output.line(`  events: ${created.events.join(', ')}; status: ${created.status}${signing}`);
       if (created.public_key !== null) {

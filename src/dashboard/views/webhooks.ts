@@ -78,7 +78,7 @@ async function listPage(context: RouteContext): Promise<DashboardResponse> {
   const rows = webhooks.map((webhook) => {
     const stats = health.stats?.get(webhook.id);
     return html`<tr>
-<td><a href="${base}/webhooks/${encodeURIComponent(webhook.id)}">${webhook.url}</a><br><span class="muted mono">${webhook.id}</span><br><span class="muted">signed: ${signingOf(webhook)}</span></td>
+<td><a href="${base}/webhooks/${encodeURIComponent(webhook.id)}">${webhook.url}</a><br><span class="muted mono">${webhook.id}</span><br><span class="muted">signed: ${signingOf(webhook)}</span><br>${ownerOf(webhook)}</td>
 <td>${webhook.events.join(', ')}</td>
 <td>${statusBadge(webhook.status)}</td>
 <td>${healthOf(webhook)}${disableCountdown(webhook, disableAfterMs, context.now)}</td>
@@ -174,9 +174,19 @@ interface FormValues {
   headers: string;
   scheme: string;
   algorithm: string;
+  /** The owner: a business id, or empty with `platform` checked for every business's events. */
+  business_id: string;
+  platform: boolean;
 }
 
-const emptyForm = (): FormValues => ({ url: '', events: [], headers: '', scheme: 'svc', algorithm: 'hmac-sha256' });
+const emptyForm = (): FormValues => ({ url: '', events: [], headers: '', scheme: 'svc', algorithm: 'hmac-sha256', business_id: '', platform: false });
+
+/** Whose events a registration receives, marked when it has no owner (the 1.0 kind). */
+function ownerOf(webhook: WebhookRegistration): Html {
+  if (webhook.scope === 'business') return html`<span class="muted">business <span class="mono">${webhook.business_id ?? ''}</span></span>`;
+  if (webhook.scope === 'platform') return html`<span class="muted">every business (platform scope)</span>`;
+  return html`<strong class="warning">every business — no owner: give it a business, or platform scope</strong>`;
+}
 
 /** Rotating: a new secret, with a grace during which the old one still signs. */
 function rotateForm(context: PageContext, id: string): Content {
@@ -191,7 +201,7 @@ function choice(name: string, label: string, options: readonly string[], names: 
 }
 
 /** A registration's form: its custom header values are never rendered (they often hold a receiver's key), only kept. */
-const formOf = (webhook: WebhookRegistration): FormValues => ({ url: webhook.url, events: webhook.events, headers: '', scheme: webhook.scheme, algorithm: webhook.algorithm });
+const formOf = (webhook: WebhookRegistration): FormValues => ({ url: webhook.url, events: webhook.events, headers: '', scheme: webhook.scheme, algorithm: webhook.algorithm, business_id: webhook.business_id ?? '', platform: webhook.scope === 'platform' });
 
 /** The names of the custom headers; their values are never shown, as in the CLI. */
 function headerNames(webhook: WebhookRegistration): Content {
@@ -226,6 +236,9 @@ function registrationForm(context: PageContext, action: string, values: FormValu
   return html`<form class="stack" method="post" action="${context.base}${action}">${csrfField(context)}
 <label>Receiver URL (https; plain http only to localhost when the dispatcher allows it)
 <input type="url" name="url" required value="${values.url}" size="60" autocomplete="off"></label>
+${action === '/webhooks' && context.portal === undefined ? html`<label>Business id (it receives this business's events only)
+<input type="text" name="business_id" value="${values.business_id}" size="40" autocomplete="off"></label>
+<label class="inline"><input type="checkbox" name="platform" value="1"${values.platform ? html` checked` : ''}> Every business's events (platform scope, leave the business empty)</label>` : ''}
 ${eventChoices(values.events, context.portal !== undefined)}
 <label><span>Custom headers, one per line as <code>Name: value</code> (sent with every delivery).${keep}</span>
 <textarea name="headers" rows="3" cols="60" spellcheck="false" autocomplete="off">${values.headers}</textarea></label>
@@ -243,6 +256,8 @@ function formValues(form: URLSearchParams): FormValues {
     headers: form.get('headers') ?? '',
     scheme: form.get('scheme') ?? 'svc',
     algorithm: form.get('algorithm') ?? 'hmac-sha256',
+    business_id: form.get('business_id')?.trim() ?? '',
+    platform: form.get('platform') === '1',
   };
 }
 
@@ -277,6 +292,8 @@ async function create(context: RouteContext): Promise<DashboardResponse> {
   let created;
   try {
     created = await dispatcherOf(context).webhooks.create({
+      ...(values.business_id === '' ? {} : { business_id: values.business_id }),
+      ...(values.platform ? { scope: 'platform' as const } : {}),
       url: values.url,
       events: values.events as never,
       headers: parseHeaders(values.headers),

@@ -156,5 +156,14 @@ export const DISPATCH_MIGRATIONS: MigrationSet = {
     SELECT setval(pg_get_serial_sequence('dispatch_events', 'seq'), COALESCE((SELECT max(seq) FROM dispatch_events), 0) + 1, false);
     CREATE INDEX dispatch_events_feed ON dispatch_events (business_id, seq);
     `,
+    // 9: a registration belongs to a business (as SQLite's version 9); existing ones become scope
+    // 'all' (every business's events, as before).
+    `
+    ALTER TABLE dispatch_webhooks
+      ADD COLUMN business_id text,
+      ADD COLUMN scope text NOT NULL DEFAULT 'all' CHECK (scope IN ('business', 'platform', 'all'));
+    CREATE INDEX dispatch_webhooks_business ON dispatch_webhooks (business_id, seq) WHERE deleted_at IS NULL;
+    CREATE INDEX dispatch_webhooks_unowned ON dispatch_webhooks (seq) WHERE deleted_at IS NULL AND business_id IS NULL;
+    `,
   ],
 };

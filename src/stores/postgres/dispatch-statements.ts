@@ -70,6 +70,14 @@ export function dispatchStatements(schema: string, prepare: Prepare, wakeUpChann
     insertWebhook: prepare(`INSERT INTO ${webhooks} (${columns(WEBHOOK_COLUMNS)}) VALUES (${WEBHOOK_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')})`),
     getWebhook: prepare(`SELECT ${columns(WEBHOOK_COLUMNS)} FROM ${webhooks} WHERE id = $1 AND deleted_at IS NULL`),
     listWebhooks: prepare(`SELECT ${columns(WEBHOOK_COLUMNS)} FROM ${webhooks} WHERE deleted_at IS NULL ORDER BY created_at, seq`),
+    // Two index lookups (dispatch_webhooks_business, dispatch_webhooks_unowned), oldest first.
+    webhooksOfBusiness: prepare(`SELECT ${columns(WEBHOOK_COLUMNS)} FROM (
+        SELECT * FROM ${webhooks} WHERE business_id = $1 AND deleted_at IS NULL
+        UNION ALL SELECT * FROM ${webhooks} WHERE business_id IS NULL AND deleted_at IS NULL) w ORDER BY created_at, seq`),
+    // A page in insertion order after a position (seq); $2/$3 NULL: any business/status.
+    pageWebhooks: prepare(`SELECT ${columns(WEBHOOK_COLUMNS)}, seq FROM ${webhooks}
+      WHERE deleted_at IS NULL AND seq > $1 AND ($2::text IS NULL OR business_id = $2) AND ($3::text IS NULL OR status = $3)
+      ORDER BY seq LIMIT $4`),
     // A change is read, merged and written under the row's lock (a field may become NULL).
     lockWebhook: prepare(`SELECT ${columns(WEBHOOK_COLUMNS)} FROM ${webhooks} WHERE id = $1 AND deleted_at IS NULL FOR UPDATE`),
     writeWebhook: prepare(`UPDATE ${webhooks} SET ${WEBHOOK_COLUMNS.slice(1).map((name, i) => `${name} = $${i + 2}`).join(', ')} WHERE id = $1`),
@@ -309,6 +317,14 @@ export function dispatchStatements(schema: string, prepare: Prepare, wakeUpChann
     eraseEndDeliveries: prepare(`UPDATE ${deliveries} d
       SET status = 'finally_failed', next_attempt_at = NULL, lease_owner = NULL, lease_until = NULL, updated_at = $2
       FROM ${events} e WHERE e.business_id = $1 AND d.event_id = e.id AND d.status = 'retrying'`),
+    // The business's registrations: deleted, secrets blanked (the columns are NOT NULL), header values replaced.
+    eraseWebhooks: prepare(`WITH gone AS (
+        UPDATE ${webhooks} SET secret = '', previous_secret = NULL, deleted_at = $2,
+          headers = COALESCE((SELECT json_object_agg(key, $3::text) FROM json_each(headers)), '{}'::json)
+        WHERE business_id = $1 AND deleted_at IS NULL RETURNING id),
+      ended AS (UPDATE ${deliveries} d SET status = 'finally_failed', next_attempt_at = NULL, lease_owner = NULL, lease_until = NULL, updated_at = $2
+        FROM gone WHERE d.webhook_id = gone.id AND d.status = 'retrying' RETURNING d.id)
+      SELECT (SELECT count(*) FROM gone)::int AS webhooks, (SELECT count(*) FROM ended)::int AS ended`),
     eraseSkipped: prepare(`DELETE FROM ${skipped} s USING ${events} e WHERE e.business_id = $1 AND s.event_id = e.id`),
     eraseBodies: prepare(`UPDATE ${attempts} a SET response_body = $2 FROM ${deliveries} d, ${events} e
       WHERE e.business_id = $1 AND d.event_id = e.id AND a.delivery_id = d.id AND a.response_body IS NOT NULL AND a.response_body <> $2`),

@@ -23,6 +23,8 @@ import type {
   QueueStats,
   WebhookActivity,
   WebhookChanges,
+  WebhookPageQuery,
+  WebhookPageRows,
 } from '../../ports/dispatch-store.js';
 import { claimRooms, rateTatAfter, type ClaimSubject } from '../../ports/claim-plan.js';
 import { onceSucceeded } from '../../kernel/once.js';
@@ -132,6 +134,16 @@ class PostgresDispatchStore implements DispatchStore {
 
   async listWebhooks(): Promise<StoredWebhook[]> {
     return (await this.rows<WebhookRow>(this.sql.listWebhooks, [])).map((row) => webhookRows.read(row));
+  }
+
+  async webhooksOfBusiness(businessId: string): Promise<StoredWebhook[]> {
+    return (await this.rows<WebhookRow>(this.sql.webhooksOfBusiness, [businessId])).map((row) => webhookRows.read(row));
+  }
+
+  async pageWebhooks(query: WebhookPageQuery): Promise<WebhookPageRows> {
+    const rows = await this.rows<WebhookRow & { seq: string }>(this.sql.pageWebhooks, [int8(query.after, 'after'), query.business_id ?? null, query.status ?? null, query.limit + 1]);
+    const page = rows.slice(0, query.limit);
+    return { webhooks: page.map((row) => webhookRows.read(row)), next: rows.length > query.limit ? Number(page.at(-1)?.seq) : null };
   }
 
   async updateWebhook(id: string, changes: WebhookChanges, now: number): Promise<StoredWebhook | undefined> {
@@ -318,7 +330,8 @@ class PostgresDispatchStore implements DispatchStore {
       await run(client, this.sql.eraseSkipped, [businessId]);
       const bodies = await run(client, this.sql.eraseBodies, [businessId, PAYLOAD_REMOVED]);
       const events = await run(client, this.sql.erasePayloads, [businessId, PAYLOAD_REMOVED, int8(now, 'now')]);
-      return { events: events.rowCount ?? 0, attempts: bodies.rowCount ?? 0, deliveriesEnded: ended.rowCount ?? 0 };
+      const [gone] = (await run(client, this.sql.eraseWebhooks, [businessId, int8(now, 'now'), PAYLOAD_REMOVED])).rows as { webhooks: number; ended: number }[];
+      return { events: events.rowCount ?? 0, attempts: bodies.rowCount ?? 0, deliveriesEnded: (ended.rowCount ?? 0) + (gone?.ended ?? 0), webhooks: gone?.webhooks ?? 0 };
     });
   }
 

@@ -166,5 +166,14 @@ export const DISPATCH_MIGRATIONS: MigrationSet = {
     CREATE UNIQUE INDEX dispatch_events_seq ON dispatch_events (seq);
     CREATE INDEX dispatch_events_feed ON dispatch_events (business_id, seq);
     `,
+    // 9: a registration belongs to a business (or receives every business's events, `platform`).
+    // Existing registrations had no owner and received every event: they become scope 'all',
+    // which still does. Emit finds its targets by the business's index (and the few without one).
+    `
+    ALTER TABLE dispatch_webhooks ADD COLUMN business_id TEXT;
+    ALTER TABLE dispatch_webhooks ADD COLUMN scope TEXT NOT NULL DEFAULT 'all' CHECK (scope IN ('business', 'platform', 'all'));
+    CREATE INDEX dispatch_webhooks_business ON dispatch_webhooks (business_id) WHERE deleted_at IS NULL;
+    CREATE INDEX dispatch_webhooks_unowned ON dispatch_webhooks (scope) WHERE deleted_at IS NULL AND business_id IS NULL;
+    `,
   ],
 };

@@ -12,6 +12,12 @@ const ids = (values: readonly string[]): string => JSON.stringify(values);
  */
 export function sqliteDispatchRetention(db: SqliteConnection) {
   const sql = {
+    webhooksOfBusiness: db.prepare<[string], { id: string; headers: string }>('SELECT id, headers FROM dispatch_webhooks WHERE business_id = ? AND deleted_at IS NULL'),
+    // The secret columns are NOT NULL: an empty string signs nothing and is never read again (deleted).
+    endDeliveriesOfWebhook: db.prepare<[number, string]>(`UPDATE dispatch_deliveries
+      SET status = 'finally_failed', next_attempt_at = NULL, lease_owner = NULL, lease_until = NULL, updated_at = ?
+      WHERE webhook_id = ? AND status = 'retrying'`),
+    eraseWebhook: db.prepare<[string, number, string]>(`UPDATE dispatch_webhooks SET headers = ?, secret = '', previous_secret = NULL, deleted_at = ? WHERE id = ?`),
     pickOver: db.prepare<[number, number], { id: string; event_id: string }>(`SELECT id, event_id FROM dispatch_deliveries
       WHERE status <> 'retrying' AND updated_at < ? ORDER BY updated_at LIMIT ?`),
     deleteAttempts: db.prepare<[string]>(`DELETE FROM dispatch_attempts WHERE delivery_id IN (SELECT value FROM json_each(?))`),
@@ -59,10 +65,16 @@ export function sqliteDispatchRetention(db: SqliteConnection) {
 
   const erase = db.transaction((businessId: string, now: number): BusinessErasure => {
     const events = ids(sql.eventsOfBusiness.all(businessId).map((row) => row.id));
-    const deliveriesEnded = sql.endDeliveries.run(now, events).changes;
+    let deliveriesEnded = sql.endDeliveries.run(now, events).changes;
     sql.deleteSkipped.run(events);
     const attempts = sql.removeBodies.run(PAYLOAD_REMOVED, events, PAYLOAD_REMOVED).changes;
-    return { events: sql.erasePayloads.run(PAYLOAD_REMOVED, now, events).changes, attempts, deliveriesEnded };
+    const webhooks = sql.webhooksOfBusiness.all(businessId);
+    for (const webhook of webhooks) {
+      const headers = Object.fromEntries(Object.keys(JSON.parse(webhook.headers) as Record<string, string>).map((name) => [name, PAYLOAD_REMOVED]));
+      sql.eraseWebhook.run(JSON.stringify(headers), now, webhook.id);
+      deliveriesEnded += sql.endDeliveriesOfWebhook.run(now, webhook.id).changes;
+    }
+    return { events: sql.erasePayloads.run(PAYLOAD_REMOVED, now, events).changes, attempts, deliveriesEnded, webhooks: webhooks.length };
   });
 
   return {

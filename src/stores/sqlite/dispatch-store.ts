@@ -26,6 +26,8 @@ import type {
   WebhookActivity,
   WebhookChanges,
   WebhookHealth,
+  WebhookPageQuery,
+  WebhookPageRows,
 } from '../../ports/dispatch-store.js';
 import { sameHealth } from '../../ports/webhook-fields.js';
 import { claimRooms, fairOrder, rateTatAfter, type ClaimCandidate, type ClaimSubject } from '../../ports/claim-plan.js';
@@ -33,7 +35,7 @@ import { asPromise } from './as-promise.js';
 import { openConnection, sqliteConnectionShape, sqliteTarget, type SqliteConnectionOptions } from './open-connection.js';
 import type { SqliteDatabase } from '../../ports/sqlite-database.js';
 import { DISPATCH_MIGRATIONS } from './dispatch-migrations.js';
-import { attemptRows, bit, deliveryRows, toEvent, toJob, webhookRows, type JobRow } from './dispatch-rows.js';
+import { attemptRows, bit, deliveryRows, toEvent, toJob, WEBHOOK_COLUMNS, webhookRows, type JobRow } from './dispatch-rows.js';
 import { countDeliveriesSql, exportAttemptsSql, filter, listDeliveriesSql, prepareStatements, type DispatchStatements } from './dispatch-statements.js';
 import type { PreparedStatement as Statement, SqliteConnection } from './drivers.js';
 import { GroupCommit } from './group-commit.js';
@@ -140,6 +142,35 @@ class SqliteDispatchStore implements DispatchStore {
 
   listWebhooks(): Promise<StoredWebhook[]> {
     return asPromise(() => this.statements.listWebhooks.all().map((row) => webhookRows.read(row)));
+  }
+
+  webhooksOfBusiness(businessId: string): Promise<StoredWebhook[]> {
+    // Two index lookups (the business's own, then those without an owner), merged oldest first.
+    return asPromise(() =>
+      this.cached(`SELECT ${WEBHOOK_COLUMNS}, rowid AS position FROM dispatch_webhooks WHERE business_id = @business AND deleted_at IS NULL
+        UNION ALL SELECT ${WEBHOOK_COLUMNS}, rowid AS position FROM dispatch_webhooks WHERE business_id IS NULL AND deleted_at IS NULL
+        ORDER BY created_at, position`)
+        .all({ business: businessId })
+        .map((row) => webhookRows.read(row)),
+    );
+  }
+
+  pageWebhooks(query: WebhookPageQuery): Promise<WebhookPageRows> {
+    return asPromise(() => {
+      const conditions = ['deleted_at IS NULL', 'rowid > @after'];
+      const params: Record<string, unknown> = { after: query.after, limit: query.limit + 1 };
+      if (query.business_id !== undefined) {
+        conditions.push('business_id = @business');
+        params['business'] = query.business_id;
+      }
+      if (query.status !== undefined) {
+        conditions.push('status = @status');
+        params['status'] = query.status;
+      }
+      const rows = this.cached(`SELECT ${WEBHOOK_COLUMNS}, rowid AS position FROM dispatch_webhooks WHERE ${conditions.join(' AND ')} ORDER BY rowid LIMIT @limit`).all(params);
+      const page = rows.slice(0, query.limit);
+      return { webhooks: page.map((row) => webhookRows.read(row)), next: rows.length > query.limit ? Number(page.at(-1)?.['position']) : null };
+    });
   }
 
   updateWebhook(id: string, changes: WebhookChanges, now: number): Promise<StoredWebhook | undefined> {

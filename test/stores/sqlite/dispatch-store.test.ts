@@ -50,6 +50,7 @@ describe('sqliteDispatchStore: the file', () => {
       { component: 'dispatch', version: 6 },
       { component: 'dispatch', version: 7 },
       { component: 'dispatch', version: 8 },
+      { component: 'dispatch', version: 9 },
     ]);
     const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all();
     expect(tables).toEqual(

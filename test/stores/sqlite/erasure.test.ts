@@ -52,7 +52,7 @@ describe.each(drivers)('eraseBusiness on SQLite (%s): the files on disk', (drive
         expect(await dispatcher.runDue()).toBe(40);
         expect(found(MARKER).reduce((sum, count) => sum + count, 0)).toBeGreaterThan(0);
 
-        expect(await dispatcher.eraseBusiness(ERASED)).toEqual({ events: 20, attempts: 20, deliveriesEnded: 0 });
+        expect(await dispatcher.eraseBusiness(ERASED)).toEqual({ events: 20, attempts: 20, deliveriesEnded: 0, webhooks: 0 });
         expect(found(MARKER)).toEqual([0, 0, 0]);
       } finally {
         await dispatcher.close();

@@ -134,6 +134,7 @@ describe('SQLite migrations', () => {
         { component: 'dispatch', version: 6 },
       { component: 'dispatch', version: 7 },
       { component: 'dispatch', version: 8 },
+      { component: 'dispatch', version: 9 },
       ]);
       // What a 0.x build reads: version 2, which it refuses as too new instead of misreading the file.
       expect(read(file, 'SELECT MAX(version) AS version FROM dispatch_schema_migrations')).toEqual([{ version: 2 }]);
@@ -154,6 +155,7 @@ describe('SQLite migrations', () => {
       { component: 'dispatch', version: 6 },
       { component: 'dispatch', version: 7 },
       { component: 'dispatch', version: 8 },
+      { component: 'dispatch', version: 9 },
       { component: 'idempotency', version: 1 },
       { component: 'idempotency', version: 2 },
       { component: 'idempotency', version: 3 },
@@ -253,7 +255,7 @@ describe('SQLite migrations', () => {
     const store = sqliteDispatchStore(file);
     await expectDeliveriesReadAsBefore(store);
     await store.close();
-    expect(read(file, "SELECT MAX(version) AS version FROM acct_webhook_migrations WHERE component = 'dispatch'")).toEqual([{ version: 8 }]);
+    expect(read(file, "SELECT MAX(version) AS version FROM acct_webhook_migrations WHERE component = 'dispatch'")).toEqual([{ version: 9 }]);
     expect(read(file, "SELECT name FROM sqlite_master WHERE type = 'index' AND name IN ('dispatch_deliveries_created', 'dispatch_deliveries_created_status')")).toEqual([{ name: 'dispatch_deliveries_created_status' }]);
   });
 
@@ -278,7 +280,7 @@ describe('SQLite migrations', () => {
       expect(await dispatcher.webhooks.update('wh_6', { scheme: 'both' })).toMatchObject({ scheme: 'both' });
       await dispatcher.close();
     });
-    expect(read(file, "SELECT MAX(version) AS version FROM acct_webhook_migrations WHERE component = 'dispatch'")).toEqual([{ version: 8 }]);
+    expect(read(file, "SELECT MAX(version) AS version FROM acct_webhook_migrations WHERE component = 'dispatch'")).toEqual([{ version: 9 }]);
   });
 
   it("number a version-7 dispatcher's events in the order they were kept (version 8): the feed lists them, and a new one comes after", async () => {
@@ -298,7 +300,30 @@ describe('SQLite migrations', () => {
     await store.insertEvent({ id: event.id, type: event.type, payload: JSON.stringify(event), correlation_id: event.correlation_id, test: false, created_at: T0 - 5 }, []);
     expect((await store.listEvents!({ business_id: 'biz_7', limit: 10 })).map((row) => row.id)).toEqual(['evt_old_1', 'evt_old_2', event.id]);
     await store.close();
-    expect(read(file, "SELECT MAX(version) AS version FROM acct_webhook_migrations WHERE component = 'dispatch'")).toEqual([{ version: 8 }]);
+    expect(read(file, "SELECT MAX(version) AS version FROM acct_webhook_migrations WHERE component = 'dispatch'")).toEqual([{ version: 9 }]);
+  });
+
+  it("give a version-8 dispatcher's registrations no owner (version 9): each still receives every business's events, and a new one receives only its own business's", async () => {
+    const { file, db } = fileAtVersion('dispatch-version-8.db', 'dispatch', DISPATCH_MIGRATIONS.migrations, 8);
+    db.prepare(`INSERT INTO dispatch_webhooks (id, url, events, headers, status, secret, created_at, updated_at) VALUES ('wh_8', 'https://example.com/hooks', '["*"]', '{}', 'active', 'whsec_old', ?, ?)`).run(T0, T0);
+    db.close();
+    const receiver = new Receiver();
+    await withServer(receiver.listener, async (target) => {
+      const clock = new FakeClock(T0);
+      const dispatcher = new Dispatcher({ database: file, clock: clock.now, logger: false, allowInsecureUrls: true });
+      expect(await dispatcher.webhooks.get('wh_8')).toMatchObject({ business_id: null, scope: 'all' });
+      await dispatcher.webhooks.update('wh_8', { url: `${target}/old` });
+      const own = await dispatcher.webhooks.create({ business_id: 'biz_1', url: `${target}/own`, events: ['*'] });
+      const object = createTestEvent('invoice.paid').data.object;
+      await dispatcher.emit('invoice.paid', object, { business_id: 'biz_1' });
+      await dispatcher.emit('invoice.paid', object, { business_id: 'biz_2' });
+      await dispatcher.runDue();
+      const paths = receiver.requests.map((request) => `${request.path} ${(JSON.parse(request.body) as { business_id: string }).business_id}`).sort();
+      expect(paths).toEqual(['/old biz_1', '/old biz_2', '/own biz_1']);
+      expect(own).toMatchObject({ business_id: 'biz_1', scope: 'business' });
+      await dispatcher.close();
+    });
+    expect(read(file, "SELECT MAX(version) AS version FROM acct_webhook_migrations WHERE component = 'dispatch'")).toEqual([{ version: 9 }]);
   });
 
   it('refuse a file a newer version migrated, when the store is created', () => {
