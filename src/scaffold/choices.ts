@@ -20,9 +20,9 @@ export type Adapter = keyof typeof ADAPTERS;
 
 /** How each package manager installs and runs scripts; the README and next steps quote these. */
 export const PACKAGE_MANAGERS = {
-  npm: { install: 'npm install', run: 'npm run', start: 'npm start', test: 'npm test' },
-  pnpm: { install: 'pnpm install', run: 'pnpm', start: 'pnpm start', test: 'pnpm test' },
-  yarn: { install: 'yarn install', run: 'yarn', start: 'yarn start', test: 'yarn test' },
+  npm: { install: 'npm install', ciInstall: 'npm ci', run: 'npm run', start: 'npm start', test: 'npm test' },
+  pnpm: { install: 'pnpm install', ciInstall: 'pnpm install --frozen-lockfile', run: 'pnpm', start: 'pnpm start', test: 'pnpm test' },
+  yarn: { install: 'yarn install', ciInstall: 'yarn install --immutable', run: 'yarn', start: 'yarn start', test: 'yarn test' },
 } as const;
 export type PackageManager = keyof typeof PACKAGE_MANAGERS;
 

@@ -25,7 +25,8 @@ export function projectPackageJson(options: ProjectOptions, generator: Generator
     type: 'module',
     engines: { node: generator.nodeEngine },
     scripts: {
-      start: 'tsx src/server.ts',
+      build: 'tsc -p tsconfig.build.json',
+      start: 'node --enable-source-maps dist/server.js',
       dev: 'tsx watch src/server.ts',
       typecheck: 'tsc --noEmit',
       test: 'tsc --noEmit && vitest run',
@@ -38,7 +39,8 @@ export function projectPackageJson(options: ProjectOptions, generator: Generator
 
 /**
  * acct-webhook, then what the project imports itself (pino, its web framework) and what its store needs:
- * tsx runs the TypeScript sources (`npm start`, `npm run dev`). better-sqlite3 is listed for the
+ * (tsx, which runs the sources in `npm run dev`, is a development dependency: `npm start` runs
+ * the JavaScript `npm run build` compiled). better-sqlite3 is listed for the
  * SQLite store although acct-webhook brings it as an optional dependency: an optional package
  * whose native build fails is left out silently and the store fails at start, while a direct
  * dependency fails the install, where the problem is seen; `--omit=optional` cannot drop it either.
@@ -46,7 +48,6 @@ export function projectPackageJson(options: ProjectOptions, generator: Generator
 function runtimeDependencies(options: ProjectOptions, generator: GeneratorPackage): Dependencies {
   const names: ProjectPackage[] = [
     'pino',
-    'tsx',
     ...ADAPTER_PACKAGES[options.adapter],
     ...(options.store === 'sqlite' ? (['better-sqlite3'] as const) : []),
     ...(options.store === 'postgres' ? (['pg'] as const) : []),
@@ -55,7 +56,7 @@ function runtimeDependencies(options: ProjectOptions, generator: GeneratorPackag
 }
 
 function developmentDependencies(options: ProjectOptions, generator: GeneratorPackage): Dependencies {
-  const names: ProjectPackage[] = ['typescript', 'vitest', '@types/node', ...(options.adapter === 'express' ? (['@types/express'] as const) : [])];
+  const names: ProjectPackage[] = ['tsx', 'typescript', 'vitest', '@types/node', ...(options.adapter === 'express' ? (['@types/express'] as const) : [])];
   return versionsOf(names, generator);
 }
 

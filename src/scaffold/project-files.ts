@@ -61,11 +61,10 @@ function renderFile(file: string, variables: TemplateVariables): string {
 }
 
 /**
- * `_gitignore` → `.gitignore`: npm leaves some dotfiles out of a package, so templates name
- * them with `_` and the leading `_` of a file name becomes a dot on the way out.
+ * `_gitignore` → `.gitignore`, `_github/` → `.github/`: npm leaves some dotfiles out of a
+ * package, so templates name them with `_` and the leading `_` of a file or folder name becomes a
+ * dot on the way out.
  */
 export function targetPath(templatePath: string): string {
-  const segments = templatePath.split(sep);
-  const name = segments.pop() ?? '';
-  return posix.join(...segments, name.startsWith('_') ? `.${name.slice(1)}` : name);
+  return posix.join(...templatePath.split(sep).map((name) => (name.startsWith('_') ? `.${name.slice(1)}` : name)));
 }

@@ -68,6 +68,10 @@ export function projectVariables(options: ProjectOptions, groups: readonly Chose
     storeEnvironment: STORE_ENVIRONMENT[options.store],
     storeReadme: STORE_README[options.store],
     installCommand: packageManager.install,
+    ciInstallCommand: packageManager.ciInstall,
+    packageManager: options.packageManager,
+    // pnpm and yarn come with Node.js through corepack; setup-node's cache needs them first.
+    ciSetup: options.packageManager === 'npm' ? '' : '      - run: corepack enable',
     runCommand: packageManager.run,
     startCommand: packageManager.start,
     testCommand: packageManager.test,

@@ -66,6 +66,7 @@ describe('the default project (--yes: Express, SQLite, invoice and payment event
   it('has the documented files, dotfiles restored from their _ names', () => {
     expect(listFiles(project)).toEqual([
       '.env.example',
+      '.github/workflows/ci.yml',
       '.gitignore',
       'README.md',
       'package.json',
@@ -74,10 +75,12 @@ describe('the default project (--yes: Express, SQLite, invoice and payment event
       'src/handlers/index.ts',
       'src/handlers/invoices.ts',
       'src/handlers/payments.ts',
+      'src/health.ts',
       'src/lifecycle.ts',
       'src/server.ts',
       'src/store.ts',
       'test/webhooks.test.ts',
+      'tsconfig.build.json',
       'tsconfig.json',
     ]);
   });
@@ -87,9 +90,10 @@ describe('the default project (--yes: Express, SQLite, invoice and payment event
     expect(pkg.type).toBe('module');
     expect(pkg.dependencies['acct-webhook']).toBe(`^${REPO_VERSION}`);
     // better-sqlite3 for the SQLite store: acct-webhook has it only as an optional dependency.
-    expect(Object.keys(pkg.dependencies)).toEqual(expect.arrayContaining(['express', 'pino', 'tsx', 'better-sqlite3']));
-    expect(Object.keys(pkg.devDependencies)).toEqual(expect.arrayContaining(['typescript', 'vitest', '@types/node', '@types/express']));
-    expect(Object.keys(pkg.scripts)).toEqual(expect.arrayContaining(['start', 'dev', 'test']));
+    expect(Object.keys(pkg.dependencies)).toEqual(expect.arrayContaining(['express', 'pino', 'better-sqlite3']));
+    // tsx runs the sources in development only: npm start runs what npm run build compiled.
+    expect(Object.keys(pkg.devDependencies)).toEqual(expect.arrayContaining(['tsx', 'typescript', 'vitest', '@types/node', '@types/express']));
+    expect(pkg.scripts).toMatchObject({ build: 'tsc -p tsconfig.build.json', start: 'node --enable-source-maps dist/server.js', dev: 'tsx watch src/server.ts' });
     // npm 12 runs no install script that allowScripts does not name; better-sqlite3 needs its own.
     expect(pkg.allowScripts).toMatchObject({ 'better-sqlite3': true });
   });
@@ -112,6 +116,15 @@ describe('the default project (--yes: Express, SQLite, invoice and payment event
     expect(readme).toContain('npm run dev');
     expect(readme).toContain('npm test');
     expect(readme).toContain('npx acct-webhook trigger invoice.paid --url http://localhost:3000/webhooks --secret "$WEBHOOK_SECRET"');
+  });
+
+  it('has a CI workflow that installs from the lockfile and runs the tests, and listens on HOST, 127.0.0.1 by default', () => {
+    const ci = read(project, '.github/workflows/ci.yml');
+    expect(ci).toContain('      - run: npm ci\n      - run: npm test\n      - run: npm run build\n');
+    expect(ci).not.toContain('corepack');
+    expect(read(project, 'src/config.ts')).toContain("export const DEFAULT_HOST = '127.0.0.1';");
+    expect(read(project, 'src/server.ts')).toContain('app.server.listen(config.port, config.host,');
+    expect(read(project, 'README.md')).toContain('HOST=0.0.0.0');
   });
 
   it('leaves no placeholder unfilled', () => {
@@ -158,7 +171,7 @@ describe('choices', () => {
     expect(read(project, 'src/app.ts')).toContain('fetchHandler({');
     expect(listFiles(project)).toContain('src/fetch-bridge.ts');
     // No web framework; better-sqlite3 is the default SQLite store's.
-    expect(Object.keys(pkg.dependencies).sort()).toEqual(['acct-webhook', 'better-sqlite3', 'pino', 'tsx']);
+    expect(Object.keys(pkg.dependencies).sort()).toEqual(['acct-webhook', 'better-sqlite3', 'pino']);
   });
 
   it('registers fastifyWebhooks in a Fastify app for --adapter fastify, with fastify and not Express', async () => {
@@ -166,7 +179,7 @@ describe('choices', () => {
     const pkg = readJson<GeneratedPackage>(join(project, 'package.json'));
     expect(read(project, 'src/app.ts')).toContain("from 'acct-webhook/fastify'");
     expect(read(project, 'src/app.ts')).toContain('app.register(fastifyWebhooks, {');
-    expect(Object.keys(pkg.dependencies).sort()).toEqual(['acct-webhook', 'better-sqlite3', 'fastify', 'pino', 'tsx']);
+    expect(Object.keys(pkg.dependencies).sort()).toEqual(['acct-webhook', 'better-sqlite3', 'fastify', 'pino']);
     expect(pkg.devDependencies).not.toHaveProperty('@types/express');
     expect(read(project, 'README.md')).toContain('Fastify, SQLite store');
   });
@@ -176,7 +189,7 @@ describe('choices', () => {
     const pkg = readJson<GeneratedPackage>(join(project, 'package.json'));
     expect(read(project, 'src/app.ts')).toContain("from 'acct-webhook/hono'");
     expect(read(project, 'src/app.ts')).toContain("app.post('/webhooks', webhooks);");
-    expect(Object.keys(pkg.dependencies).sort()).toEqual(['@hono/node-server', 'acct-webhook', 'better-sqlite3', 'hono', 'pino', 'tsx']);
+    expect(Object.keys(pkg.dependencies).sort()).toEqual(['@hono/node-server', 'acct-webhook', 'better-sqlite3', 'hono', 'pino']);
     expect(pkg.devDependencies).not.toHaveProperty('@types/express');
   });
 
@@ -204,6 +217,9 @@ describe('choices', () => {
     expect(pkg.pnpm?.onlyBuiltDependencies).toContain('better-sqlite3');
     expect(pkg).not.toHaveProperty('allowScripts');
     expect(read(project, 'README.md')).toContain('pnpm dev');
+    const ci = read(project, '.github/workflows/ci.yml');
+    expect(ci).toContain('- run: corepack enable\n');
+    expect(ci).toContain('- run: pnpm install --frozen-lockfile\n      - run: pnpm test\n');
   });
 
   it('creates ./webhook-receiver when no directory is given', async () => {

@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { EVENT_CATALOG, EVENT_TYPES } from '../../src/events/catalog.js';
 import { DEFAULT_PATH } from '../../src/receiver/options.js';
@@ -89,6 +90,7 @@ describe('templates', () => {
     expect(targetPath('_gitignore')).toBe('.gitignore');
     expect(targetPath('_env.example')).toBe('.env.example');
     expect(targetPath('src/app.ts')).toBe('src/app.ts');
+    expect(targetPath(join('_github', 'workflows', 'ci.yml'))).toBe('.github/workflows/ci.yml');
   });
 });
 

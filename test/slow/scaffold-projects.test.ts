@@ -80,8 +80,9 @@ describe('a generated project', () => {
   it.each(ADAPTERS)('(%s) type-checks and passes its own npm test', async (adapter) => {
     const run = await runProcess('npm', ['test'], projectOf(adapter));
     expect(run.exitCode, `${run.stdout}\n${run.stderr}`).toBe(0);
-    // Its four tests ran: signed event handled, bad signature 401, duplicate once, stale timestamp 401.
-    expect(run.stdout).toMatch(/Tests\s+4 passed \(4\)/);
+    // Its seven tests ran: signed event handled, bad signature 401, duplicate once, stale timestamp
+    // 401; /health and /ready answer 200, /ready 503 with a failing store, neither takes a POST.
+    expect(run.stdout).toMatch(/Tests\s+7 passed \(7\)/);
   });
 
   it('(node:http, PostgreSQL store) type-checks against acct-webhook/postgres and passes its own npm test', async () => {
@@ -90,7 +91,7 @@ describe('a generated project', () => {
     expect(readJson<Manifest>(join(project, 'package.json')).dependencies).toHaveProperty('pg');
     const run = await runProcess('npm', ['test'], project);
     expect(run.exitCode, `${run.stdout}\n${run.stderr}`).toBe(0);
-    expect(run.stdout).toMatch(/Tests\s+4 passed \(4\)/);
+    expect(run.stdout).toMatch(/Tests\s+7 passed \(7\)/);
   });
 });
 
@@ -127,7 +128,7 @@ function parseLogLine(line: string): Record<string, unknown> {
   }
 }
 
-/** The generated server as a child process, started the way `npm start` does (tsx), on a free port. */
+/** The generated server as a child process, built and started the way `npm run build` and `npm start` do, on a free port. */
 class GeneratedServer {
   /** Its log, one parsed line each. */
   readonly lines: Record<string, unknown>[] = [];
@@ -139,7 +140,12 @@ class GeneratedServer {
   }
 
   static async start(project: string, env: NodeJS.ProcessEnv): Promise<GeneratedServer> {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], { cwd: project, env: childEnvironment(env) });
+    const build = await runProcess('npm', ['run', 'build'], project);
+    expect(build.exitCode, `${build.stdout}\n${build.stderr}`).toBe(0);
+    const scripts = readJson<{ scripts: Record<string, string> }>(join(project, 'package.json')).scripts;
+    expect(scripts.start).toBe('node --enable-source-maps dist/server.js');
+    // What npm start runs: compiled JavaScript, no TypeScript loader.
+    const child = spawn(process.execPath, ['--enable-source-maps', 'dist/server.js'], { cwd: project, env: childEnvironment(env) });
     const server = new GeneratedServer(child);
     await waitFor(() => server.port !== undefined || child.exitCode !== null, 'the generated server to listen');
     if (server.port === undefined) throw new Error(`the generated server did not start: ${server.stderr}`);
@@ -154,6 +160,17 @@ class GeneratedServer {
 
   get url(): string {
     return `http://127.0.0.1:${this.port}/webhooks`;
+  }
+
+  /** The address it listens on, from the same line (HOST, 127.0.0.1 when not set). */
+  get host(): unknown {
+    return this.lines.find((line) => typeof line.port === 'number')?.host;
+  }
+
+  /** GET `path` on it: the status and the JSON body. */
+  async get(path: string): Promise<[number, unknown]> {
+    const response = await fetch(`http://127.0.0.1:${this.port}${path}`);
+    return [response.status, await response.json()];
   }
 
   linesWith(message: string): Record<string, unknown>[] {
@@ -219,6 +236,23 @@ describe.each(STARTED)('the generated %s server', (adapter) => {
   });
 });
 
+describe.each(ADAPTERS)('the generated %s server, built', (adapter) => {
+  it('listens on 127.0.0.1 by default and answers GET /health and GET /ready', async () => {
+    const server = await GeneratedServer.start(projectOf(adapter), {
+      WEBHOOK_SECRET: 'whsec_health_check',
+      PORT: '0',
+      WEBHOOK_DB: join(workspace.path, `health-${adapter}.db`),
+    });
+    try {
+      expect(server.host).toBe('127.0.0.1');
+      expect(await server.get('/health')).toEqual([200, { status: 'ok' }]);
+      expect(await server.get('/ready')).toEqual([200, { status: 'ok' }]);
+    } finally {
+      expect(await server.stop()).toBe(0);
+    }
+  });
+});
+
 /**
  * The generated server on the PostgreSQL store opens the store before it listens
  * (`receiver.ready()`): a DATABASE_URL that cannot be used stops the start with one line.
@@ -260,6 +294,8 @@ describe('the generated PostgreSQL server at start', () => {
       await client.end();
       const server = await GeneratedServer.start(project, { WEBHOOK_SECRET: 'whsec_start_check', PORT: '0', DATABASE_URL: urlOf(database) });
       expect(server.port).toBeGreaterThan(0);
+      // Ready: the store answers a query on the server.
+      expect(await server.get('/ready')).toEqual([200, { status: 'ok' }]);
       expect(await server.stop()).toBe(0);
       const check = new pg.Client({ connectionString: urlOf(database) });
       await check.connect();

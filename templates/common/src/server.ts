@@ -39,13 +39,14 @@ async function start(): Promise<WebhookApp> {
   }
   app.server.once('error', (error) => {
     // Most often EADDRINUSE: another process has the port.
-    logger.fatal({ err: error }, `cannot listen on port ${config.port}`);
+    logger.fatal({ err: error }, `cannot listen on ${config.host} port ${config.port}`);
     process.exitCode = 1;
     void app.close();
   });
-  app.server.listen(config.port, () => {
-    const { port } = app.server.address() as AddressInfo;
-    logger.info({ port }, `receiving webhooks at http://localhost:${port}{{webhookPath}}`);
+  app.server.listen(config.port, config.host, () => {
+    const { port, address } = app.server.address() as AddressInfo;
+    const origin = `http://${address.includes(':') ? `[${address}]` : address}:${port}`;
+    logger.info({ host: address, port }, `receiving webhooks at ${origin}{{webhookPath}} (health: ${origin}/health, readiness: ${origin}/ready)`);
   });
   return app;
 }

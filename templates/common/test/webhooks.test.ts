@@ -1,6 +1,6 @@
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
-import { memoryStore } from 'acct-webhook';
+import { memoryStore, type IdempotencyStore } from 'acct-webhook';
 import { createTestEvent, signedHeaders, signedRequest } from 'acct-webhook/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createApp, type WebhookApp } from '../src/app.js';
@@ -84,5 +84,53 @@ describe('POST {{webhookPath}}', () => {
     expect(response.status).toBe(401);
     expect(await response.json()).toMatchObject({ error: { code: 'TIMESTAMP_TOO_OLD' } });
     expect(handled).toEqual([]);
+  });
+});
+
+describe('GET /health and GET /ready', () => {
+  let app: WebhookApp | undefined;
+
+  afterEach(async () => {
+    await app?.close();
+  });
+
+  /** The app on a free port with `store`; the URL of `path` on it. */
+  async function serve(store: IdempotencyStore): Promise<(path: string) => string> {
+    app = createApp({ secret: SECRET, store, webhooks: createWebhooks(), logger: false });
+    await app.ready();
+    app.server.listen(0, '127.0.0.1');
+    await once(app.server, 'listening');
+    const { port } = app.server.address() as AddressInfo;
+    return (path) => `http://127.0.0.1:${port}${path}`;
+  }
+
+  it('answers 200 on both while the process is up and the store answers', async () => {
+    const url = await serve(memoryStore());
+
+    const health = await fetch(url('/health'));
+    const ready = await fetch(url('/ready'));
+
+    expect([health.status, await health.json()]).toEqual([200, { status: 'ok' }]);
+    expect([ready.status, await ready.json()]).toEqual([200, { status: 'ok' }]);
+  });
+
+  it('answers 503 on /ready with the reason when the store fails, 200 on /health still', async () => {
+    const store = memoryStore();
+    // A store whose database went away: every read fails.
+    const down = new Proxy(store, {
+      get: (target, key) => (key === 'quarantine' ? { get: () => Promise.reject(new Error('the database is down')) } : Reflect.get(target, key)),
+    });
+    const url = await serve(down);
+
+    const ready = await fetch(url('/ready'));
+
+    expect([ready.status, await ready.json()]).toEqual([503, { status: 'unavailable', reason: 'the database is down' }]);
+    expect((await fetch(url('/health'))).status).toBe(200);
+  });
+
+  it('needs no signature, and takes nothing but GET', async () => {
+    const url = await serve(memoryStore());
+
+    expect((await fetch(url('/ready'), { method: 'POST' })).status).toBe(404);
   });
 });

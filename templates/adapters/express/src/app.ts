@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import { webhookHandler, type IdempotencyStore, type Webhooks } from 'acct-webhook';
 import express from 'express';
 import type { Logger } from 'pino';
+import { HEALTH_PATH, health, READY_PATH, readiness } from './health.js';
 import { closeGracefully } from './lifecycle.js';
 
 export interface AppOptions {
@@ -38,9 +39,17 @@ export function createApp(options: AppOptions): WebhookApp {
   // First, before any body parser: the signature covers the raw bytes of the body, and the
   // handler reads them itself. It answers on {{webhookPath}} and passes every other path on.
   app.use(receiver);
+  // For load balancers and orchestrators: the process is up; the store answers.
+  app.get(HEALTH_PATH, (_req, res) => {
+    const { status, body } = health();
+    res.status(status).json(body);
+  });
+  app.get(READY_PATH, async (_req, res) => {
+    const { status, body } = await readiness(options.store);
+    res.status(status).json(body);
+  });
   // The rest of your app goes after it, e.g.:
   // app.use(express.json());
-  // app.get('/health', (_req, res) => { res.json({ ok: true }); });
   const server = createServer(app);
   return {
     server,

@@ -3,6 +3,7 @@ import { type IdempotencyStore, type Webhooks } from 'acct-webhook';
 import { fastifyWebhooks } from 'acct-webhook/fastify';
 import Fastify from 'fastify';
 import type { Logger } from 'pino';
+import { HEALTH_PATH, health, READY_PATH, readiness } from './health.js';
 import { closeGracefully } from './lifecycle.js';
 
 export interface AppOptions {
@@ -40,8 +41,16 @@ export function createApp(options: AppOptions): WebhookApp {
     store: options.store,
     logger: options.logger,
   });
-  // The rest of your app goes beside it, e.g.:
-  // app.get('/health', async () => ({ ok: true }));
+  // For load balancers and orchestrators: the process is up; the store answers.
+  app.get(HEALTH_PATH, async (_request, reply) => {
+    const { status, body } = health();
+    return reply.code(status).send(body);
+  });
+  app.get(READY_PATH, async (_request, reply) => {
+    const { status, body } = await readiness(options.store);
+    return reply.code(status).send(body);
+  });
+  // The rest of your app goes beside it.
   return {
     server: app.server,
     ready: async () => {

@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import { fetchHandler, type IdempotencyStore, type Webhooks } from 'acct-webhook';
 import type { Logger } from 'pino';
 import { toNodeListener } from './fetch-bridge.js';
+import { HEALTH_PATH, health, READY_PATH, readiness, type CheckAnswer } from './health.js';
 import { closeGracefully } from './lifecycle.js';
 
 /** Where the platform delivers; set the same URL path when you register the webhook. */
@@ -42,8 +43,15 @@ export function createApp(options: AppOptions): WebhookApp {
     logger: options.logger,
   });
   // fetchHandler answers whatever reaches it, so the routing is ours: only WEBHOOK_PATH.
-  const route = (request: Request): Promise<Response> =>
-    new URL(request.url).pathname === WEBHOOK_PATH ? receive(request) : Promise.resolve(Response.json({ error: 'not found' }, { status: 404 }));
+  const answer = ({ status, body }: CheckAnswer): Response => Response.json(body, { status });
+  const route = async (request: Request): Promise<Response> => {
+    const path = new URL(request.url).pathname;
+    if (path === WEBHOOK_PATH) return receive(request);
+    // For load balancers and orchestrators: the process is up; the store answers.
+    if (request.method === 'GET' && path === HEALTH_PATH) return answer(health());
+    if (request.method === 'GET' && path === READY_PATH) return answer(await readiness(options.store));
+    return Response.json({ error: 'not found' }, { status: 404 });
+  };
   const server = createServer(toNodeListener(route));
   return {
     server,

@@ -4,6 +4,7 @@ import { type IdempotencyStore, type Webhooks } from 'acct-webhook';
 import { honoWebhooks } from 'acct-webhook/hono';
 import { Hono } from 'hono';
 import type { Logger } from 'pino';
+import { HEALTH_PATH, health, READY_PATH, readiness } from './health.js';
 import { closeGracefully } from './lifecycle.js';
 
 export interface AppOptions {
@@ -41,6 +42,15 @@ export function createApp(options: AppOptions): WebhookApp {
   // middleware on this route may read it before, other routes parse as they like, e.g.:
   // app.post('/orders', async (c) => c.json(await c.req.json()));
   app.post('{{webhookPath}}', webhooks);
+  // For load balancers and orchestrators: the process is up; the store answers.
+  app.get(HEALTH_PATH, (c) => {
+    const { status, body } = health();
+    return c.json(body, status);
+  });
+  app.get(READY_PATH, async (c) => {
+    const { status, body } = await readiness(options.store);
+    return c.json(body, status);
+  });
   // @hono/node-server turns node:http's requests into Fetch requests for Hono and back.
   const server = createServer(getRequestListener(app.fetch));
   return {

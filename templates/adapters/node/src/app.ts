@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import { nodeHandler, type IdempotencyStore, type Webhooks } from 'acct-webhook';
 import type { Logger } from 'pino';
+import { HEALTH_PATH, health, READY_PATH, readiness, type CheckAnswer } from './health.js';
 import { closeGracefully } from './lifecycle.js';
 
 export interface AppOptions {
@@ -36,7 +37,17 @@ export function createApp(options: AppOptions): WebhookApp {
     store: options.store,
     logger: options.logger,
   });
-  const server = createServer(receiver);
+  const server = createServer((request, response) => {
+    const path = new URL(request.url ?? '/', 'http://localhost').pathname;
+    const send = ({ status, body }: CheckAnswer): void => {
+      response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+    };
+    // For load balancers and orchestrators: the process is up; the store answers.
+    if (request.method === 'GET' && path === HEALTH_PATH) return send(health());
+    if (request.method === 'GET' && path === READY_PATH) return void readiness(options.store).then(send);
+    // Everything else goes to the receiver: POST {{webhookPath}}, and its 404 for other paths.
+    return receiver(request, response);
+  });
   return {
     server,
     ready: () => receiver.receiver.ready(),
