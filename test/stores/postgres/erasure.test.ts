@@ -74,7 +74,7 @@ describe('eraseBusiness on PostgreSQL: the relation files', () => {
         expect(await dispatcher.runDue()).toBe(20);
         expect(total(await occurrences(schema, MARKER))).toBeGreaterThan(0);
 
-        expect(await dispatcher.eraseBusiness(ERASED)).toEqual({ events: 10, attempts: 10, deliveriesEnded: 0 });
+        expect(await dispatcher.eraseBusiness(ERASED)).toEqual({ events: 10, attempts: 10, deliveriesEnded: 0, webhooks: 0 });
         // The erase alone leaves the old row versions in the heap, dead until a vacuum.
         expect(total(await occurrences(schema, MARKER))).toBeGreaterThan(0);
       } finally {
