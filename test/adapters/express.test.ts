@@ -188,7 +188,7 @@ describe('handlers and their context', () => {
     const app = express().use(webhookHandler({ secret: SECRET, handlers: hooks, store: memoryStore(), logger: false }));
     const body = JSON.stringify(createTestEvent('invoice.paid'));
     await request(app).post('/webhooks').set(signedHeaders(body, SECRET)).send(body).expect(200);
-    expect(Object.keys(JSON.parse(serialised) as object).sort()).toEqual(['attempt', 'receivedAt', 'secretIndex', 'signatureScheme', 'stale']);
+    expect(Object.keys(JSON.parse(serialised) as object).sort()).toEqual(['attempt', 'receivedAt', 'scheme', 'secretIndex', 'signatureScheme', 'stale']);
     expect(printed).not.toContain(SECRET);
     expect(printed).not.toContain('whsec_');
     expect(typeof atomicFromDestructuring).toBe('function');
