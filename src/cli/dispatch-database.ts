@@ -43,6 +43,8 @@ export interface OpenDispatcherOptions {
   logger?: LoggerOption;
   onAttempt?: DispatcherOptions['onAttempt'];
   metrics?: DispatcherOptions['metrics'];
+  /** The Dispatcher's clock (a sandbox's, for its database). @default Date.now */
+  clock?: () => number;
 }
 
 /** A Dispatcher on the SQLite file `file`. Close it when done. */
@@ -55,5 +57,6 @@ export async function openDispatcher(file: string, options: OpenDispatcherOption
     ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),
     ...(options.onAttempt === undefined ? {} : { onAttempt: options.onAttempt }),
     ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
+    ...(options.clock === undefined ? {} : { clock: options.clock }),
   });
 }

@@ -70,7 +70,7 @@ figure.chart { margin: 8px 0 16px; max-width: 900px; }
 .bar-stale { fill: var(--muted); background: var(--muted); }
 .bar-quarantined { fill: var(--violet); background: var(--violet); }
 .swatch-planned { border: 2px dashed var(--muted); } .timeline .chart-svg { max-width: 900px; }
-.spark { width: 120px; height: 24px; vertical-align: middle; } .health .spark { width: 288px; height: 48px; } .spark .bar-ok { fill: var(--accent); background: var(--accent); }
+table.registrations td.registration, table.registrations td.headers { overflow-wrap: anywhere; } table.registrations td.registration { min-width: 14rem; } .spark-box { white-space: nowrap; } .spark-scale { font-size: 0.75rem; vertical-align: top; } .spark { width: 120px; height: 24px; vertical-align: middle; } .health .spark { width: 288px; height: 48px; } .spark .bar-ok { fill: var(--accent); background: var(--accent); }
 details > summary { cursor: pointer; color: var(--accent); }
 @media (prefers-color-scheme: dark) {
   :root { color-scheme: dark; --ink: #e6edf3; --muted: #9ea7b3; --line: #3d444d; --accent: #6cb6ff; --bad: #ff7b72; --good: #56d364; --warn: #e3b341; --warn-fill: #d29922; --violet: #bc8cff; --bg: #161b22; }

@@ -53,7 +53,7 @@ export function buildDashboard(options: ResolvedDashboard): DashboardCore {
     const cookies = parseCookies(headerOf(request, 'cookie'));
     const existing = csrfTokenOf(cookies);
     const csrfToken = existing ?? newCsrfToken();
-    const context: PageContext = { base: options.basePath, csrfToken, hasDispatcher: options.dispatcher !== undefined, hasReceiver: options.receiver !== undefined };
+    const context: PageContext = { base: options.basePath, csrfToken, hasDispatcher: options.dispatcher !== undefined, hasReceiver: options.receiver !== undefined, registrationName: options.registrationName };
     let response: DashboardResponse;
     try {
       response = await answer(request, path, target.query, context);

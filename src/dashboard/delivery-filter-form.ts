@@ -63,7 +63,7 @@ function field(name: FilterParam, label: string, control: Html): Html {
 }
 
 /** The GET form of the filters: works without JavaScript, and its URL is the view's address. */
-export function filterForm(action: string, values: FilterValues, webhooks: readonly WebhookRegistration[]): Html {
+export function filterForm(action: string, values: FilterValues, webhooks: readonly Pick<WebhookRegistration, 'id' | 'url'>[]): Html {
   return html`<form class="filters" method="get" action="${action}" role="search" aria-label="Filter deliveries">
 ${field('status', 'Status', html`<select id="filter-status" name="status">${options(DELIVERY_STATUSES.map((status) => [status, status.replace('_', ' ')] as const), values.status, 'any')}</select>`)}
 ${field('event_type', 'Event type', html`<select id="filter-event_type" name="event_type">${options(EVENT_TYPE_CHOICES, values.event_type, 'any')}</select>`)}

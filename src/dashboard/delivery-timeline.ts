@@ -86,8 +86,39 @@ const HEIGHT = 116;
 const LEFT = 40;
 const RIGHT = 60;
 const AXIS = 56;
-/** Where the points' labels go, in turn: below, above, further below (attempts a minute apart stay readable). */
-const LABEL_ROWS = [AXIS + 24, AXIS - 16, AXIS + 42];
+/** The rows a point's label may take, in the order they are tried: below, above, further below, further above. */
+const LABEL_ROWS = [AXIS + 24, AXIS - 16, AXIS + 42, AXIS - 30];
+/**
+ * A label's width in the SVG's units per character: the axis text is 11 units high, and no
+ * character of a label ("7: +33 h 10 min") is wider than 0.62 of its height in the sans-serif
+ * fonts the stylesheet names.
+ */
+const LABEL_CHAR_WIDTH = 6.8;
+/** The space kept between two labels of one row. */
+const LABEL_GAP = 6;
+
+/** Where a label is drawn: its centre and row, or nowhere when every row is taken there. */
+export interface LabelPlace {
+  x: number;
+  y: number;
+}
+
+/**
+ * Places labels left to right, each in the first row where it does not overlap the one before
+ * it, kept inside the chart. A label with no free row is left out: the point's <title> and the
+ * table below still say it. Exported for its tests.
+ */
+export function placeLabels(labels: readonly { x: number; text: string }[], width = WIDTH, rows: readonly number[] = LABEL_ROWS): (LabelPlace | null)[] {
+  const rowEnds = rows.map(() => -Infinity);
+  return labels.map(({ x, text }) => {
+    const half = (text.length * LABEL_CHAR_WIDTH) / 2;
+    const centre = Math.min(Math.max(x, half), width - half);
+    const row = rowEnds.findIndex((end) => centre - half >= end + LABEL_GAP);
+    if (row === -1) return null;
+    rowEnds[row] = centre + half;
+    return { x: centre, y: rows[row]! };
+  });
+}
 
 /**
  * The timeline as inline SVG and a table. The axis is the square root of the time since the
@@ -98,16 +129,17 @@ export function timelineView(timeline: Timeline, now: number): Html {
   const span = Math.sqrt(timeline.end - timeline.start);
   const x = (ms: number) => LEFT + (Math.sqrt(Math.max(0, ms - timeline.start)) / span) * (WIDTH - LEFT - RIGHT);
   const relative = (ms: number) => `+${durationText(ms - timeline.start)}`;
+  const places = placeLabels(timeline.points.map((point) => ({ x: x(point.at), text: `${point.number}: ${relative(point.at)}` })));
   const marks = timeline.points.map((point, index) => {
     const cx = x(point.at).toFixed(1);
+    const place = places[index] ?? null;
     const label = point.kind === 'planned'
       ? `Attempt ${point.number}, planned ${isoString(point.at)}${point.at > now ? ` (in ${durationText(point.at - now)})` : ' (due)'}`
       : `Attempt ${point.number}${point.manual ? ' (manual)' : ''} at ${isoString(point.at)}: ${point.delivered ? 'delivered' : 'failed'}, HTTP ${point.status ?? 'none'}, ${point.responseTimeMs} ms`;
-    const textY = LABEL_ROWS[index % LABEL_ROWS.length]!;
     const shape = point.kind === 'planned'
       ? html`<circle class="planned" cx="${cx}" cy="${AXIS}" r="6"></circle>`
       : html`<circle class="mark ${point.delivered ? 'bar-delivered' : 'bar-failed'}" cx="${cx}" cy="${AXIS}" r="${point.manual ? 5 : 7}"></circle>`;
-    return html`<g data-kind="${point.kind}" data-number="${point.number}" data-at="${isoString(point.at)}"${point.kind === 'attempt' ? html` data-status="${point.status ?? 'none'}" data-response-ms="${point.responseTimeMs ?? 0}" data-delivered="${point.delivered ? 'true' : 'false'}"` : ''}><title>${label}</title>${shape}<text class="axis" x="${cx}" y="${textY}" text-anchor="middle">${point.number}: ${relative(point.at)}</text></g>`;
+    return html`<g data-kind="${point.kind}" data-number="${point.number}" data-at="${isoString(point.at)}"${point.kind === 'attempt' ? html` data-status="${point.status ?? 'none'}" data-response-ms="${point.responseTimeMs ?? 0}" data-delivered="${point.delivered ? 'true' : 'false'}"` : ''}><title>${label}</title>${shape}${place === null ? '' : html`<text class="axis point-label" x="${place.x.toFixed(1)}" y="${place.y}" text-anchor="middle">${point.number}: ${relative(point.at)}</text>`}</g>`;
   });
   const nowX = x(now).toFixed(1);
   const rows = timeline.points.map(

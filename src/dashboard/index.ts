@@ -4,6 +4,7 @@ export { dashboardNodeHandler, type DashboardNodeHandler } from './node.js';
 export { dashboardFetchHandler, type DashboardFetchHandler } from './fetch.js';
 export { DashboardError, type DashboardErrorCode } from './errors.js';
 export type { Authorize, DashboardOptions } from './options.js';
+export type { RegistrationName, RegistrationNamer } from './registration-name.js';
 export { portal, portalNodeHandler, portalFetchHandler } from './portal-adapters.js';
 export { createPortalLink, DEFAULT_PORTAL_LINK_EXPIRES_MS, PORTAL_SESSION_MS, type PortalAccess, type PortalLinkOptions } from './portal-link.js';
 export type { PortalColor, PortalOptions, PortalTheme } from './portal-options.js';

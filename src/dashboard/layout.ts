@@ -1,3 +1,4 @@
+import type { RegistrationNamer } from './registration-name.js';
 import { html, type Content, type Html } from './html.js';
 
 /** What every page needs to know about the request it answers. */
@@ -7,6 +8,8 @@ export interface PageContext {
   csrfToken: string;
   hasDispatcher: boolean;
   hasReceiver: boolean;
+  /** The dashboard's `registrationName`: what the pages call a registration. */
+  registrationName?: RegistrationNamer | undefined;
   /** Set on the portal's pages: its look, and whether the business may only read. */
   portal?: PortalLook;
 }

@@ -4,6 +4,7 @@ import { DispatcherCore as Dispatcher } from '../dispatcher/dispatcher.js';
 import { isLogger, resolveLogger, type Logger, type LoggerOption } from '../logging/logger.js';
 import type { Receiver } from '../receiver/receive.js';
 import { receiverSideOf, type ReceiverSide } from './receiver-side.js';
+import type { RegistrationNamer } from './registration-name.js';
 
 /**
  * Decides whether a request may use the dashboard. It gets the framework's own request (Express's
@@ -40,6 +41,16 @@ export interface DashboardOptions<Request = unknown> {
    * @example dashboardNodeHandler({ dispatcher, authorize, clock: simulated.now })
    */
   clock?: () => number;
+  /**
+   * What the pages call a registration, by the Dispatcher's id: the id and URL its users know,
+   * when the Dispatcher's record holds others (a proxy in front of the receivers). The pages
+   * show the Dispatcher's id and delivery URL beside it; links keep the Dispatcher's id. The CLI's
+   * `dashboard --db` sets it for a sandbox's database. Called for every registration a page
+   * shows, so it should answer from memory or a local lookup.
+   * @default the Dispatcher's own id and URL
+   * @example dashboardNodeHandler({ dispatcher, authorize, registrationName: (id) => names.get(id) })
+   */
+  registrationName?: RegistrationNamer;
 }
 
 /** The options after checking: the base path without a trailing slash ('' for the root). */
@@ -50,6 +61,7 @@ export interface ResolvedDashboard {
   basePath: string;
   logger: Logger;
   clock: () => number;
+  registrationName: RegistrationNamer | undefined;
 }
 
 const receiverShape = z.custom<Receiver>(
@@ -72,6 +84,7 @@ const optionsSchema = z
     basePath: basePath.prefault('/'),
     logger: z.union([z.literal(false), z.custom<Logger>(isLogger)], { error: 'must be a logger (pino, or debug/info/warn/error/child) or false' }).optional(),
     clock: callable<() => number>('() => number (ms since the epoch)').optional(),
+    registrationName: callable<RegistrationNamer>('(dispatcherId) => { id, url } | undefined').optional(),
   })
   .refine((options) => options.dispatcher !== undefined || options.receiver !== undefined, {
     error: 'needs a dispatcher, a receiver or both',
@@ -92,5 +105,6 @@ export function resolveDashboardOptions(options: DashboardOptions<never>, subjec
     basePath: valid.basePath,
     logger: resolveLogger(valid.logger, 'dashboard'),
     clock: valid.clock ?? Date.now,
+    registrationName: valid.registrationName,
   };
 }

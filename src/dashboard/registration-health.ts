@@ -47,14 +47,14 @@ export function responseTimes(stats: AttemptStats | undefined): Content {
 const SPARK_WIDTH = 120;
 const SPARK_HEIGHT = 24;
 
-/** Attempts per hour as a small bar chart: delivered in green under failed in red; its label says the numbers. */
+/** Attempts per hour as a small bar chart: delivered in green under failed in red, the busiest hour's count beside it as the scale; its label says the numbers. */
 export function sparkline(health: RegistrationHealth, stats: AttemptStats | undefined): Html {
   const { range } = health;
   const count = Math.round((range.to - range.from) / range.size);
   const buckets = Array.from({ length: count }, (_, index) => stats?.buckets.find((bucket) => bucket.bucket === index) ?? { bucket: index, attempts: 0, delivered: 0 });
   const top = Math.max(1, ...buckets.map((bucket) => bucket.attempts));
   const slot = SPARK_WIDTH / count;
-  const scale = (value: number) => (value / top) * SPARK_HEIGHT;
+  const heightOf = (value: number) => (value / top) * SPARK_HEIGHT;
   const attempts = buckets.reduce((sum, bucket) => sum + bucket.attempts, 0);
   const failed = buckets.reduce((sum, bucket) => sum + bucket.attempts - bucket.delivered, 0);
   const busiest = buckets.reduce((a, b) => (b.attempts > a.attempts ? b : a));
@@ -65,11 +65,13 @@ export function sparkline(health: RegistrationHealth, stats: AttemptStats | unde
     if (bucket.attempts === 0) return '';
     const x = (bucket.bucket * slot + 0.5).toFixed(1);
     const width = Math.max(1, slot - 1).toFixed(1);
-    const deliveredHeight = scale(bucket.delivered);
-    const failedHeight = scale(bucket.attempts - bucket.delivered);
+    const deliveredHeight = heightOf(bucket.delivered);
+    const failedHeight = heightOf(bucket.attempts - bucket.delivered);
     return html`<g data-from="${new Date(range.from + bucket.bucket * range.size).toISOString()}" data-attempts="${bucket.attempts}" data-delivered="${bucket.delivered}">${deliveredHeight > 0 ? html`<rect class="bar-ok" x="${x}" y="${(SPARK_HEIGHT - deliveredHeight).toFixed(1)}" width="${width}" height="${deliveredHeight.toFixed(1)}"></rect>` : ''}${failedHeight > 0 ? html`<rect class="bar-failed" x="${x}" y="${(SPARK_HEIGHT - deliveredHeight - failedHeight).toFixed(1)}" width="${width}" height="${failedHeight.toFixed(1)}"></rect>` : ''}</g>`;
   });
-  return html`<svg class="spark" viewBox="0 0 ${SPARK_WIDTH} ${SPARK_HEIGHT}" role="img" aria-label="${label}"><title>${label}</title>${bars}</svg>`;
+  // The scale beside the bars: their full height is the busiest hour's count, which differs per registration.
+  const scale = attempts === 0 ? '' : html` <small class="spark-scale muted" aria-hidden="true" data-top="${top}">top ${number(top)}/h</small>`;
+  return html`<span class="spark-box"><svg class="spark" viewBox="0 0 ${SPARK_WIDTH} ${SPARK_HEIGHT}" role="img" aria-label="${label}"><title>${label}</title>${bars}</svg>${scale}</span>`;
 }
 
 /** The latest delivered or failed attempt, as a link to its delivery. */

@@ -12,6 +12,7 @@ import { ConfigurationError } from '../kernel/errors.js';
 import { resolveWithSystem } from '../dispatcher/url-guard.js';
 import { resolveLogger } from '../logging/logger.js';
 import { openConnection } from '../stores/sqlite/open-connection.js';
+import type { SavedSandboxClock } from './dashboard-view.js';
 import { sqliteDispatchStore } from '../stores/sqlite/dispatch-store.js';
 import { SandboxClock, parseDuration } from './clock.js';
 import type { SandboxAccount, SandboxContext } from './context.js';
@@ -160,7 +161,8 @@ async function start(valid: ValidSandboxOptions, db: ReturnType<typeof openConne
   const forwardLog = new ForwardLog(db);
   const reorderer = new Reorderer();
   const proxy = new FaultProxy({ registry: webhooks, dispatcher, faultLog, forwardLog, reorderer, clock, timeoutMs: valid.deliveryTimeoutMs, resolveHost });
-  const persistClock = () => state.set('clock', { start: clockStart(state, clock), offset: clock.offset });
+  // The moment and the wall clock beside it let a reader of the file (the dashboard) tell the sandbox's time.
+  const persistClock = () => state.set('clock', { start: clockStart(state, clock), offset: clock.offset, frozen: clock.isFrozen, now: clock.now(), wall: Date.now() } satisfies SavedSandboxClock);
   const routes = [
     ...webhookRoutes(context, faultLog, forwardLog),
     ...eventRoutes(context),

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createTestEvent } from '../../src/testing/index.js';
 import { FakeClock } from '../helpers/clock.js';
 import { BASE, setup } from './fixtures.js';
+import { placeLabels } from '../../src/dashboard/delivery-timeline.js';
 
 const MINUTE = 60_000;
 
@@ -61,5 +62,43 @@ describe("a delivery's timeline", () => {
       ['attempt', 5, '200'],
     ]);
     expect(delivered).toContain('<tr><th scope="row">5 (manual)</th><td><span class="muted">—</span></td>');
+  });
+});
+
+describe("the timeline's labels", () => {
+  const CHAR = 6.8;
+  /** The label boxes of one row never overlap and stay inside the chart. */
+  function expectApart(labels: { x: number; text: string }[], width: number): void {
+    const places = placeLabels(labels, width);
+    const boxes = places.flatMap((place, index) => (place === null ? [] : [{ ...place, half: (labels[index]!.text.length * CHAR) / 2 }]));
+    for (const box of boxes) {
+      expect(box.x - box.half).toBeGreaterThanOrEqual(0);
+      expect(box.x + box.half).toBeLessThanOrEqual(width);
+    }
+    for (const [i, a] of boxes.entries()) {
+      for (const b of boxes.slice(i + 1)) {
+        if (a.y === b.y) expect(Math.abs(a.x - b.x), `${JSON.stringify(a)} and ${JSON.stringify(b)}`).toBeGreaterThanOrEqual(a.half + b.half);
+      }
+    }
+  }
+
+  it('spread points keep every label; crowded ones keep those that fit and drop the rest, never overlapping', () => {
+    const spread = [40, 200, 360, 520, 700].map((x, index) => ({ x, text: `${index + 1}: +${index} h 10 min` }));
+    expect(placeLabels(spread).every((place) => place !== null)).toBe(true);
+    expectApart(spread, 760);
+    // Seven attempts a second apart (manual retries) sit on one spot: four rows, three dropped.
+    const crowded = Array.from({ length: 7 }, (_, index) => ({ x: 41 + index * 0.3, text: `${index + 1}: +${index} s` }));
+    const places = placeLabels(crowded);
+    expect(places.filter((place) => place !== null)).toHaveLength(4);
+    expectApart(crowded, 760);
+  });
+
+  it('holds for random points at the edges and in the middle', () => {
+    let seed = 7;
+    const random = () => ((seed = (seed * 16807) % 2147483647) / 2147483647);
+    for (let run = 0; run < 100; run++) {
+      const labels = Array.from({ length: 1 + Math.floor(random() * 12) }, (_, index) => ({ x: random() * 760, text: `${index + 1}: +${Math.floor(random() * 40)} h ${Math.floor(random() * 60)} min` })).sort((a, b) => a.x - b.x);
+      expectApart(labels, 760);
+    }
   });
 });

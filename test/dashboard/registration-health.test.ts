@@ -42,6 +42,9 @@ describe('health per registration', () => {
         expect(recent.filter((delivery) => delivery.createdAt >= Date.parse(start!) && delivery.createdAt < Date.parse(start!) + HOUR)).toHaveLength(Number(attempts));
       }
       expect(sparkline).toContain(`aria-label="Attempts per hour, last 24 hours: ${recent.length} in all, ${recent.length - delivered.length} failed;`);
+      // Its scale: the full height is the busiest hour, written beside the bars.
+      const busiest = Math.max(...hours.map((hour) => Number(hour[2])));
+      expect(page).toContain(`<small class="spark-scale muted" aria-hidden="true" data-top="${busiest}">top ${busiest}/h</small>`);
     }
   });
 

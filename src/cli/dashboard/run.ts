@@ -13,6 +13,7 @@ import { isSqliteFile, openDispatcher } from '../dispatch-database.js';
 import { CliError } from '../errors.js';
 import { listenOn, serverUrl } from '../local-receiver/server.js';
 import { hostWarning } from './host-warning.js';
+import { sandboxDashboardView } from '../../sandbox/dashboard-view.js';
 import { TokenGate } from './token-gate.js';
 
 export interface DashboardCommandOptions {
@@ -21,6 +22,11 @@ export interface DashboardCommandOptions {
   port: number;
   host: string;
   allowInsecureUrls?: boolean;
+}
+
+/** Whether `file` is a sandbox's database (it has the sandbox's state table); a file that is not SQLite is left to openDispatcher's check. */
+async function isSandboxDatabase(file: string): Promise<boolean> {
+  return existsSync(file) && (await isSqliteFile(file)) && sqliteFileHasTable(file, 'sandbox_state');
 }
 
 /** The receiver's table: an events file without it is some other database. */
@@ -34,13 +40,17 @@ export async function runDashboard(context: CommandContext, options: DashboardCo
   // First, before anything can fail or listen: it is about what the user asked for.
   const warning = hostWarning(options.host);
   if (warning !== undefined) context.output.note(warning);
-  const dispatcher = options.db === undefined ? undefined : await openDispatcher(options.db, { allowInsecureUrls: options.allowInsecureUrls === true });
+  // A sandbox's database: its clock and its API's names, so the pages agree with what the sandbox stamped and returned.
+  const sandbox = options.db === undefined || !(await isSandboxDatabase(options.db)) ? undefined : sandboxDashboardView(options.db);
+  let dispatcher: Dispatcher | undefined;
   let store: IdempotencyStore | undefined;
   let server;
   try {
+    dispatcher = options.db === undefined ? undefined : await openDispatcher(options.db, { allowInsecureUrls: options.allowInsecureUrls === true, ...(sandbox ? { clock: sandbox.clock } : {}) });
     store = options.eventsDb === undefined ? undefined : await openEventStore(options.eventsDb);
     const logger = requestFailureLogger(context.output);
-    const core = buildDashboard({ dispatcher, receiver: store && storeSideOf(store), authorize: () => true, basePath: '', logger, clock: Date.now });
+    const core = buildDashboard({ dispatcher, receiver: store && storeSideOf(store), authorize: () => true, basePath: '', logger, clock: sandbox?.clock ?? Date.now, registrationName: sandbox?.registrationName });
+    if (sandbox) context.output.note(`${options.db} is a sandbox's database: the pages count by the sandbox's clock (${new Date(sandbox.clock()).toISOString()}) and show the ids and URLs its API returned.`);
     const gate = new TokenGate(nodeListenerOf(core, readForm), (error, request) => core.failed(error, request));
     server = await listenOn(gate.listener, options.port, options.host);
     const url = `${serverUrl(options.host, server.port, '/')}?token=${gate.token}`;
@@ -50,6 +60,7 @@ export async function runDashboard(context: CommandContext, options: DashboardCo
   } finally {
     await server?.close();
     await closeAll(dispatcher, store);
+    sandbox?.close();
   }
   context.output.note('Stopped.');
 }

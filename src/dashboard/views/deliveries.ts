@@ -14,6 +14,7 @@ import { noticeText } from '../notices.js';
 import { deliveryTimeline, timelineView } from '../delivery-timeline.js';
 import { lastPageOf, pageOf, pagePosition } from '../pager.js';
 import { dispatcherOf, type Route, type RouteContext } from '../routes.js';
+import { shownRegistration } from '../registration-name.js';
 
 /** Deliveries per page of the list. */
 export const PAGE_SIZE = 50;
@@ -53,7 +54,7 @@ async function listPage(context: RouteContext): Promise<DashboardResponse> {
   const { base } = context.page;
   const values = filterValuesOf(context.query);
   const webhooks = await dispatcher.webhooks.list();
-  const form = filterForm(`${base}/deliveries`, values, webhooks);
+  const form = filterForm(`${base}/deliveries`, values, webhooks.map((webhook) => ({ id: webhook.id, url: shownRegistration(context.page.registrationName, webhook).url })));
   let filter: DeliveryFilter;
   let total: number;
   try {
@@ -67,7 +68,7 @@ async function listPage(context: RouteContext): Promise<DashboardResponse> {
   const current = pageOf(context.query, lastPage);
   const deliveries = await dispatcher.deliveries.list({ ...filter, limit: PAGE_SIZE, offset: (current - 1) * PAGE_SIZE });
   const answers = await latestAnswers(dispatcher, deliveries);
-  const urls = new Map(webhooks.map((webhook) => [webhook.id, webhook.url]));
+  const urls = new Map(webhooks.map((webhook) => [webhook.id, shownRegistration(context.page.registrationName, webhook).url]));
   const position = pagePosition({ total, current, pageSize: PAGE_SIZE, shown: deliveries.length, noun: 'deliveries', link: (to) => `${base}/deliveries${filterQuery(values, { page: String(to) })}` });
   const retryAllLink = total > 0 && mayAct(context.page) ? html`<p class="actions"><a class="button secondary" href="${base}/deliveries/retry${filterQuery(values)}">Retry all ${total.toLocaleString('en')} matching…</a></p>` : '';
   const table =
@@ -125,7 +126,7 @@ async function detailPage(context: RouteContext, messages: { problem?: string } 
 <dt>Status</dt><dd>${statusBadge(delivery.status)}${delivery.test ? ' (test delivery)' : ''}</dd>
 <dt>Event</dt><dd>${delivery.event_type} · <a class="mono" href="${context.page.base}/deliveries${filterQuery({ q: delivery.event_id })}">${delivery.event_id}</a></dd>
 <dt>Correlation id</dt><dd><a class="mono" href="${context.page.base}/deliveries${filterQuery({ q: delivery.correlation_id })}">${delivery.correlation_id}</a></dd>
-<dt>Registration</dt><dd><a class="mono" href="${context.page.base}/webhooks/${encodeURIComponent(delivery.webhook_id)}">${delivery.webhook_id}</a></dd>
+<dt>Registration</dt><dd><a class="mono" href="${context.page.base}/webhooks/${encodeURIComponent(delivery.webhook_id)}">${shownRegistration(context.page.registrationName, { id: delivery.webhook_id }).id}</a></dd>
 <dt>Attempts</dt><dd>${delivery.attempt_count} (${delivery.automatic_attempt_count} by the schedule)</dd>
 <dt>Next attempt</dt><dd>${timeOf(delivery.next_attempt_at)}</dd>
 <dt>Created</dt><dd>${timeOf(delivery.created_at)}</dd>

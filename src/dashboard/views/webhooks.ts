@@ -9,6 +9,7 @@ import { actionForm, csrfField, mayAct, notice, page, statusBadge, timeOf, type 
 import { noticeText } from '../notices.js';
 import { disableCountdown, lastAttempt, registrationHealth, responseTimes, sparkline, successRate } from '../registration-health.js';
 import { dispatcherOf, type Route, type RouteContext } from '../routes.js';
+import { shownRegistration } from '../registration-name.js';
 import { SIGNING_ALGORITHMS, WEBHOOK_SCHEMES, type SigningAlgorithm, type WebhookScheme } from '../../ports/dispatch-statuses.js';
 
 /** How each scheme is named in the forms. */
@@ -77,13 +78,14 @@ async function listPage(context: RouteContext): Promise<DashboardResponse> {
   const disableAfterMs = dispatcher.settings.disableFailingAfterMs;
   const rows = webhooks.map((webhook) => {
     const stats = health.stats?.get(webhook.id);
+    const name = shownRegistration(context.page.registrationName, webhook);
     return html`<tr>
-<td><a href="${base}/webhooks/${encodeURIComponent(webhook.id)}">${webhook.url}</a><br><span class="muted mono">${webhook.id}</span><br><span class="muted">signed: ${signingOf(webhook)}</span><br>${ownerOf(webhook)}</td>
+<td class="registration"><a href="${base}/webhooks/${encodeURIComponent(webhook.id)}">${name.url}</a><br><span class="muted mono">${name.id}</span>${name.id === webhook.id ? '' : html` <span class="muted">(dispatcher: <span class="mono">${webhook.id}</span>)</span>`}<br><span class="muted">signed: ${signingOf(webhook)}</span><br>${ownerOf(webhook)}</td>
 <td>${webhook.events.join(', ')}</td>
 <td>${statusBadge(webhook.status)}</td>
 <td>${healthOf(webhook)}${disableCountdown(webhook, disableAfterMs, context.now)}</td>
 ${health.stats === undefined ? '' : html`<td>${successRate(stats)}<br>${sparkline(health, stats)}</td><td>${responseTimes(stats)}</td><td>delivered ${lastAttempt(base, stats, 'last_delivered')}<br>failed ${lastAttempt(base, stats, 'last_failed')}</td>`}
-<td>${headerNames(webhook)}</td>
+<td class="headers">${headerNames(webhook)}</td>
 <td>${timeOf(webhook.created_at)}</td>
 <td><a href="${base}/deliveries?webhook_id=${encodeURIComponent(webhook.id)}">Deliveries</a></td>
 </tr>`;
@@ -92,7 +94,7 @@ ${health.stats === undefined ? '' : html`<td>${successRate(stats)}<br>${sparklin
   const table =
     webhooks.length === 0
       ? html`<p>No webhooks are registered yet.</p>`
-      : html`<table><caption class="muted">${webhooks.length} registration(s), oldest first; the last 24 hours from their attempts</caption>
+      : html`<table class="registrations"><caption class="muted">${webhooks.length} registration(s), oldest first; the last 24 hours from their attempts</caption>
 <thead><tr><th scope="col">URL</th><th scope="col">Events</th><th scope="col">Status</th><th scope="col">Health</th>${healthColumns}<th scope="col">Custom headers</th><th scope="col">Created</th><th scope="col"><span class="muted">Log</span></th></tr></thead>
 <tbody>${rows}</tbody></table>`;
   const register = mayAct(context.page) ? html`<p class="actions"><a class="button" href="${base}/webhooks/new">Register a webhook</a></p>` : '';
@@ -119,6 +121,7 @@ ${health.stats === undefined ? html`<p class="muted">This dispatcher's store doe
 
 function detailPage(context: PageContext, webhook: WebhookRegistration, messages: { notice?: string | undefined; problem?: string; secret?: string; form?: FormValues; health?: Html }): Html {
   const id = encodeURIComponent(webhook.id);
+  const name = shownRegistration(context.registrationName, webhook);
   const extra = Object.entries(webhook).filter(([key]) => !KNOWN_FIELDS.has(key));
   const publicKey = messages.secret !== undefined && messages.secret === webhook.public_key;
   const secret = messages.secret
@@ -140,8 +143,9 @@ function detailPage(context: PageContext, webhook: WebhookRegistration, messages
       : html`${actionForm(context, `/webhooks/${id}/status`, 'Enable', { fields: { status: 'active' }, style: replay ? 'secondary' : '' })}${replay}`;
   const content = html`${notice(messages.notice)}${notice(messages.problem, 'problem')}${secret}
 <dl class="facts">
-<dt>${WEBHOOK_LABELS.id}</dt><dd class="mono">${webhook.id}</dd>
-<dt>${WEBHOOK_LABELS.url}</dt><dd>${webhook.url}</dd>
+<dt>${WEBHOOK_LABELS.id}</dt><dd class="mono">${name.id}</dd>
+${name.id === webhook.id ? '' : html`<dt>Dispatcher id</dt><dd class="mono">${webhook.id}</dd>`}
+<dt>${WEBHOOK_LABELS.url}</dt><dd>${name.url}${name.deliveredTo === undefined ? '' : html`<br><span class="muted">delivered through ${name.deliveredTo}</span>`}</dd>
 <dt>${WEBHOOK_LABELS.events}</dt><dd>${webhook.events.join(', ')}</dd>
 <dt>${WEBHOOK_LABELS.status}</dt><dd>${statusBadge(webhook.status)}${webhook.disabled_at ? html` since ${timeOf(webhook.disabled_at)}` : ''}</dd>
 <dt>Health</dt><dd>${healthOf(webhook)}${webhook.last_failure_at ? html`; last failure ${timeOf(webhook.last_failure_at)}` : ''}</dd>
@@ -165,7 +169,7 @@ ${messages.health ?? ''}
 ${mayAct(context) ? html`<h2>Edit</h2>
 ${registrationForm(context, `/webhooks/${id}`, messages.form ?? formOf(webhook), 'Save the registration', Object.keys(webhook.headers), webhook.algorithm)}` : ''}
 ${context.portal && mayAct(context) ? html`<h2>Delete</h2><p>Deleting stops every delivery to this URL; its delivery log stays readable.</p>${actionForm(context, `/webhooks/${id}/delete`, 'Delete this webhook', { style: 'danger' })}` : ''}`;
-  return page(context, 'webhooks', `Registration ${webhook.url}`, content);
+  return page(context, 'webhooks', `Registration ${name.url}`, content);
 }
 
 interface FormValues {
