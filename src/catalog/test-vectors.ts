@@ -63,9 +63,15 @@ export interface CaseOptions {
   fixedSecret?: boolean;
   /** One valid case per event type of the catalog. @default false */
   everyType?: boolean;
+  /**
+   * Seconds kept between the window's edge and the edge-of-window, stale and future cases, for
+   * requests that cross a network and a second boundary on the way (a conformance run).
+   * @default 0
+   */
+  marginSeconds?: number;
 }
 
-/** How far outside the window the stale and future cases are signed: one second past it. */
+/** How far outside the window the stale and future cases are signed: one second past it (plus the margin). */
 const OUTSIDE = DEFAULT_TOLERANCE_SECONDS + 1;
 
 type Signer = (id: string, body: string, timestamp: number, secrets: readonly string[]) => Record<string, string>;
@@ -115,6 +121,9 @@ export function signatureCases(options: CaseOptions): SignatureCase[] {
 
 function casesOf(kind: Kind, options: CaseOptions): SignatureCase[] {
   const { now } = options;
+  const margin = options.marginSeconds ?? 0;
+  const outside = OUTSIDE + margin;
+  const inside = DEFAULT_TOLERANCE_SECONDS - margin;
   const cases: SignatureCase[] = [];
   const add = (
     name: string,
@@ -136,14 +145,14 @@ function casesOf(kind: Kind, options: CaseOptions): SignatureCase[] {
 
   add('valid', 'signed now with the right secret', (id) => signed(id), accepted);
   add('non-ascii-body', 'a body with umlauts, a dash and the euro sign: the signature covers its UTF-8 bytes', (id) => signed(id, nonAsciiBodyOf(id)), accepted);
-  add('window-edge', `signed ${DEFAULT_TOLERANCE_SECONDS} s ago: still inside the window`, (id) => signed(id, bodyOf(id), now - DEFAULT_TOLERANCE_SECONDS), accepted);
+  add('window-edge', `signed ${inside} s ago: still inside the window`, (id) => signed(id, bodyOf(id), now - inside), accepted);
   add('tampered-body', 'signed, then one digit of the amount changed', (id) => {
     const request = signed(id);
     return { ...request, body: tamper(request.body) };
   }, refused(401, 'SIGNATURE_MISMATCH'));
   add('wrong-secret', 'signed with another secret than the receiver has', (id) => signed(id, bodyOf(id), now, [kind.wrong]), refused(401, 'SIGNATURE_MISMATCH'));
-  add('stale', `signed ${OUTSIDE} s ago`, (id) => signed(id, bodyOf(id), now - OUTSIDE), refused(401, 'TIMESTAMP_TOO_OLD'));
-  add('future', `signed ${OUTSIDE} s ahead`, (id) => signed(id, bodyOf(id), now + OUTSIDE), refused(401, 'TIMESTAMP_IN_FUTURE'));
+  add('stale', `signed ${outside} s ago`, (id) => signed(id, bodyOf(id), now - outside), refused(401, 'TIMESTAMP_TOO_OLD'));
+  add('future', `signed ${outside} s ahead`, (id) => signed(id, bodyOf(id), now + outside), refused(401, 'TIMESTAMP_IN_FUTURE'));
   if (standard) {
     add('several-signatures', 'two signatures, the first under another key (a rotation): any one valid is enough', (id) => signed(id, bodyOf(id), now, [kind.wrong, kind.signing]), accepted);
     add('unknown-version-beside-valid', 'a v9 signature before the valid one: unknown versions are skipped', (id) => {

@@ -22,6 +22,8 @@ export const CLI_ERROR_EXITS = {
   UNREADABLE_FILE: 'usage',
   /** An input file whose content is not what the command reads (JSON Lines, a dispatch database). */
   MALFORMED_INPUT: 'usage',
+  /** A URL that is not this machine for a command that only sends to loopback unless allowed (`conformance` without --allow-remote). */
+  REMOTE_URL: 'usage',
   /** An exported attempt whose payload the dispatcher no longer keeps (retention, erase): `replay` skips it. */
   PAYLOAD_NOT_KEPT: 'usage',
   /** No answer from the URL: refused, reset, DNS, timeout. */

@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { catalogCommand } from './catalog.js';
+import { conformanceCommand } from './conformance.js';
 import type { CommandContext } from './context.js';
 import { dashboardCommand } from './dashboard.js';
 import { demoCommand } from './demo.js';
@@ -56,6 +57,7 @@ export function createProgram(context: CommandContext): Command {
     dashboardCommand(context),
     sandboxCommand(context),
     catalogCommand(context),
+    conformanceCommand(context),
   ];
   for (const command of commands) program.addCommand(command);
   return program;

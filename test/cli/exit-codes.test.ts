@@ -13,6 +13,7 @@ describe('exitCodeFor', () => {
     UNREADABLE_FILE: 2,
     MALFORMED_INPUT: 2,
     PAYLOAD_NOT_KEPT: 2,
+    REMOTE_URL: 2,
     UNREACHABLE: 1,
     DELIVERY_FAILED: 1,
     DEMO_FAILED: 1,
