@@ -31,11 +31,11 @@ export function conformanceCommand(context: CommandContext): Command {
     )
     .argument('<url>', 'where the receiver listens, e.g. http://127.0.0.1:3000/webhooks', httpUrl('<url>'))
     .addOption(secretOption("the receiver's secret: whsec_…; for --scheme standard-webhooks a whsk_… private key checks v1a (the receiver holds the whpk_…)"))
-    .addOption(new Option('--scheme <scheme>', `the receiver's signature scheme: ${SCHEMES.join(', ')}`).argParser(oneOf('--scheme', SCHEMES)).default('svc'))
+    .addOption(new Option('--scheme <scheme>', `the receiver's signature scheme: ${SCHEMES.join(', ')} (default: svc)`).argParser(oneOf('--scheme', SCHEMES)).default('svc'))
     .option('--allow-remote', 'allow a URL that is not this machine (the run sends about 40 requests, one over the size limit)')
     .option(
       '--max-body-bytes <n>',
-      "the receiver's body limit: the oversized case sends one byte more (default: 1048576, the receiver's default)",
+      "the receiver's body limit: the oversized case sends one byte more (default: 1048576, 1 MiB, as this package's receiver)",
       positiveInteger('--max-body-bytes', MAX_CONFORMANCE_BODY_BYTES),
     )
     .addOption(jsonOption('print the cases and verdicts as JSON'))

@@ -28,9 +28,9 @@ describe('acct-webhook --version and --help', () => {
     expect(run.stdout).toContain('Examples:');
   });
 
-  it('knows the thirty-three commands of the tree (dashboard portal-link the newest)', () => {
-    expect(COMMANDS).toHaveLength(33);
-    expect(COMMANDS).toContainEqual(['dashboard', 'portal-link']);
+  it('knows the thirty-four commands of the tree (conformance the newest)', () => {
+    expect(COMMANDS).toHaveLength(34);
+    expect(COMMANDS).toContainEqual(['conformance']);
   });
 
   it.each(COMMANDS.map((words) => [words.join(' '), words] as const))('%s --help: usage and examples', async (_name, words) => {
