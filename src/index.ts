@@ -7,6 +7,7 @@
 // Receiving: the framework-free core, its three adapters, the handler router.
 export { createReceiver } from './platform/node.js';
 export type { Receiver, ReceiveRequest } from './receiver/receive.js';
+export type { SecretCacheOptions, WebhookSecretLookup, WebhookSecretRequest } from './receiver/secret-lookup.js';
 export { webhookHandler, type ExpressLikeRequest, type ExpressWebhookHandler } from './adapters/express/index.js';
 export { nodeHandler, type NodeWebhookHandler } from './adapters/node/index.js';
 export { fetchHandler, type FetchWebhookHandler } from './adapters/fetch/index.js';

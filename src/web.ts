@@ -11,6 +11,7 @@ export { honoWebhooks } from './adapters/hono/web.js';
 export type { FetchWebhookHandler } from './adapters/fetch/handler.js';
 export type { HonoRequestContext, HonoWebhookHandler } from './adapters/hono/handler.js';
 export type { Receiver, ReceiveRequest } from './receiver/receive.js';
+export type { SecretCacheOptions, WebhookSecretLookup, WebhookSecretRequest } from './receiver/secret-lookup.js';
 export { Webhooks, type EventForPattern, type WebhookErrorHandler, type WebhookEventHandler } from './receiver/webhooks.js';
 export type { HandlerContext } from './receiver/context.js';
 export type { ReceiverScheme } from './receiver/verify-request.js';

@@ -33,7 +33,9 @@ export function webhookFetchResponse(response: WebhookResponse): Response {
  * unless the framework already answered.
  */
 export function answerNodeRequest(receiver: Receiver, req: IncomingMessage, res: ServerResponse, rawBody: RawPayload | Promise<RawPayload>): Promise<void> {
-  return receiver.receive({ rawBody, headers: req.headers, method: req.method }).then((response) => {
+  // Express and Koa cut a mount path off req.url; the secret function is told the whole path.
+  const url = (req as IncomingMessage & { originalUrl?: string }).originalUrl ?? req.url;
+  return receiver.receive({ rawBody, headers: req.headers, method: req.method, url }).then((response) => {
     if (!res.headersSent) writeNodeAnswer(req, res, webhookAnswer(response));
   });
 }

@@ -24,10 +24,13 @@ export async function answerError({ quarantine: keeping, report }: AnswerErrorSe
   const known = isAcctWebhookError(error) ? error : new ReceiverError('INTERNAL_ERROR', 'Unexpected receiver failure', {}, { cause: error });
   const response = failed(known);
   const serverSide = response.status >= 500;
+  // The receiver's own failures (a bug, a secret lookup that failed) are errors; the rest refusals.
+  const lookupFailed = known.code === 'SECRET_UNAVAILABLE';
   return report.finish(response, inbound, {
-    outcome: known.code === 'INTERNAL_ERROR' ? 'error' : 'rejected',
+    outcome: known.code === 'INTERNAL_ERROR' || lookupFailed ? 'error' : 'rejected',
     code: known.code,
-    ...(error instanceof WebhookVerificationError || !serverSide ? { reason: known.message } : {}),
+    // A lookup's failure names its problem (never a secret): the line says what to fix.
+    ...(error instanceof WebhookVerificationError || !serverSide || lookupFailed ? { reason: known.message } : {}),
     ...(serverSide ? { error } : {}),
   });
 }

@@ -40,6 +40,7 @@ const STATUS: Record<AnswerCode, number> = {
   TIMESTAMP_TOO_OLD: 401,
   TIMESTAMP_IN_FUTURE: 401,
   SIGNATURE_MISMATCH: 401,
+  UNKNOWN_BUSINESS: 401,
   NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,
   EVENT_IN_PROGRESS: 409,
@@ -53,6 +54,7 @@ const STATUS: Record<AnswerCode, number> = {
   INTERNAL_ERROR: 500,
   HANDLER_TIMEOUT: 503,
   STORE_UNAVAILABLE: 503,
+  SECRET_UNAVAILABLE: 503,
   INBOX_CLOSED: 503,
   DRAIN_TIMEOUT: 500,
 };
@@ -88,6 +90,10 @@ function publicBody({ error }: ErrorBody): ErrorBody {
       return envelope(error.code, 'The signature does not match the body', { secrets_tried: error.details.secrets_tried });
     case 'HANDLER_FAILED':
       return envelope(error.code, 'The event handler failed; retry later', { failures: error.details.failures });
+    case 'UNKNOWN_BUSINESS':
+      return envelope(error.code, 'No webhook secret is known for this business', { business_id: error.details.business_id ?? null });
+    case 'SECRET_UNAVAILABLE':
+      return envelope(error.code, 'The webhook secret could not be looked up; retry later', {});
     case 'NO_SECRET':
     case 'PAYLOAD_NOT_RAW':
     case 'INVALID_CONFIGURATION':

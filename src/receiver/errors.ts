@@ -14,6 +14,8 @@ export const RECEIVER_ERROR_CODES = [
   'NOT_RETRYABLE',
   'INBOX_CLOSED',
   'DRAIN_TIMEOUT',
+  'UNKNOWN_BUSINESS',
+  'SECRET_UNAVAILABLE',
 ] as const;
 /** The codes of a {@link ReceiverError}: the receiver's answers besides verification and validation. */
 export type ReceiverErrorCode = (typeof RECEIVER_ERROR_CODES)[number];

@@ -1,8 +1,17 @@
 import { boolean, callable, checkOptions, custom, instanceOf, list, literal, numberIn, oneOf, optional, strictObject, string, union } from '../kernel/options-check.js';
 import { ConfigurationError, WebhookVerificationError } from '../kernel/errors.js';
 import { isLogger, resolveLogger, type Logger, type LoggerOption } from '../logging/logger.js';
-import { DEFAULT_TOLERANCE_SECONDS, type HmacEngine, type HmacKeys, type WebhookSecret } from '../signing/signature-scheme.js';
-import { verificationKeys, type StandardKeyCheck, type StandardKeyEngine } from '../signing/standard-webhooks-scheme.js';
+import { DEFAULT_TOLERANCE_SECONDS, type HmacEngine, type WebhookSecret } from '../signing/signature-scheme.js';
+import type { StandardKeyEngine } from '../signing/standard-webhooks-scheme.js';
+import { deriveKeys, type SecretKeys } from './secret-keys.js';
+import {
+  DEFAULT_SECRET_CACHE_MAX_ENTRIES,
+  DEFAULT_SECRET_CACHE_TTL_MS,
+  DEFAULT_SECRET_TIMEOUT_MS,
+  SecretResolver,
+  type SecretCacheOptions,
+  type WebhookSecretLookup,
+} from './secret-lookup.js';
 import type { ReceiverScheme } from './verify-request.js';
 import type { IdempotencyStore } from '../ports/idempotency-store.js';
 import { inboxSettings, inboxShape, type InboxOptions, type InboxSettings } from './inbox-options.js';
@@ -33,9 +42,29 @@ export const DEFAULT_RECEIVER_SCHEME: ReceiverScheme = 'svc';
 export interface ReceiverOptions {
   /**
    * The webhook secret (`whsec_…`), or a list while rotating: any one of them verifies. With
-   * Standard Webhooks, a `whpk_…` ed25519 public key verifies `v1a` signatures.
+   * Standard Webhooks, a `whpk_…` ed25519 public key verifies `v1a` signatures. A receiver for
+   * many businesses gives a function instead, told each delivery's path, headers and (unverified)
+   * `businessId`, that returns its secret or list — or `undefined` for a business it does not know
+   * (401 `UNKNOWN_BUSINESS`); one that throws or is slower than `secretTimeoutMs` is a 503
+   * `SECRET_UNAVAILABLE`. See docs/receiver.md.
+   *
+   * @example secret: async ({ businessId }) => businessId && (await db.secretOf(businessId))
    */
-  secret: WebhookSecret;
+  secret: WebhookSecret | WebhookSecretLookup;
+  /**
+   * With a `secret` function: how many of its answers are kept and for how long, keyed by the
+   * delivery's path and `businessId` (not its headers), or `false` to call it for every delivery.
+   * An `undefined` answer or a failure is never kept. Refused with a fixed secret.
+   * @default { maxEntries: 10_000, ttlMs: 60_000 }
+   */
+  secretCache?: false | SecretCacheOptions | undefined;
+  /**
+   * With a `secret` function: how long it may take; past it the delivery is answered 503
+   * `SECRET_UNAVAILABLE` (the sender retries), and a late answer still fills the cache. Refused
+   * with a fixed secret.
+   * @default 5_000
+   */
+  secretTimeoutMs?: number | undefined;
   /**
    * Which signature headers are checked: `'svc'` (the platform's `x-svc-signature` and
    * `x-svc-timestamp`), `'standard-webhooks'` (`webhook-id`, `webhook-timestamp`,
@@ -129,7 +158,10 @@ export interface WebhookHandlerOptions extends ReceiverOptions {
 
 /** The receiver's options after defaults; internal. */
 export interface ResolvedReceiverOptions {
-  secret: WebhookSecret;
+  /** The keys of a fixed secret, made once when the factory ran; undefined with a secret function. */
+  keys: SecretKeys | undefined;
+  /** The keys chosen per delivery by the secret function; undefined with a fixed secret. */
+  secretLookup: SecretResolver | undefined;
   handlers: Webhooks;
   store: IdempotencyStore;
   /** The receiver opened the store itself, so `close()` closes it. */
@@ -146,11 +178,7 @@ export interface ResolvedReceiverOptions {
   inbox: InboxSettings | undefined;
   /** The ordering guard; undefined when off. */
   ordering: OrderingGuard | undefined;
-  /** The HMAC under `secret`, made once when the factory ran. */
-  hmacKeys: HmacKeys;
   scheme: ReceiverScheme;
-  /** The Standard Webhooks keys under `secret`; undefined with `scheme: 'svc'`. */
-  standardKeys: StandardKeyCheck | undefined;
 }
 
 /** How an adapter reads the body; internal. */
@@ -162,8 +190,22 @@ export interface BodyOptions {
 
 const nonEmptySecret = string('must be the whsec_… secret (a non-empty string)', { minLength: [1, 'must not be empty'] });
 
+const fixedSecret = union(nonEmptySecret, list(nonEmptySecret, 'must be the whsec_… secret or a non-empty list of them', [1, 'must not be an empty list']), 'must be the whsec_… secret or a non-empty list of them');
+
 const receiverShape = {
-  secret: union(nonEmptySecret, list(nonEmptySecret, 'must be the whsec_… secret or a non-empty list of them', [1, 'must not be an empty list']), 'must be the whsec_… secret or a non-empty list of them'),
+  secret: union(
+    fixedSecret,
+    callable<WebhookSecretLookup>('({ path, headers, businessId }) => the secret, a list, or undefined'),
+    'must be the whsec_… secret, a non-empty list of them, or a function ({ path, headers, businessId }) => secret',
+  ),
+  secretCache: optional(
+    union(
+      literal(false, 'must be false'),
+      strictObject({ maxEntries: optional(numberIn(1, Number.MAX_SAFE_INTEGER, { integer: true })), ttlMs: optional(numberIn(1, Number.MAX_SAFE_INTEGER)) }, { message: 'must be { maxEntries, ttlMs }' }),
+      'must be false or { maxEntries, ttlMs }',
+    ),
+  ),
+  secretTimeoutMs: optional(numberIn(1, MAX_TIMER_MS, { integer: true })),
   scheme: optional(oneOf(['svc', 'standard-webhooks', 'any'], "must be 'svc', 'standard-webhooks' or 'any'")),
   handlers: optional(instanceOf(Webhooks, 'a Webhooks instance: new Webhooks().on(…)')),
   store: optional(custom<IdempotencyStore>(isStore, 'must be a store from sqliteStore(), memoryStore() or postgresStore()')),
@@ -259,7 +301,8 @@ function withDefaults(options: ParsedReceiverOptions, platform: ReceiverPlatform
     });
   }
   const scheme = options.scheme ?? DEFAULT_RECEIVER_SCHEME;
-  const secrets = typeof options.secret === 'string' ? [options.secret] : options.secret;
+  const clock = options.clock ?? Date.now;
+  const secretLookup = secretLookupOf(options, scheme, platform, clock);
   const logger = resolveLogger(options.logger, 'receiver');
   const inbox = options.inbox ? inboxSettings(options.inbox) : undefined;
   const ordering = options.ordering ? orderingGuard(options.ordering) : undefined;
@@ -268,7 +311,8 @@ function withDefaults(options: ParsedReceiverOptions, platform: ReceiverPlatform
   return {
     inbox,
     ordering,
-    secret: options.secret,
+    keys: secretLookup === undefined ? fixedKeys(options.secret as WebhookSecret, scheme, platform) : undefined,
+    secretLookup,
     handlers: options.handlers ?? new Webhooks(),
     toleranceSeconds: options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS,
     handlerTimeoutMs: options.handlerTimeoutMs ?? DEFAULT_HANDLER_TIMEOUT_MS,
@@ -277,20 +321,41 @@ function withDefaults(options: ParsedReceiverOptions, platform: ReceiverPlatform
     onOutcome: withReceiverMetrics(options.onOutcome, options.metrics),
     legacySignature: options.legacySignature ?? false,
     onUnknownEvent: options.onUnknownEvent ?? 'acknowledge',
-    clock: options.clock ?? Date.now,
-    hmacKeys: platform.hmac(secrets),
+    clock,
     scheme,
-    standardKeys: scheme === 'svc' ? undefined : standardKeysOf(secrets, platform),
     // Opened last, so that a bad option does not leave a file behind.
     ownsStore: options.store === undefined,
     store: options.store ?? platform.openDefaultStore(options.database),
   };
 }
 
-/** The secrets decoded for Standard Webhooks; one that is not `whsec_`/`whpk_` base64 is refused when the factory runs. */
-function standardKeysOf(secrets: readonly string[], platform: ReceiverPlatform): StandardKeyCheck {
+/**
+ * The resolver of a secret function, with its cache and timeout; undefined for a fixed secret,
+ * beside which the function's options are refused.
+ */
+function secretLookupOf(options: ParsedReceiverOptions, scheme: ReceiverScheme, platform: ReceiverPlatform, clock: () => number): SecretResolver | undefined {
+  if (typeof options.secret !== 'function') {
+    for (const option of ['secretCache', 'secretTimeoutMs'] as const) {
+      if (options[option] !== undefined) throw new ConfigurationError({ option, reason: 'applies only when secret is a function; a fixed secret is neither looked up nor cached' });
+    }
+    return undefined;
+  }
+  const cache = options.secretCache;
+  return new SecretResolver({
+    lookup: options.secret,
+    timeoutMs: options.secretTimeoutMs ?? DEFAULT_SECRET_TIMEOUT_MS,
+    cache: cache === false ? undefined : { maxEntries: cache?.maxEntries ?? DEFAULT_SECRET_CACHE_MAX_ENTRIES, ttlMs: cache?.ttlMs ?? DEFAULT_SECRET_CACHE_TTL_MS },
+    withStandard: scheme !== 'svc',
+    engines: platform,
+    clock,
+  });
+}
+
+/** The keys of a fixed secret; one that Standard Webhooks cannot decode (not `whsec_`/`whpk_` base64) is refused when the factory runs. */
+function fixedKeys(secret: WebhookSecret, scheme: ReceiverScheme, platform: ReceiverPlatform): SecretKeys {
+  const secrets = typeof secret === 'string' ? [secret] : secret;
   try {
-    return platform.standard(verificationKeys(secrets));
+    return deriveKeys(secrets, scheme !== 'svc', platform);
   } catch (error) {
     if (!(error instanceof WebhookVerificationError)) throw error;
     throw new ConfigurationError({ option: 'secret', reason: `${error.message} (Standard Webhooks reads whsec_ and the base64 of the key, or a whpk_ public key)` });

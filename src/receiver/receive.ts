@@ -30,6 +30,12 @@ export interface ReceiveRequest {
   headers: HeadersInput;
   /** When given, anything but POST is answered 405. */
   method?: string | undefined;
+  /**
+   * The request's URL: a path with its query (node:http's `req.url`, Express's `req.originalUrl`)
+   * or an absolute URL (Fetch's `request.url`). A `secret` function is told its path; nothing
+   * else reads it.
+   */
+  url?: string | undefined;
 }
 
 /**
@@ -68,7 +74,8 @@ export function buildReceiver(options: ResolvedReceiverOptions): Receiver {
   const { store, clock, logger } = options;
   const report = reporter(options);
   const { finish } = report;
-  const verifier = new RequestVerifier(options, logger);
+  const verifier = new RequestVerifier(options, options.keys, logger);
+  const { secretLookup } = options;
   const claiming: ClaimSettings = { store, clock, leaseMs: options.handlerTimeoutMs + LEASE_MARGIN_MS, ordering: options.ordering, logger, report };
   const context: ContextSettings = { logger, store };
   const running: RunSettings = { handlers: options.handlers, handlerTimeoutMs: options.handlerTimeoutMs, store, clock, logger, report };
@@ -97,7 +104,14 @@ export function buildReceiver(options: ResolvedReceiverOptions): Receiver {
       }
       const rawBody = isPromiseLike(request.rawBody) ? await request.rawBody : request.rawBody;
       inbound.rawBody = rawBody;
-      const verified = verifier.verify(rawBody, request.headers, inbound.receivedAt);
+      let verified;
+      if (secretLookup === undefined) verified = verifier.verify(rawBody, request.headers, inbound.receivedAt);
+      else {
+        // A request whose signature headers are missing or stale is refused before any lookup.
+        verifier.precheck(rawBody, request.headers, inbound.receivedAt);
+        const keys = secretLookup.keysFor({ url: request.url, headers: request.headers, rawBody });
+        verified = verifier.verify(rawBody, request.headers, inbound.receivedAt, keys instanceof Promise ? await keys : keys);
+      }
       // node:crypto verifies synchronously: nothing is awaited on Node's path.
       inbound.verified = verified instanceof Promise ? await verified : verified;
       verifier.warnLegacy(inbound.verified);

@@ -16,11 +16,13 @@ import {
   WEBHOOK_SIGNATURE_HEADER,
   WEBHOOK_TIMESTAMP_HEADER,
   prepareStandardVerification,
+  type PreparedStandardVerification,
   type StandardKeyCheck,
   type VerifiedStandardWebhook,
 } from '../signing/standard-webhooks-scheme.js';
 import { readHeader, type HeadersInput } from '../http/headers.js';
 import type { Logger } from '../logging/logger.js';
+import type { SecretKeys } from './secret-keys.js';
 
 export interface RequestVerificationOptions {
   secret: WebhookSecret;
@@ -81,24 +83,60 @@ export function verifyRequest(
   return compare(prepared, options.hmacKeys, 'v1');
 }
 
+/** What the receiver's verify step checks besides the keys. */
+export type RequestChecks = Pick<RequestVerificationOptions, 'toleranceSeconds' | 'legacySignature' | 'scheme'>;
+
+/** Stands in for the secrets while a request's headers are checked before its secret is looked up. */
+const NOT_YET_KNOWN = ['secret not yet known'];
+
 /**
- * The receiver's verify step: the secrets, the tolerance and the HMAC it verifies with, and the
- * one warning the first legacy signature gets.
+ * The receiver's verify step: the tolerance, the scheme, the keys it verifies with (fixed, or
+ * given per request when a function chooses the secret), and the one warning the first legacy
+ * signature gets.
  */
 export class RequestVerifier {
-  private readonly settings: RequestVerificationOptions;
+  private readonly checks: RequestChecks;
+  private readonly settings: RequestVerificationOptions | undefined;
   private warnedLegacy = false;
 
   constructor(
-    { secret, toleranceSeconds, legacySignature, hmacKeys, scheme, standardKeys }: RequestVerificationOptions,
+    { toleranceSeconds, legacySignature, scheme }: RequestChecks,
+    keys: SecretKeys | undefined,
     private readonly logger: Logger,
   ) {
-    this.settings = { secret, toleranceSeconds, legacySignature, hmacKeys, scheme, standardKeys };
+    this.checks = { toleranceSeconds, legacySignature, scheme };
+    this.settings = keys && { ...this.checks, secret: keys.secret, hmacKeys: keys.hmacKeys, standardKeys: keys.standardKeys };
   }
 
-  /** {@link verifyRequest} with the receiver's settings. */
-  verify(rawBody: RawPayload, headers: HeadersInput, now: number): VerifiedRequest | Promise<VerifiedRequest> {
-    return verifyRequest(rawBody, headers, this.settings, now);
+  /** {@link verifyRequest} with the receiver's settings, and its fixed keys or the ones given. */
+  verify(rawBody: RawPayload, headers: HeadersInput, now: number, keys?: SecretKeys): VerifiedRequest | Promise<VerifiedRequest> {
+    const settings = keys ? { ...this.checks, secret: keys.secret, hmacKeys: keys.hmacKeys, standardKeys: keys.standardKeys } : this.settings!;
+    return verifyRequest(rawBody, headers, settings, now);
+  }
+
+  /**
+   * Checks what can be checked before the secret is known — the raw body, the signature headers
+   * are there and well-formed, the timestamp is fresh — throwing the same errors as
+   * {@link verify}: a request refused for those never reaches a secret lookup.
+   */
+  precheck(rawBody: RawPayload, headers: HeadersInput, now: number): void {
+    const signature = readHeader(headers, SIGNATURE_HEADER);
+    if (usesStandard(this.checks.scheme, signature, headers)) {
+      prepareStandard(rawBody, headers, this.checks.toleranceSeconds, now);
+      return;
+    }
+    const legacy = this.checks.legacySignature && signature === undefined ? readHeader(headers, LEGACY_SIGNATURE_HEADER) : undefined;
+    if (legacy !== undefined) prepareLegacyVerification({ payload: rawBody, signature: legacy, secret: NOT_YET_KNOWN });
+    else {
+      prepareVerification({
+        payload: rawBody,
+        signature,
+        timestamp: readHeader(headers, TIMESTAMP_HEADER),
+        secret: NOT_YET_KNOWN,
+        toleranceSeconds: this.checks.toleranceSeconds,
+        now,
+      });
+    }
   }
 
   /** Warns once per receiver when a legacy signature was accepted. */
@@ -120,15 +158,19 @@ function usesStandard(scheme: ReceiverScheme | undefined, svcSignature: unknown,
   return readHeader(headers, WEBHOOK_SIGNATURE_HEADER) !== undefined || readHeader(headers, WEBHOOK_ID_HEADER) !== undefined;
 }
 
-function verifyStandard(rawBody: RawPayload, headers: HeadersInput, options: RequestVerificationOptions, now: number): VerifiedRequest | Promise<VerifiedRequest> {
-  const prepared = prepareStandardVerification({
+function prepareStandard(rawBody: RawPayload, headers: HeadersInput, toleranceSeconds: number, now: number): PreparedStandardVerification {
+  return prepareStandardVerification({
     payload: rawBody,
     id: readHeader(headers, WEBHOOK_ID_HEADER),
     timestamp: readHeader(headers, WEBHOOK_TIMESTAMP_HEADER),
     signature: readHeader(headers, WEBHOOK_SIGNATURE_HEADER),
-    toleranceSeconds: options.toleranceSeconds,
+    toleranceSeconds,
     now,
   });
+}
+
+function verifyStandard(rawBody: RawPayload, headers: HeadersInput, options: RequestVerificationOptions, now: number): VerifiedRequest | Promise<VerifiedRequest> {
+  const prepared = prepareStandard(rawBody, headers, options.toleranceSeconds, now);
   const matched = options.standardKeys!.match(prepared);
   if (!isPromise(matched)) return standardVerified(matched);
   return matched.then(standardVerified);

@@ -58,7 +58,7 @@ export function fastifyWebhookRoute(receiver: Receiver, body: BodyOptions): Fast
     route.addContentTypeParser('*', (_request: FastifyRequest, _payload: unknown, parsed: (error: Error | null, body?: unknown) => void) => parsed(null));
     route.all(body.path, async (request: FastifyRequest, reply: FastifyReply) => {
       const rawBody = request.method === 'POST' ? readNodeBody(request.raw, limits) : '';
-      const answer = webhookAnswer(await receiver.receive({ rawBody, headers: request.headers, method: request.method }));
+      const answer = webhookAnswer(await receiver.receive({ rawBody, headers: request.headers, method: request.method, url: request.url }));
       discardUnread(request.raw);
       return reply.code(answer.status).headers(answer.headers).send(answer.body);
     });

@@ -25,7 +25,7 @@ export function buildFetchHandler(options: WebhookSecret | WebhookHandlerOptions
   const limits = bodyLimits(body);
   const handler = async (request: Request): Promise<Response> => {
     const rawBody = request.method === 'POST' ? readWebBody(request, limits, FETCH_BODY_FIX) : '';
-    return webhookFetchResponse(await receiver.receive({ rawBody, headers: request.headers, method: request.method }));
+    return webhookFetchResponse(await receiver.receive({ rawBody, headers: request.headers, method: request.method, url: request.url }));
   };
   return Object.assign(handler, { receiver });
 }

@@ -33,7 +33,7 @@ export function buildHonoWebhooks(options: WebhookSecret | WebhookHandlerOptions
   const handler = async (c: HonoRequestContext): Promise<Response> => {
     const request = c.req.raw;
     const rawBody = request.method === 'POST' ? bodyOf(c, body) : '';
-    return webhookFetchResponse(await receiver.receive({ rawBody, headers: request.headers, method: request.method }));
+    return webhookFetchResponse(await receiver.receive({ rawBody, headers: request.headers, method: request.method, url: request.url }));
   };
   return Object.assign(handler, { receiver });
 }

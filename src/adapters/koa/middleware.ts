@@ -26,7 +26,7 @@ export function buildKoaWebhooks(options: WebhookSecret | WebhookHandlerOptions,
       return;
     }
     const rawBody = ctx.method === 'POST' ? bodyOf(ctx, body) : '';
-    const answer = webhookAnswer(await receiver.receive({ rawBody, headers: ctx.req.headers, method: ctx.method }));
+    const answer = webhookAnswer(await receiver.receive({ rawBody, headers: ctx.req.headers, method: ctx.method, url: ctx.originalUrl }));
     ctx.status = answer.status;
     ctx.set(answer.headers);
     ctx.body = answer.body;
