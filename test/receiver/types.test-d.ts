@@ -11,6 +11,9 @@ import {
   type ReceiveOutcome,
   type WebhookEvent,
   type WebhookEventHandler,
+  type SecretCacheOptions,
+  type WebhookSecretLookup,
+  type WebhookSecretRequest,
 } from '../../src/index.js';
 
 // Type tests: vitest's typecheck mode compiles this file and counts each case; nothing here runs.
@@ -108,6 +111,34 @@ describe('verifying with the headers a framework gives', () => {
     const _compiledOnly = (req: express.Request, secret: string) => {
       // @ts-expect-error a parsed object is not the raw body
       constructEvent({ id: 'evt_1' }, req.headers, secret);
+    };
+  });
+});
+
+describe('the secret as a function', () => {
+  it('is given the path, the lower-case headers and the unverified business id, and may answer at once or later', () => {
+    const _compiledOnly = (lookUp: (businessId: string) => Promise<string | undefined>) => {
+      const secret: WebhookSecretLookup = (request) => {
+        expectTypeOf(request).toEqualTypeOf<WebhookSecretRequest>();
+        expectTypeOf(request.path).toEqualTypeOf<string>();
+        expectTypeOf(request.headers).toEqualTypeOf<Readonly<Record<string, string>>>();
+        expectTypeOf(request.businessId).toEqualTypeOf<string | undefined>();
+        return request.businessId === undefined ? undefined : lookUp(request.businessId);
+      };
+      webhookHandler({ secret, store: memoryStore(), secretCache: { maxEntries: 1_000, ttlMs: 30_000 }, secretTimeoutMs: 2_000 });
+      webhookHandler({ secret: () => ['whsec_current', 'whsec_previous'], secretCache: false });
+      webhookHandler({ secret: ({ businessId }) => (businessId === 'biz_1' ? 'whsec_1' : undefined) });
+      const cache: SecretCacheOptions = { maxEntries: 10 };
+      expectTypeOf(cache.ttlMs).toEqualTypeOf<number | undefined>();
+    };
+  });
+
+  it('refuses an answer that is not a secret, a list of them or undefined', () => {
+    const _compiledOnly = () => {
+      // @ts-expect-error a number is not a secret
+      webhookHandler({ secret: () => 42 });
+      // @ts-expect-error the cache is false or its bounds
+      webhookHandler({ secret: () => 'whsec_1', secretCache: true });
     };
   });
 });
