@@ -112,7 +112,7 @@ describe.each(adapters)('$name as a partner app', (adapter) => {
   });
 
   it('takes an async lookup, and Standard Webhooks deliveries with scheme: any', async () => {
-    const { listener, handled } = serve(async ({ businessId }) => secretOf(businessId), { scheme: 'any' });
+    const { listener, handled } = serve(({ businessId }) => Promise.resolve(secretOf(businessId)), { scheme: 'any' });
     const svc = delivery('biz_alpine', SECRETS.biz_alpine);
     const event = createTestEvent('customer.created', { business_id: 'biz_danube' });
     const body = JSON.stringify(event);
