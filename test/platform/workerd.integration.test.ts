@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signPayload } from '../../src/signing/signature.js';
+import { signStandardWebhook } from '../../src/signing/standard-webhooks.js';
 import { createTestEvent } from '../../src/testing/index.js';
 import { dist, externalImports } from '../helpers/dist.js';
 import { bundleWorker, WorkerdWorker } from '../helpers/workerd.js';
@@ -146,5 +147,73 @@ describe.each([
     expect(lines.some((line) => line.component === 'receiver' && line.eventId === event.id && line.outcome === 'duplicate')).toBe(true);
     expect(lines.some((line) => line.code === 'SIGNATURE_MISMATCH')).toBe(true);
     expect(worker.stderr).not.toContain(SECRET);
+  });
+});
+
+/**
+ * A partner app as a Worker: one route, the secret of each delivery chosen from the Worker's
+ * bindings by the business its body names (a KV or D1 lookup takes the same place), the keys
+ * imported with WebCrypto per secret. The platform's scheme and Standard Webhooks both.
+ */
+const PARTNER_SECRETS = {
+  biz_alpine: `whsec_${Buffer.alloc(32, 3).toString('base64')}`,
+  biz_danube: `whsec_${Buffer.alloc(32, 5).toString('base64')}`,
+};
+
+const PARTNER_WORKER = `
+import { fetchHandler, memoryStore } from ${JSON.stringify(join(dist, 'web.js'))};
+
+let handler;
+
+export default {
+  async fetch(request, env) {
+    handler ??= fetchHandler({
+      scheme: 'any',
+      store: memoryStore(),
+      secret: async ({ businessId, path }) => {
+        if (businessId === 'biz_broken') throw new Error('lookup failed');
+        return path === '/partner/webhooks' ? JSON.parse(env.PARTNER_SECRETS)[businessId] : undefined;
+      },
+    });
+    return handler(request);
+  },
+};
+`;
+
+describe('a secret function in workerd without nodejs_compat', () => {
+  let worker: WorkerdWorker;
+
+  beforeAll(async () => {
+    worker = await WorkerdWorker.start(await bundleWorker(PARTNER_WORKER), { compatibilityFlags: [], bindings: { PARTNER_SECRETS: JSON.stringify(PARTNER_SECRETS) } });
+  });
+
+  afterAll(async () => {
+    await worker?.dispose();
+  });
+
+  const deliveryOf = (business: string) => {
+    const event = createTestEvent('invoice.paid', { business_id: business });
+    return { event, body: JSON.stringify(event) };
+  };
+
+  it("accepts each business's delivery under its own secret, with either scheme, and refuses the other's", async () => {
+    const alpine = deliveryOf('biz_alpine');
+    expect((await worker.post('/partner/webhooks', alpine.body, signPayload({ payload: alpine.body, secret: PARTNER_SECRETS.biz_alpine }).headers)).status).toBe(200);
+    const danube = deliveryOf('biz_danube');
+    const standard = signStandardWebhook({ id: danube.event.id, payload: danube.body, secret: PARTNER_SECRETS.biz_danube });
+    expect((await worker.post('/partner/webhooks', danube.body, standard.headers)).status).toBe(200);
+    const forged = deliveryOf('biz_danube');
+    const refused = await worker.post('/partner/webhooks', forged.body, signPayload({ payload: forged.body, secret: PARTNER_SECRETS.biz_alpine }).headers);
+    expect(refused).toMatchObject({ status: 401, body: { error: { code: 'SIGNATURE_MISMATCH' } } });
+  });
+
+  it('answers an unknown business 401 UNKNOWN_BUSINESS (the path is the lookup’s too) and a failing lookup 503', async () => {
+    const alpine = deliveryOf('biz_alpine');
+    const elsewhere = await worker.post('/other/webhooks', alpine.body, signPayload({ payload: alpine.body, secret: PARTNER_SECRETS.biz_alpine }).headers);
+    expect(elsewhere).toMatchObject({ status: 401, body: { error: { code: 'UNKNOWN_BUSINESS', details: { business_id: 'biz_alpine' } } } });
+    const broken = deliveryOf('biz_broken');
+    const failed = await worker.post('/partner/webhooks', broken.body, signPayload({ payload: broken.body, secret: PARTNER_SECRETS.biz_alpine }).headers);
+    expect(failed).toMatchObject({ status: 503, body: { error: { code: 'SECRET_UNAVAILABLE' } } });
+    expect(worker.stderr).not.toContain(PARTNER_SECRETS.biz_alpine);
   });
 });
