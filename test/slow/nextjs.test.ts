@@ -14,6 +14,7 @@ import { childEnvironment, provideSqliteBinding, readJson, REPO_ROOT, runProcess
  * handlers write each event they run to a file, which the test reads.
  */
 const SECRET = 'whsec_nextjsAppRouterPagesRouter000000';
+const PARTNER_SECRETS = { biz_alpine: 'whsec_nextjsPartnerAlpine0000000000', biz_danube: 'whsec_nextjsPartnerDanube0000000000' };
 const NPM_FLAGS = ['--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts'];
 const PACKAGES = ['next', 'react', 'react-dom'];
 const TYPES = ['typescript', '@types/node', '@types/react', '@types/react-dom'];
@@ -48,6 +49,17 @@ export async function POST(request: Request): Promise<Response> {
   else console.log('read first:', ((await request.json()) as { type: string }).type);
   return webhooks(request);
 }
+`,
+  // A partner app: one dynamic route, the secret of each delivery chosen by the business its body names.
+  'app/partners/[app]/webhooks/route.ts': `import { fetchHandler } from 'acct-webhook';
+import { handlers } from '../../../../lib/handlers';
+
+const secrets: Record<string, string> = JSON.parse(process.env.PARTNER_SECRETS!);
+
+export const POST = fetchHandler({
+  secret: async ({ path, businessId }) => (path === '/partners/acme/webhooks' && businessId !== undefined ? secrets[businessId] : undefined),
+  handlers: handlers('partner'),
+});
 `,
   'app/orders/route.ts': `export async function POST(request: Request): Promise<Response> {
   return Response.json({ parsed: await request.json() });
@@ -112,7 +124,7 @@ export default config;
 const workspace = temporaryDirectory('nextjs');
 const app = join(workspace.path, 'next-receiver');
 const handledFile = join(workspace.path, 'handled.log');
-const environment = childEnvironment({ NEXT_TELEMETRY_DISABLED: '1', WEBHOOK_SECRET: SECRET, HANDLED_FILE: handledFile });
+const environment = childEnvironment({ NEXT_TELEMETRY_DISABLED: '1', WEBHOOK_SECRET: SECRET, PARTNER_SECRETS: JSON.stringify(PARTNER_SECRETS), HANDLED_FILE: handledFile });
 let server: ChildProcessWithoutNullStreams | undefined;
 let output = '';
 let url = '';
@@ -208,6 +220,20 @@ describe('a Next.js 16 app (next build, next start)', () => {
     expect(handled()).not.toContain(`read-first ${event.id}`);
     await waitFor(() => refusals() > before, 'the log line of the refusal');
     expect(output).not.toMatch(/INTERNAL_ERROR|ReadableStream is locked/);
+  });
+
+  it('a partner route (a secret function): each business under its own secret, the path as Next.js routed it, an unknown business 401', async () => {
+    const alpine = createTestEvent('invoice.paid', { business_id: 'biz_alpine' });
+    const danube = createTestEvent('invoice.paid', { business_id: 'biz_danube' });
+    const signedAlpine = signedRequest(alpine, PARTNER_SECRETS.biz_alpine);
+    expect(await deliver('/partners/acme/webhooks', signedAlpine.body, signedAlpine.headers)).toEqual({ status: 200, body: expect.objectContaining({ id: alpine.id }) });
+    const signedDanube = signedRequest(danube, PARTNER_SECRETS.biz_danube);
+    expect(await deliver('/partners/acme/webhooks?attempt=1', signedDanube.body, signedDanube.headers)).toEqual({ status: 200, body: expect.objectContaining({ id: danube.id }) });
+    const forged = signedRequest(createTestEvent('invoice.paid', { business_id: 'biz_alpine' }), PARTNER_SECRETS.biz_danube);
+    expect(await deliver('/partners/acme/webhooks', forged.body, forged.headers)).toEqual({ status: 401, body: { error: expect.objectContaining({ code: 'SIGNATURE_MISMATCH' }) } });
+    const elsewhere = signedRequest(createTestEvent('invoice.paid', { business_id: 'biz_alpine' }), PARTNER_SECRETS.biz_alpine);
+    expect(await deliver('/partners/other/webhooks', elsewhere.body, elsewhere.headers)).toEqual({ status: 401, body: { error: expect.objectContaining({ code: 'UNKNOWN_BUSINESS' }) } });
+    expect(handled().filter((line) => line.startsWith('partner '))).toEqual([`partner ${alpine.id}`, `partner ${danube.id}`]);
   });
 
   it("the app's own JSON routes still parse, in both routers", async () => {
