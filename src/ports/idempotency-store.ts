@@ -1,3 +1,4 @@
+import type { CatchUpStore } from './catch-up.js';
 import type { InboxStore } from './inbox.js';
 import type { QuarantinedEvent, QuarantineReason } from './quarantine-fields.js';
 import type { StoreAtomicEffect } from './atomic-effect.js';
@@ -87,6 +88,8 @@ export interface IdempotencyStore {
   readonly versions?: ObjectVersions;
   /** The durable inbox, for inbox mode (`inbox: true`); offered by the stores of this package. */
   readonly inbox?: InboxStore;
+  /** Catch-up's checkpoints and the reconciliation report's lookups (`receiver.catchUp`); offered by the stores of this package. */
+  readonly catchUp?: CatchUpStore;
   /** How long completed records are kept, in milliseconds. */
   readonly retentionMs: number;
   close(): Promise<void>;

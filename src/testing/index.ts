@@ -6,6 +6,7 @@ export { createTestEvent, signedHeaders, signedRequest, type SignedHeaders, type
 export type { ContractAssertion, ContractExpect, ContractTestApi, ContractTestBody } from './contract-api.js';
 export { describeIdempotencyStore } from './store-contract.js';
 export { describeInboxStore } from './inbox-contract.js';
+export { describeCatchUpStore } from './catch-up-contract.js';
 export { describeDispatchStore, type DispatchStoreFixture } from './dispatch-store-contract.js';
 export { describeFairClaims } from './claim-contract.js';
 export { describeDeliveryRetention } from './retention-contract.js';

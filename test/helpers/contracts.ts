@@ -3,6 +3,7 @@ import { MIN_RETENTION_MS, type IdempotencyStore } from '../../src/ports/idempot
 import { describeDispatcherOnStore, type ProjectDispatchFixture } from '../dispatcher/dispatcher-on-store.js';
 import { describeReceiverOnInbox } from '../stores/receiver-on-inbox.js';
 import {
+  describeCatchUpStore as describePublishedCatchUpStore,
   describeDeliveryRetention as describePublishedDeliveryRetention,
   describeDispatchStore as describePublishedDispatchStore,
   describeFairClaims as describePublishedFairClaims,
@@ -24,6 +25,7 @@ export { closeWhenFinished, type ProjectDispatchFixture as DispatchStoreFixture 
 
 export function describeIdempotencyStore(name: string, create: (options: { retentionMs: number }) => Promise<IdempotencyStore> | IdempotencyStore): void {
   describePublishedIdempotencyStore(VITEST, name, create);
+  describePublishedCatchUpStore(VITEST, name, create);
 }
 
 /** The published inbox contract, and a receiver in inbox mode on the same store. */

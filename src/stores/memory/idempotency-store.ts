@@ -2,6 +2,7 @@ import { checkOptions, strictObject } from '../../kernel/options-check.js';
 import { newId } from '../../kernel/ids.js';
 import { retentionShape } from '../../ports/store-options.js';
 import { memoryInbox, memoryVersions } from './inbox.js';
+import { memoryCatchUp } from './catch-up.js';
 import { memoryReceivedReads } from './received-reads.js';
 import { offerReceivedReads } from '../../ports/received-reads.js';
 import { quarantineKey } from '../../ports/quarantine-key.js';
@@ -50,6 +51,7 @@ export function memoryStore(options: StoreOptions = {}): IdempotencyStore {
     quarantine,
     versions,
     inbox,
+    catchUp: memoryCatchUp({ record: (eventId) => entries.get(eventId), inboxRow: (eventId) => inbox.row(eventId), quarantine }),
     claim(eventId: string, { now, leaseMs }: ClaimOptions): Promise<ClaimResult> {
       const entry = entries.get(eventId);
       if (entry?.state === 'completed') return Promise.resolve({ status: 'completed', completedAt: entry.completedAt });

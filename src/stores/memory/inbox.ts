@@ -25,7 +25,7 @@ export function memoryVersions(): MemoryVersions {
 type Row = InboxRow;
 
 /** The inbox of `memoryStore`: the same rules as the SQL stores, in a Map (gone on restart). */
-export function memoryInbox(versions: MemoryVersions, isRecorded: (eventId: string) => boolean): InboxStore & { prune(before: number): void; rows(): Iterable<InboxRow> } {
+export function memoryInbox(versions: MemoryVersions, isRecorded: (eventId: string) => boolean): InboxStore & { prune(before: number): void; rows(): Iterable<InboxRow>; row(eventId: string): InboxRow | undefined } {
   const rows = new Map<string, Row>();
   const order = (row: Row) => ({ created: row.event_created, rank: row.ordering_rank, eventId: row.event_id });
   const claimable = (row: Row, now: number) =>
@@ -140,6 +140,7 @@ export function memoryInbox(versions: MemoryVersions, isRecorded: (eventId: stri
     },
     stats: (now) => Promise.resolve(stats(now)),
     rows: () => rows.values(),
+    row: (eventId) => rows.get(eventId),
     prune(before) {
       for (const [id, row] of rows) if (row.status === 'done' && row.completed_at !== null && row.completed_at <= before) rows.delete(id);
     },

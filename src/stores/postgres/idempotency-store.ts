@@ -25,6 +25,7 @@ import { migrate } from './migrations.js';
 import { connectionShape, postgresTarget, schemaName } from './options.js';
 import { openPool, type PostgresConnectionOptions, type PostgresPool } from './pool.js';
 import { postgresInbox } from './inbox.js';
+import { postgresCatchUp } from './catch-up.js';
 import { postgresQuarantine } from './quarantine.js';
 import { postgresVersions, recordVersionSql, versionValues } from './versions.js';
 import { run, statementPreparer, type Prepare, type Statement } from './statement.js';
@@ -104,6 +105,7 @@ export function postgresStore(poolOrUrl: PostgresPool | string, options: Postgre
     quarantine: postgresQuarantine(pool, `${schema.quoted}.acct_webhook_quarantine`, { ready, prepare }),
     versions: postgresVersions(pool, schema.quoted, { ready, prepare }),
     inbox: postgresInbox(pool, schema.quoted, { ready, prepare, wakeUpChannel: wakeUpChannel('inbox', schema.name) }),
+    catchUp: postgresCatchUp(pool, schema.quoted, { ready, prepare }),
     claim,
     async complete(eventId, token, now, options) {
       if (!options?.version) return batches.completions.submit({ key: encodeText(eventId), token, now: int8(now, 'now') });

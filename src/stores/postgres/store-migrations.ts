@@ -96,5 +96,16 @@ export const STORE_MIGRATIONS: MigrationSet = {
     CREATE INDEX acct_webhook_inbox_received ON acct_webhook_inbox (received_at, event_id DESC, stale, event_type);
     CREATE INDEX acct_webhook_inbox_status ON acct_webhook_inbox (status, received_at, event_id DESC, stale, event_type);
     `,
+    // 6: SQLite's version 6: catch-up's checkpoints, and the quarantine by event id.
+    `
+    CREATE TABLE acct_webhook_catch_up (
+      name               text PRIMARY KEY,
+      cursor             text NOT NULL,
+      last_event_id      text,
+      last_event_created bigint,
+      updated_at         bigint NOT NULL
+    );
+    CREATE INDEX acct_webhook_quarantine_event ON acct_webhook_quarantine (event_id) WHERE event_id IS NOT NULL;
+    `,
   ],
 };

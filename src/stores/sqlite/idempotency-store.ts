@@ -23,6 +23,7 @@ import { sqliteInbox } from './inbox.js';
 import { sqliteQuarantine } from './quarantine.js';
 import { STORE_MIGRATIONS } from './store-migrations.js';
 import { sqliteVersions } from './versions.js';
+import { sqliteCatchUp } from './catch-up.js';
 import type { CompleteOptions } from '../../ports/versions.js';
 
 export { DEFAULT_STORE_FILE } from './store-file.js';
@@ -125,6 +126,7 @@ export function sqliteStore(database: string | SqliteDatabase, options: SqliteSt
     quarantine: sqliteQuarantine(db),
     versions,
     inbox,
+    catchUp: sqliteCatchUp(db, writes),
     claim: (eventId, claimOptions) => writes.write(() => claim(eventId, claimOptions)),
     complete: (eventId, token, now, options) =>
       writes.write(() => complete(eventId, token, now, options), options?.version ? { savepoint: true } : {}),

@@ -190,5 +190,17 @@ export const STORE_MIGRATIONS: MigrationSet = {
     CREATE INDEX acct_webhook_inbox_received ON acct_webhook_inbox (received_at, event_id DESC, stale, event_type);
     CREATE INDEX acct_webhook_inbox_status ON acct_webhook_inbox (status, received_at, event_id DESC, stale, event_type);
     `,
+    // 6: catch-up's checkpoints (the events feed's cursor per name), and the quarantine by event
+    // id, for the reconciliation report's lookups.
+    `
+    CREATE TABLE acct_webhook_catch_up (
+      name               TEXT NOT NULL PRIMARY KEY,
+      cursor             TEXT NOT NULL,
+      last_event_id      TEXT,
+      last_event_created INTEGER,
+      updated_at         INTEGER NOT NULL
+    ) STRICT;
+    CREATE INDEX acct_webhook_quarantine_event ON acct_webhook_quarantine (event_id) WHERE event_id IS NOT NULL;
+    `,
   ],
 };

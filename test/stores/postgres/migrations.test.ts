@@ -44,9 +44,11 @@ describe('the first start of several processes on a fresh schema', () => {
       { component: 'idempotency', version: 3 },
       { component: 'idempotency', version: 4 },
       { component: 'idempotency', version: 5 },
+      { component: 'idempotency', version: 6 },
     ]);
     const tables = await database.pool.query('SELECT tablename FROM pg_tables WHERE schemaname = $1 ORDER BY tablename', [schema]);
     expect(tables.rows.map((row: { tablename: string }) => row.tablename)).toEqual([
+      'acct_webhook_catch_up',
       'acct_webhook_events',
       'acct_webhook_inbox',
       'acct_webhook_migrations',
@@ -138,7 +140,7 @@ describe("a version-4 store's schema", () => {
     await expectInboxRunsAsBefore(store, store.retentionMs);
     await store.close();
     const versions = await database.pool.query(`SELECT MAX(version) AS version FROM "${schema}".acct_webhook_migrations WHERE component = 'idempotency'`);
-    expect(versions.rows).toEqual([{ version: 5 }]);
+    expect(versions.rows).toEqual([{ version: 6 }]);
     const indexes = await database.pool.query<{ indexname: string }>("SELECT indexname FROM pg_indexes WHERE schemaname = $1 AND tablename = 'acct_webhook_inbox' ORDER BY indexname", [schema]);
     expect(indexes.rows.map((row) => row.indexname)).toEqual(['acct_webhook_inbox_due', 'acct_webhook_inbox_object', 'acct_webhook_inbox_pkey', 'acct_webhook_inbox_received', 'acct_webhook_inbox_status']);
   });

@@ -41,7 +41,7 @@ describe('the PostgreSQL schema after migrating', () => {
     const { rows } = await database.pool.query(`SELECT component, MAX(version) AS version FROM "${schema}".acct_webhook_migrations GROUP BY component ORDER BY component`);
     expect(rows).toEqual([
       { component: 'dispatch', version: 9 },
-      { component: 'idempotency', version: 5 },
+      { component: 'idempotency', version: 6 },
     ]);
   });
 });

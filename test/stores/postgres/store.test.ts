@@ -185,6 +185,7 @@ describe('postgresStore on PostgreSQL', () => {
         { component: 'idempotency', version: 3 },
         { component: 'idempotency', version: 4 },
         { component: 'idempotency', version: 5 },
+        { component: 'idempotency', version: 6 },
       ]);
       expect(await first.claim('evt_1', { now: T0, leaseMs: LEASE })).toMatchObject({ status: 'claimed' });
     });

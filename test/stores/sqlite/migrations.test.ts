@@ -69,6 +69,7 @@ describe('SQLite migrations', () => {
       { component: 'idempotency', version: 3 },
       { component: 'idempotency', version: 4 },
       { component: 'idempotency', version: 5 },
+      { component: 'idempotency', version: 6 },
     ];
     expect(read(file, 'SELECT component, version FROM acct_webhook_migrations ORDER BY version')).toEqual(versions);
 
@@ -161,6 +162,7 @@ describe('SQLite migrations', () => {
       { component: 'idempotency', version: 3 },
       { component: 'idempotency', version: 4 },
       { component: 'idempotency', version: 5 },
+      { component: 'idempotency', version: 6 },
     ]);
   });
 
@@ -231,7 +233,7 @@ describe('SQLite migrations', () => {
     await expectReceivedReadsAsBefore(store);
     await expectInboxRunsAsBefore(store, store.retentionMs);
     await store.close();
-    expect(read(file, "SELECT MAX(version) AS version FROM acct_webhook_migrations WHERE component = 'idempotency'")).toEqual([{ version: 5 }]);
+    expect(read(file, "SELECT MAX(version) AS version FROM acct_webhook_migrations WHERE component = 'idempotency'")).toEqual([{ version: 6 }]);
     expect(read<{ name: string }>(file, "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'acct_webhook_inbox' AND sql IS NOT NULL ORDER BY name").map((row) => row.name)).toEqual([
       'acct_webhook_inbox_due',
       'acct_webhook_inbox_object',

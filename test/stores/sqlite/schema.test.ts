@@ -36,6 +36,7 @@ describe('the SQLite schema after migrating', () => {
     const tables = db.prepare<[], { name: string; strict: number }>("SELECT name, strict FROM pragma_table_list WHERE schema = 'main' AND name NOT LIKE 'sqlite_%' ORDER BY name").all();
     db.close();
     expect(tables.map((table) => table.name)).toEqual([
+      'acct_webhook_catch_up',
       'acct_webhook_events',
       'acct_webhook_inbox',
       'acct_webhook_migrations',
@@ -66,6 +67,6 @@ describe('the migrations', () => {
   it('have the same numbering per component on SQLite and PostgreSQL', () => {
     expect(SQLITE_DISPATCH.migrations.length).toBe(POSTGRES_DISPATCH.migrations.length);
     expect(SQLITE_STORE.migrations.length).toBe(POSTGRES_STORE.migrations.length);
-    expect([SQLITE_DISPATCH.migrations.length, SQLITE_STORE.migrations.length]).toEqual([9, 5]);
+    expect([SQLITE_DISPATCH.migrations.length, SQLITE_STORE.migrations.length]).toEqual([9, 6]);
   });
 });
