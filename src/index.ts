@@ -27,6 +27,9 @@ export {
 export type { InboxOptions } from './receiver/inbox-options.js';
 export type { OrderingOptions } from './receiver/ordering.js';
 export type { Inbox } from './receiver/inbox.js';
+export type { CatchUpFeed, CatchUpFeedQuery, CatchUpJob, CatchUpOptions, CatchUpRange, CatchUpTime, CatchUpTimers, PeriodicCatchUpOptions } from './receiver/catch-up-options.js';
+export type { CatchUpSummary, ReconcileReport, UnhandledEvent } from './receiver/catch-up-summary.js';
+export type { CatchUpCheckpoint, CatchUpStore, ReceivedState } from './ports/catch-up.js';
 
 // Verifying and signing, without the receiver.
 export { constructEvent, type ConstructEventOptions } from './receiver/construct-event.js';

@@ -28,6 +28,9 @@ export {
 export type { InboxOptions } from './receiver/inbox-options.js';
 export type { OrderingOptions } from './receiver/ordering.js';
 export type { Inbox } from './receiver/inbox.js';
+export type { CatchUpFeed, CatchUpFeedQuery, CatchUpJob, CatchUpOptions, CatchUpRange, CatchUpTime, CatchUpTimers, PeriodicCatchUpOptions } from './receiver/catch-up-options.js';
+export type { CatchUpSummary, ReconcileReport, UnhandledEvent } from './receiver/catch-up-summary.js';
+export type { CatchUpCheckpoint, CatchUpStore, ReceivedState } from './ports/catch-up.js';
 
 export { DEFAULT_TOLERANCE_SECONDS, SIGNATURE_HEADER, TIMESTAMP_HEADER, type HeaderValue, type RawPayload, type WebhookSecret } from './signing/signature-scheme.js';
 

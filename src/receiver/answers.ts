@@ -57,6 +57,8 @@ const STATUS: Record<AnswerCode, number> = {
   SECRET_UNAVAILABLE: 503,
   INBOX_CLOSED: 503,
   DRAIN_TIMEOUT: 500,
+  NO_CHECKPOINT: 500,
+  CATCH_UP_UNSUPPORTED: 500,
 };
 
 export function statusFor(code: string): number {

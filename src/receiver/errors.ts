@@ -16,6 +16,8 @@ export const RECEIVER_ERROR_CODES = [
   'DRAIN_TIMEOUT',
   'UNKNOWN_BUSINESS',
   'SECRET_UNAVAILABLE',
+  'NO_CHECKPOINT',
+  'CATCH_UP_UNSUPPORTED',
 ] as const;
 /** The codes of a {@link ReceiverError}: the receiver's answers besides verification and validation. */
 export type ReceiverErrorCode = (typeof RECEIVER_ERROR_CODES)[number];

@@ -9,4 +9,6 @@ export interface Inbound {
   receivedAt: number;
   rawBody: RawPayload | undefined;
   verified: VerifiedRequest | undefined;
+  /** Set for an event read from the platform's events feed by catch-up (not a webhook delivery). */
+  via?: 'catch_up' | undefined;
 }

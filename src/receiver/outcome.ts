@@ -6,6 +6,8 @@ import type { Logger } from '../logging/logger.js';
  * - `handled`: the handlers ran and succeeded (200);
  * - `duplicate`: handled (or queued) before, the handlers did not run again (200);
  * - `queued`: inbox mode stored the event; the handlers run in the background (200);
+ * - `caught_up`: read from the platform's events feed by `receiver.catchUp()` and handled (or
+ *   queued, in inbox mode) now; its other outcomes keep their kind, all with `via: 'catch_up'`;
  * - `stale`: the ordering guard skipped it, a newer event of its object was handled before (200);
  * - `unknown_event_type`: authentic, of a type this version does not know; acknowledged and kept (200);
  * - `in_progress`: the same event is being handled by another delivery right now (409);
@@ -18,6 +20,7 @@ export type OutcomeKind =
   | 'handled'
   | 'duplicate'
   | 'queued'
+  | 'caught_up'
   | 'stale'
   | 'unknown_event_type'
   | 'in_progress'
@@ -37,8 +40,13 @@ export interface ReceiveOutcome {
   status: number;
   /** The error code of a refusal or failure (`SIGNATURE_MISMATCH`, `HANDLER_FAILED` …); absent for 200s. */
   code?: string;
-  /** True when the signature was verified (always true once an event id is known). */
+  /**
+   * True when the signature was verified (always true for a webhook once an event id is known);
+   * false for an event catch-up read from the events feed, which carries no signature.
+   */
   verified: boolean;
+  /** `'catch_up'` for an event read from the platform's events feed; absent for a webhook delivery. */
+  via?: 'catch_up';
   eventId?: string;
   type?: string;
   correlationId?: string;

@@ -16,7 +16,10 @@ import { InboxWorker } from './inbox-worker.js';
 import { LEASE_MARGIN_MS, type ResolvedReceiverOptions } from './options.js';
 import { queueing } from './queueing.js';
 import { reporter } from './report.js';
-import { RequestVerifier } from './verify-request.js';
+import { RequestVerifier, type VerifiedRequest } from './verify-request.js';
+import { catchUpApi } from './catch-up.js';
+import type { CatchUpJob, CatchUpOptions, CatchUpRange, PeriodicCatchUpOptions } from './catch-up-options.js';
+import type { CatchUpSummary, ReconcileReport } from './catch-up-summary.js';
 
 /** One delivery as any framework sees it: the raw body, the headers, and the method if known. */
 export interface ReceiveRequest {
@@ -51,6 +54,28 @@ export interface Receiver {
    * `NOT_FOUND` for an unknown id; on success the quarantine entry is removed.
    */
   reprocess(quarantineId: string): Promise<WebhookResponse>;
+  /**
+   * Reads the platform's events feed (`client.events.list`, oldest first) and runs each event
+   * through the same pipeline a webhook takes — schema validation, the dedupe claim, the ordering
+   * guard, the inbox, the handlers, the quarantine — without signature verification: the feed
+   * came over the authenticated API. An event handled before is a duplicate and does not run
+   * again. Starts at `since`, or without it where the stored checkpoint (`checkpoint`, in the
+   * store) says the last catch-up stopped; moves that checkpoint past each page of settled
+   * events. With `every` it runs periodically and returns the job (`stop()`).
+   * @throws ReceiverError `NO_CHECKPOINT` (no `since`, nothing stored), `CATCH_UP_UNSUPPORTED`
+   *   (a store without `catchUp`); ConfigurationError for a bad option; the client's errors
+   * @example
+   * const summary = await receiver.catchUp({ client: createClient({ apiKey, baseUrl }), since: '72h' });
+   */
+  catchUp(options: PeriodicCatchUpOptions): CatchUpJob;
+  catchUp(options: CatchUpOptions): Promise<CatchUpSummary>;
+  /**
+   * The reconciliation report: the events the feed has in a time range that this receiver has
+   * not handled (never received, pending, failed or quarantined), by type. Runs no handler and
+   * claims nothing.
+   * @throws ReceiverError `CATCH_UP_UNSUPPORTED`; ConfigurationError for a bad option; the client's errors
+   */
+  reconcile(options: CatchUpRange): Promise<ReconcileReport>;
   /** The idempotency store: handled event ids and the quarantine (`store.quarantine.list()`). */
   readonly store: IdempotencyStore;
   /** Inbox mode's events: list, get, retry, purge, stats, and `drain()` for tests. */
@@ -132,6 +157,19 @@ export function buildReceiver(options: ResolvedReceiverOptions): Receiver {
     return await runHandlers(running, event, claimed.token, inbound, run);
   }
 
+  // An event of the feed: parsed and validated like a webhook's body, never verified (it has no signature).
+  const encoder = new TextEncoder();
+  async function deliverFromFeed(event: unknown): Promise<WebhookResponse> {
+    const rawBody = encoder.encode(JSON.stringify(event));
+    const inbound: Inbound = { started: performance.now(), receivedAt: clock(), rawBody, verified: FEED_VERIFIED, via: 'catch_up' };
+    try {
+      return await handle(parseEvent(rawBody), inbound, undefined);
+    } catch (error) {
+      return answerError(answering, error, inbound);
+    }
+  }
+  const { catchUp, reconcile } = catchUpApi({ deliver: deliverFromFeed, store, clock, logger });
+
   async function reprocess(quarantineId: string): Promise<WebhookResponse> {
     const entry = await store.quarantine.get(quarantineId);
     if (!entry) throw new ReceiverError('NOT_FOUND', `No quarantined event ${quarantineId}`, { quarantine_id: quarantineId });
@@ -150,6 +188,8 @@ export function buildReceiver(options: ResolvedReceiverOptions): Receiver {
   return {
     receive: worker ? countedReceive : receiveOne,
     reprocess,
+    catchUp,
+    reconcile,
     store,
     inbox: inboxApi(store, clock, worker),
     ready: () => store.ready(),
@@ -159,6 +199,9 @@ export function buildReceiver(options: ResolvedReceiverOptions): Receiver {
     },
   };
 }
+
+/** How a feed event is marked for the handler context: no secret verified it (`secretIndex` -1). */
+const FEED_VERIFIED: VerifiedRequest = { secretIndex: -1, signatureScheme: 'v1', scheme: 'svc' };
 
 /**
  * Deliveries are deduped on the event's id; with Standard Webhooks that is also the

@@ -46,10 +46,12 @@ export function reporter({ logger, logging, onOutcome }: ReportSettings): Report
 
 function outcomeOf(response: WebhookResponse, inbound: Inbound, fields: OutcomeFields): ReceiveOutcome {
   const rawBody = lazyBuffer(inbound.rawBody);
+  const caughtUp = inbound.via === 'catch_up';
   return {
     ...fields,
+    ...(caughtUp ? { via: 'catch_up' as const, outcome: fields.outcome === 'handled' || fields.outcome === 'queued' ? 'caught_up' : fields.outcome } : {}),
     status: response.status,
-    verified: fields.verified ?? inbound.verified !== undefined,
+    verified: caughtUp ? false : (fields.verified ?? inbound.verified !== undefined),
     duplicate: fields.duplicate ?? false,
     durationMs: Math.round((performance.now() - inbound.started) * 100) / 100,
     receivedAt: new Date(inbound.receivedAt),
