@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { catalogCommand } from './catalog.js';
+import { catchUpCommand } from './catch-up.js';
 import { conformanceCommand } from './conformance.js';
 import type { CommandContext } from './context.js';
 import { dashboardCommand } from './dashboard.js';
@@ -54,6 +55,7 @@ export function createProgram(context: CommandContext): Command {
     replayCommand(context),
     dispatcherCommand(context),
     inboxCommand(context),
+    catchUpCommand(context),
     dashboardCommand(context),
     sandboxCommand(context),
     catalogCommand(context),

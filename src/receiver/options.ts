@@ -179,6 +179,11 @@ export interface ResolvedReceiverOptions {
   /** The ordering guard; undefined when off. */
   ordering: OrderingGuard | undefined;
   scheme: ReceiverScheme;
+  /**
+   * False: inbox mode stores events and runs no worker (another process serving the same store
+   * runs them: the CLI's catch-up). Internal; absent everywhere else.
+   */
+  inboxWorker?: false | undefined;
 }
 
 /** How an adapter reads the body; internal. */

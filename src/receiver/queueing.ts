@@ -18,7 +18,7 @@ export const KEPT_HEADERS = ['x-svc-timestamp', 'webhook-id', 'webhook-timestamp
  * then answer — 200 `queued: true` once it is durable, 200 `duplicate: true` when it was known,
  * 503 when the store failed (nothing was acknowledged, the sender retries).
  */
-export function queueing(inbox: InboxStore, ordering: OrderingGuard | undefined, worker: InboxWorker, finish: Finish) {
+export function queueing(inbox: InboxStore, ordering: OrderingGuard | undefined, worker: Pick<InboxWorker, 'remember' | 'wake'>, finish: Finish) {
   return async (event: WebhookEvent, inbound: Inbound, headers: HeadersInput | undefined): Promise<WebhookResponse> => {
     const rawBody = toBuffer(inbound.rawBody);
     let result;

@@ -107,8 +107,10 @@ export function buildReceiver(options: ResolvedReceiverOptions): Receiver {
   const answering: AnswerErrorSettings = { quarantine: { store, onUnknownEvent: options.onUnknownEvent }, report };
 
   let receiving = 0;
-  const worker = startWorker(options, () => receiving > 0);
-  const enqueue = worker && queueing(store.inbox!, options.ordering, worker, finish);
+  const worker = options.inboxWorker === false ? undefined : startWorker(options, () => receiving > 0);
+  // Without a worker of its own (the CLI's catch-up) events are stored for the one of the process that serves the store.
+  const storing = options.inbox && store.inbox ? (worker ?? WORKER_ELSEWHERE) : undefined;
+  const enqueue = storing && queueing(store.inbox!, options.ordering, storing, finish);
 
   // Only inbox mode's worker asks whether deliveries are arriving; direct mode counts nothing.
   async function countedReceive(request: ReceiveRequest): Promise<WebhookResponse> {
@@ -199,6 +201,9 @@ export function buildReceiver(options: ResolvedReceiverOptions): Receiver {
     },
   };
 }
+
+/** Inbox mode without a worker in this process: nothing to remember or wake here. */
+const WORKER_ELSEWHERE: Pick<InboxWorker, 'remember' | 'wake'> = { remember: () => undefined, wake: () => undefined };
 
 /** How a feed event is marked for the handler context: no secret verified it (`secretIndex` -1). */
 const FEED_VERIFIED: VerifiedRequest = { secretIndex: -1, signatureScheme: 'v1', scheme: 'svc' };

@@ -18,7 +18,7 @@ const RECEIVER_TABLE = 'acct_webhook_events';
  * The store `--db` or `--pg` names. A SQLite file must exist and be a receiver's (a typo is an
  * error, not a new empty database); a PostgreSQL store is migrated like the receiver would.
  */
-async function openStore(options: InboxGroupOptions): Promise<IdempotencyStore> {
+export async function openReceiverStore(options: InboxGroupOptions): Promise<IdempotencyStore> {
   if (options.pg !== undefined) {
     const { postgresStore } = await import('../../stores/postgres/idempotency-store.js');
     const store = postgresStore(options.pg, options.schema === undefined ? {} : { schema: options.schema });
@@ -33,7 +33,7 @@ async function openStore(options: InboxGroupOptions): Promise<IdempotencyStore> 
 
 /** Runs `work` with the inbox of the store the command names, and always closes the store. */
 export async function withInbox<T>(command: Command, work: (inbox: Inbox) => Promise<T>): Promise<T> {
-  const store = await openStore(command.optsWithGlobals<InboxGroupOptions>());
+  const store = await openReceiverStore(command.optsWithGlobals<InboxGroupOptions>());
   try {
     return await work(inboxApi(store, Date.now, undefined));
   } finally {
