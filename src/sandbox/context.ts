@@ -4,11 +4,11 @@ import type { SandboxEmitter } from './emitter.js';
 import type { IdFactory } from './ids.js';
 import type { ObjectStore } from './objects.js';
 import type { DeliveryPump } from './pump.js';
-import type { WebhookRegistry } from './webhook-registry.js';
+import type { AccountWebhooks, WebhookRegistry } from './webhook-registry.js';
 import type { SandboxPlan } from './http/rate-limit.js';
 import { isoString } from '../kernel/iso-string.js';
 
-/** The account the test key belongs to (`GET /v1/me`, every event's `business_id`). */
+/** An account of the sandbox, the one a test key belongs to (`GET /v1/me`, its events' `business_id`). */
 export interface SandboxAccount {
   user_id: string;
   email: string;
@@ -16,15 +16,24 @@ export interface SandboxAccount {
   plan: SandboxPlan;
 }
 
-/** What every route works with. */
+/**
+ * What every route works with: one account's view (its objects, ids, emitter, webhooks) of what
+ * the whole sandbox shares (the clock, the Dispatcher, the pump, the registry).
+ */
 export interface SandboxContext {
+  /** This account's objects. */
   objects: ObjectStore;
+  /** This account's ids. */
   ids: IdFactory;
   clock: SandboxClock;
+  /** Emits with this account's `business_id`. */
   emitter: SandboxEmitter;
   dispatcher: Dispatcher;
   pump: DeliveryPump;
-  webhooks: WebhookRegistry;
+  /** This account's registrations. */
+  webhooks: AccountWebhooks;
+  /** Every account's registrations: who owns a Dispatcher id. */
+  registry: WebhookRegistry;
   account: SandboxAccount;
 }
 

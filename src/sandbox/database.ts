@@ -43,6 +43,11 @@ const SANDBOX_MIGRATIONS: readonly string[] = [
      error_message TEXT,
      PRIMARY KEY (webhook_id, event_id, attempt_number)
    );`,
+  // The account (its business) each object and registration belongs to; rows of a file made before
+  // there were several accounts get the first account's when the sandbox opens it.
+  `ALTER TABLE sandbox_objects ADD COLUMN business_id TEXT;
+   ALTER TABLE sandbox_webhooks ADD COLUMN business_id TEXT;
+   CREATE INDEX sandbox_objects_owner ON sandbox_objects (business_id, kind, seq);`,
 ];
 
 /** Applies the sandbox migrations the file does not have yet, each in a transaction. */
@@ -55,6 +60,12 @@ export function migrateSandbox(db: SqliteConnection): void {
       db.prepare('INSERT INTO sandbox_migrations (version, applied_at) VALUES (?, ?)').run(current + index + 1, Date.now());
     })();
   });
+}
+
+/** Gives rows without an owner (made before there were several accounts) to the first account. */
+export function adoptUnowned(db: SqliteConnection, businessId: string): void {
+  db.prepare('UPDATE sandbox_objects SET business_id = ? WHERE business_id IS NULL').run(businessId);
+  db.prepare('UPDATE sandbox_webhooks SET business_id = ? WHERE business_id IS NULL').run(businessId);
 }
 
 /** A key-value row of `sandbox_state`: the clock's offset, the id counters, the test key. */

@@ -1,12 +1,13 @@
 import { AcctWebhookError, type ErrorDetails } from '../kernel/errors.js';
 
 /** Every code the sandbox's API answers with; the platform document's codes. */
-export const SANDBOX_ERROR_CODES = ['UNAUTHORIZED', 'VALIDATION_ERROR', 'NOT_FOUND', 'RATE_LIMIT_EXCEEDED', 'INTERNAL_ERROR'] as const;
+export const SANDBOX_ERROR_CODES = ['UNAUTHORIZED', 'FORBIDDEN', 'VALIDATION_ERROR', 'NOT_FOUND', 'RATE_LIMIT_EXCEEDED', 'INTERNAL_ERROR'] as const;
 /** The codes of a {@link SandboxError}. */
 export type SandboxErrorCode = (typeof SANDBOX_ERROR_CODES)[number];
 
 const STATUS: Record<SandboxErrorCode, number> = {
   UNAUTHORIZED: 401,
+  FORBIDDEN: 403,
   VALIDATION_ERROR: 422,
   NOT_FOUND: 404,
   RATE_LIMIT_EXCEEDED: 429,
@@ -32,6 +33,19 @@ export class SandboxError extends AcctWebhookError<SandboxErrorCode> {
     // A field's reason is a predicate ("must be …"); the body's (field '') a sentence of its own.
     const message = field === '' ? `${reason.charAt(0).toUpperCase()}${reason.slice(1)}` : `${field} ${reason}`;
     return new SandboxError('VALIDATION_ERROR', message, { field, reason }, malformed ? 400 : 422);
+  }
+
+  /**
+   * FORBIDDEN 403: the id names a resource of another account of the sandbox. The details say
+   * only what the request itself said — `{ resource, id }`, and `field` when the id came in the
+   * body — never anything of the other account.
+   */
+  static forbidden(resource: string, id: string, field?: string): SandboxError {
+    return new SandboxError('FORBIDDEN', `The ${resource} "${id}" belongs to another account; this key's account cannot use it`, {
+      resource,
+      id,
+      ...(field === undefined ? {} : { field }),
+    });
   }
 
   static notFound(resource: string, id: string): SandboxError {

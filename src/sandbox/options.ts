@@ -21,8 +21,14 @@ export interface SandboxOptions {
    * @default none: random ids, a clock that follows the wall clock
    */
   seed?: number;
-  /** The test key to accept (`sk_test_…`). @default a new one (from the seed when given) */
+  /** The first account's test key (`sk_test_…`). @default a new one (from the seed when given) */
   apiKey?: string;
+  /**
+   * How many accounts the sandbox has, from 1 to {@link MAX_SANDBOX_ACCOUNTS}: each its own test
+   * key, business, resources and webhooks (`sandbox.accounts`). The first is the one `apiKey`
+   * names. @default 1 (DEFAULT_SANDBOX_ACCOUNTS)
+   */
+  accounts?: number;
   /** The plan whose request limit per minute applies (the document's table). @default 'pro' (300 a minute) */
   plan?: SandboxPlan;
   /** Faults of every new registration; change them per registration through the API. @default none */
@@ -53,6 +59,11 @@ export interface SandboxOptions {
   onWebhookStatus?: (change: SandboxWebhookStatusChange) => void;
 }
 
+/** How many accounts a sandbox has when `accounts` is not given. @default 1 */
+export const DEFAULT_SANDBOX_ACCOUNTS = 1;
+/** The most accounts one sandbox serves. @default 10 */
+export const MAX_SANDBOX_ACCOUNTS = 10;
+
 /** The clock's start in a seeded run: a Monday morning in Vienna's winter (UTC). */
 export const SEEDED_START = Date.UTC(2026, 0, 5, 8, 0, 0);
 
@@ -68,6 +79,7 @@ const sandboxOptions = z.strictObject({
   database: z.string({ error: 'must be a SQLite file path' }).trim().min(1, { error: 'must be a SQLite file path' }).optional(),
   seed: numberIn(0, 4_294_967_295, { integer: true }).optional(),
   apiKey: z.string().regex(/^sk_test_[A-Za-z0-9_]{8,}$/, { error: 'must be a test key: sk_test_ and at least 8 letters or digits' }).optional(),
+  accounts: numberIn(1, MAX_SANDBOX_ACCOUNTS, { integer: true }).default(DEFAULT_SANDBOX_ACCOUNTS),
   plan: z.enum(Object.keys(PLAN_LIMITS_PER_MINUTE) as [SandboxPlan, ...SandboxPlan[]], { error: `must be one of ${Object.keys(PLAN_LIMITS_PER_MINUTE).join(', ')}` }).default('pro'),
   faults: faultsInput.default(faultsInput.parse({})),
   deliveryTimeoutMs: numberIn(1, MAX_TIMER_MS).default(DELIVERY_TIMEOUT_MS),

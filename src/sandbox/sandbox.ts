@@ -15,15 +15,15 @@ import { openConnection } from '../stores/sqlite/open-connection.js';
 import type { SavedSandboxClock } from './dashboard-view.js';
 import { sqliteDispatchStore } from '../stores/sqlite/dispatch-store.js';
 import { SandboxClock, parseDuration } from './clock.js';
-import type { SandboxAccount, SandboxContext } from './context.js';
-import { migrateSandbox, SandboxState } from './database.js';
+import { openAccounts, type OpenedAccount, type SandboxTestAccount } from './accounts.js';
+import type { SandboxContext } from './context.js';
+import { adoptUnowned, migrateSandbox, SandboxState } from './database.js';
 import { SandboxEmitter } from './emitter.js';
 import { FaultProxy } from './fault-proxy.js';
 import { FaultLog } from './faults.js';
 import { ForwardLog } from './forwards.js';
 import { PLAN_LIMITS_PER_MINUTE, WEBHOOK_RETRY_LIMIT, WindowCounter } from './http/rate-limit.js';
 import { apiHandler } from './http/server.js';
-import { IdFactory } from './ids.js';
 import { ObjectStore } from './objects.js';
 import { parseSandboxOptions, SEEDED_START, type SandboxOptions, type ValidSandboxOptions } from './options.js';
 import { DeliveryPump } from './pump.js';
@@ -40,15 +40,20 @@ import { advanceClock } from './timeline.js';
 import { WebhookRegistry } from './webhook-registry.js';
 import { inSandboxTerms } from './attempt-terms.js';
 
-/** A running sandbox: its address, its key, its clock. */
+/** A running sandbox: its address, its accounts and their keys, its clock. */
 export interface Sandbox {
   /** The API's base address, `http://127.0.0.1:<port>/v1`. */
   readonly url: string;
   /** The API root before `/v1`, `http://127.0.0.1:<port>`: the document's `{base_url}`, as `createClient` takes it. */
   readonly baseUrl: string;
   readonly port: number;
-  /** The test key every request needs: `Authorization: Bearer <apiKey>`. */
+  /** The first account's test key (`accounts[0].apiKey`): `Authorization: Bearer <apiKey>`. */
   readonly apiKey: string;
+  /**
+   * Every account, the first first (option `accounts`): each key reaches its own account's
+   * resources, webhooks and events only; another account's id answers 403 FORBIDDEN.
+   */
+  readonly accounts: readonly SandboxTestAccount[];
   /** The sandbox clock: milliseconds since the epoch. */
   readonly now: () => number;
   /**
@@ -62,9 +67,6 @@ export interface Sandbox {
   close(): Promise<void>;
 }
 
-/** Shown by `GET /v1/me` and carried in every event's `business_id`. */
-const ACCOUNT_NAME = 'Sandbox Handels GmbH';
-const ACCOUNT_UID = 'ATU12345675';
 const CHANGE_TICK_MS = 1_000;
 /** How often a sandbox on the wall clock looks for retries that fell due. */
 const RETRY_POLL_MS = 1_000;
@@ -107,11 +109,8 @@ async function start(valid: ValidSandboxOptions, db: ReturnType<typeof openConne
   const state = new SandboxState(db);
   const seed = valid.seed ?? null;
   const clock = openClock(state, valid);
-  const ids = new IdFactory(state, seed);
-  const account = state.get<SandboxAccount>('account') ?? newAccount(ids, valid);
-  state.set('account', { ...account, plan: valid.plan });
-  const apiKey = valid.apiKey ?? state.get<string>('api_key') ?? `sk_test_${ids.next('key').slice(4)}`;
-  state.set('api_key', apiKey);
+  const opened = openAccounts(state, { accounts: valid.accounts, seed, apiKey: valid.apiKey, plan: valid.plan }) as [OpenedAccount, ...OpenedAccount[]];
+  adoptUnowned(db, opened[0].account.business.id);
   const logger = resolveLogger(valid.logger, 'dispatcher');
   const resolveHost = valid.resolveHost ?? resolveWithSystem;
   // The Dispatcher reports in its own terms (its ids, the proxy's URL); the registry, made once
@@ -139,47 +138,56 @@ async function start(valid: ValidSandboxOptions, db: ReturnType<typeof openConne
   webhooks = new WebhookRegistry({
     db,
     dispatcher,
-    businessId: account.business.id,
-    ids,
     clock,
     defaultFaults: valid.faults,
     onStatus: (change) => {
       if (valid.onWebhookStatus !== undefined) contained(() => valid.onWebhookStatus?.(change), (error) => logger.error({ err: error }, 'The onWebhookStatus hook threw'));
     },
   });
-  const context: SandboxContext = {
-    objects: new ObjectStore(db),
+  const registry = webhooks;
+  const contexts = opened.map(({ account, ids }): SandboxContext => ({
+    objects: new ObjectStore(db, account.business.id),
     ids,
     clock,
     emitter: new SandboxEmitter({ dispatcher, ids, pump, businessId: account.business.id }),
     dispatcher,
     pump,
-    webhooks,
-    account: { ...account, plan: valid.plan },
-  };
+    webhooks: registry.of({ businessId: account.business.id, ids }),
+    registry,
+    account,
+  })) as [SandboxContext, ...SandboxContext[]];
   const faultLog = new FaultLog(db);
   const forwardLog = new ForwardLog(db);
   const reorderer = new Reorderer();
   const proxy = new FaultProxy({ registry: webhooks, dispatcher, faultLog, forwardLog, reorderer, clock, timeoutMs: valid.deliveryTimeoutMs, resolveHost });
   // The moment and the wall clock beside it let a reader of the file (the dashboard) tell the sandbox's time.
   const persistClock = () => state.set('clock', { start: clockStart(state, clock), offset: clock.offset, frozen: clock.isFrozen, now: clock.now(), wall: Date.now() } satisfies SavedSandboxClock);
-  const routes = [
-    ...webhookRoutes(context, faultLog, forwardLog),
-    ...eventRoutes(context),
-    ...customerRoutes(context),
-    ...invoiceRoutes(context),
-    ...transactionRoutes(context),
-    ...subscriptionRoutes(context),
-    ...uvaRoutes(context),
-    ...clockRoutes(context, persistClock),
-  ];
+  const advance = async (ms: number) => {
+    await advanceClock(contexts, ms);
+    persistClock();
+  };
+  const planLimit = { max: PLAN_LIMITS_PER_MINUTE[valid.plan], windowMs: 60_000, window: 'minute' };
+  // Each key reaches the routes of its own account: the same endpoints, bound to that account's data.
+  const accounts = contexts.map((context, index) => ({
+    apiKey: opened[index]!.apiKey,
+    routes: [
+      ...webhookRoutes(context, faultLog, forwardLog),
+      ...eventRoutes(context),
+      ...customerRoutes(context),
+      ...invoiceRoutes(context),
+      ...transactionRoutes(context),
+      ...subscriptionRoutes(context),
+      ...uvaRoutes(context),
+      ...clockRoutes(context, advance),
+    ],
+    requests: new WindowCounter(planLimit, clock.now),
+    webhookRetries: new WindowCounter(WEBHOOK_RETRY_LIMIT, clock.now),
+  }));
   const server = answerClientErrors(
     createServer(
     apiHandler({
-      routes,
-      apiKey,
-      requests: new WindowCounter({ max: PLAN_LIMITS_PER_MINUTE[valid.plan], windowMs: 60_000, window: 'minute' }, clock.now),
-      webhookRetries: new WindowCounter(WEBHOOK_RETRY_LIMIT, clock.now),
+      accounts,
+      unknownKeyRequests: new WindowCounter(planLimit, clock.now),
       beforeChange: () => {
         if (clock.isFrozen) clock.moveTo(clock.now() + CHANGE_TICK_MS);
       },
@@ -199,12 +207,10 @@ async function start(valid: ValidSandboxOptions, db: ReturnType<typeof openConne
     url: `http://127.0.0.1:${port}/v1`,
     baseUrl: `http://127.0.0.1:${port}`,
     port,
-    apiKey,
+    apiKey: opened[0].apiKey,
+    accounts: opened.map(({ account, apiKey }) => Object.freeze({ apiKey, business: Object.freeze({ ...account.business }) })),
     now: clock.now,
-    advance: async (duration) => {
-      await advanceClock(context, typeof duration === 'number' ? duration : parseDuration(duration, 'duration'));
-      persistClock();
-    },
+    advance: (duration) => advance(typeof duration === 'number' ? duration : parseDuration(duration, 'duration')),
     settle: () => pump.settle(),
     close: () => {
       closing ??= (async () => {
@@ -232,15 +238,6 @@ function openClock(state: SandboxState, valid: ValidSandboxOptions): SandboxCloc
 
 function clockStart(state: SandboxState, clock: SandboxClock): number {
   return state.get<{ start: number }>('clock')?.start ?? clock.now() - clock.offset;
-}
-
-function newAccount(ids: IdFactory, valid: ValidSandboxOptions): SandboxAccount {
-  return {
-    user_id: ids.next('usr'),
-    email: 'developer@sandbox.example',
-    business: { id: ids.next('biz'), name: ACCOUNT_NAME, uid_number: ACCOUNT_UID },
-    plan: valid.plan,
-  };
 }
 
 /** @throws ConfigurationError on `port` when it is in use (the cause keeps Node's EADDRINUSE) or cannot be listened on */

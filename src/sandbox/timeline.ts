@@ -8,6 +8,7 @@ interface Happening {
   happen: () => Promise<void>;
 }
 
+/** What the clock makes happen in one account. */
 function happenings(context: SandboxContext): Happening[] {
   const { objects } = context;
   const overdue = objects.all('invoice').flatMap((invoice) => {
@@ -38,25 +39,27 @@ async function nextDeliveryAt(context: SandboxContext, after: number): Promise<n
 }
 
 /**
- * Moves the sandbox clock forward by `ms`, stopping at every instant on the way where something
+ * Moves the sandbox clock, which every account shares, forward by `ms`, stopping at every instant on the way where something
  * is due — an invoice's overdue day, a renewal, a retry of the schedule — so that each happens at
  * its own time, in order, exactly as if that much time had passed: a delivery that fails every
  * attempt is tried at 0, 1, 6, 36 … minutes of sandbox time, each attempt only after the previous
  * one was answered or timed out (no background run is in flight while the clock moves). Resolves
  * when everything due up to the new time has been emitted and attempted.
  */
-export function advanceClock(context: SandboxContext, ms: number): Promise<void> {
-  return context.pump.alone(() => advanceAlone(context, ms));
+export function advanceClock(accounts: readonly [SandboxContext, ...SandboxContext[]], ms: number): Promise<void> {
+  return accounts[0].pump.alone(() => advanceAlone(accounts, ms));
 }
 
-async function advanceAlone(context: SandboxContext, ms: number): Promise<void> {
+/** The one clock moves every account's time: each account's happenings are its own (its emitter, its business). */
+async function advanceAlone(accounts: readonly [SandboxContext, ...SandboxContext[]], ms: number): Promise<void> {
+  const context = accounts[0];
   const { clock, dispatcher } = context;
   const target = clock.now() + ms;
   // Deliveries due at or before this and still waiting cannot be sent (their webhook is
   // disabled): they are not waited for again.
   let stuckUntil = -Infinity;
   for (;;) {
-    const due = happenings(context).filter((happening) => happening.at <= target);
+    const due = accounts.flatMap(happenings).filter((happening) => happening.at <= target);
     const next = Math.min(...due.map((happening) => happening.at), await nextDeliveryAt(context, stuckUntil));
     if (next > target) break;
     clock.moveTo(next);

@@ -14,6 +14,8 @@ import { disabledFields, disabledMessage, enabledMessage, type DisabledFields, t
 
 /** The header that tells the fault proxy a request comes from this sandbox's Dispatcher; never forwarded. */
 export const PROXY_TOKEN_HEADER = 'x-acct-sandbox-proxy';
+/** Registrations read per page of the Dispatcher's list. */
+const REGISTRATION_PAGE = 1000;
 
 /**
  * A registration as the sandbox API shows it: the document's fields, the user's URL; while it is
@@ -52,6 +54,8 @@ export interface WebhookEntry {
   dispatcherId: string;
   url: string;
   faults: Faults;
+  /** The business of the account it belongs to. */
+  businessId: string;
 }
 
 interface Row {
@@ -60,14 +64,32 @@ interface Row {
   url: string;
   faults: string;
   created_at: number;
+  business_id: string;
+}
+
+/** The account a registration is made for and looked up by: its business, and where its ids come from. */
+export interface WebhookOwner {
+  businessId: string;
+  ids: IdFactory;
+}
+
+/** One account's registrations: what the `/v1/webhooks` routes of that account's key use. */
+export interface AccountWebhooks {
+  create(url: string, events: EventPattern[], signing?: { scheme?: WebhookScheme | undefined; algorithm?: SigningAlgorithm | undefined }): Promise<SandboxWebhook & { secret: string }>;
+  list(): Promise<SandboxWebhook[]>;
+  get(id: string): Promise<SandboxWebhook>;
+  update(id: string, change: WebhookChange): Promise<SandboxWebhook & { replayed?: number }>;
+  delete(id: string): Promise<void>;
+  rotateSecret(id: string, graceMs?: number): Promise<SandboxWebhook & { secret: string }>;
+  faultsView(): FaultsView;
+  clearFaults(off: Faults): FaultsView;
+  setFaults(id: string, faults: Faults): Faults;
+  entry(id: string): WebhookEntry;
 }
 
 export interface WebhookRegistryOptions {
   db: SqliteConnection;
   dispatcher: Dispatcher;
-  /** The account's business: its registrations receive its events only. */
-  businessId: string;
-  ids: IdFactory;
   clock: SandboxClock;
   /** Faults of a new registration (the CLI's --fault). */
   defaultFaults: Faults;
@@ -84,11 +106,29 @@ export class WebhookRegistry {
   /** Proves to the proxy that a request comes from this sandbox's Dispatcher. */
   private readonly proxyToken = randomBytes(16).toString('hex');
   private proxyBase = '';
-  /** Faults of a new registration: the start's, until every fault is cleared. */
-  private defaultFaults: Faults;
+  /** Faults of a new registration, by business: the start's, until the account clears every fault. */
+  private readonly defaultFaults = new Map<string, Faults>();
 
-  constructor(private readonly options: WebhookRegistryOptions) {
-    this.defaultFaults = options.defaultFaults;
+  constructor(private readonly options: WebhookRegistryOptions) {}
+
+  /** The registrations of one account: another account's id is FORBIDDEN, an unknown one NOT_FOUND. */
+  of(owner: WebhookOwner): AccountWebhooks {
+    return {
+      create: (url, events, signing) => this.create(owner, url, events, signing),
+      list: () => this.list(owner.businessId),
+      get: (id) => this.get(owner.businessId, id),
+      update: (id, change) => this.update(owner.businessId, id, change),
+      delete: (id) => this.delete(owner.businessId, id),
+      rotateSecret: (id, graceMs) => this.rotateSecret(owner.businessId, id, graceMs),
+      faultsView: () => this.faultsView(owner.businessId),
+      clearFaults: (off) => this.clearFaults(owner.businessId, off),
+      setFaults: (id, faults) => this.setFaults(owner.businessId, id, faults),
+      entry: (id) => entryOf(this.row(owner.businessId, id)),
+    };
+  }
+
+  private newFaults(businessId: string): Faults {
+    return this.defaultFaults.get(businessId) ?? this.options.defaultFaults;
   }
 
   /** Is this the header value the Dispatcher sends with every attempt? Compared in constant time. */
@@ -98,34 +138,42 @@ export class WebhookRegistry {
     return given.length === expected.length && timingSafeEqual(given, expected);
   }
 
-  /** Points every registration at the proxy of this run (the port may differ from the last run). */
+  /**
+   * Points every registration at the proxy of this run (the port may differ from the last run),
+   * owned by its account's business (a registration of an older file may have had no owner).
+   */
   async useProxy(base: string): Promise<void> {
     this.proxyBase = base;
-    for (const row of this.rows()) await this.options.dispatcher.webhooks.update(row.dispatcher_id, this.proxyTarget(row.dispatcher_id));
+    for (const row of this.rows()) await this.options.dispatcher.webhooks.update(row.dispatcher_id, { ...this.proxyTarget(row.dispatcher_id), business_id: row.business_id });
   }
 
-  async create(url: string, events: EventPattern[], signing: { scheme?: WebhookScheme | undefined; algorithm?: SigningAlgorithm | undefined } = {}): Promise<SandboxWebhook & { secret: string }> {
-    const { dispatcher, db, ids, clock } = this.options;
+  private async create(owner: WebhookOwner, url: string, events: EventPattern[], signing: { scheme?: WebhookScheme | undefined; algorithm?: SigningAlgorithm | undefined } = {}): Promise<SandboxWebhook & { secret: string }> {
+    const { dispatcher, db, clock } = this.options;
     const created = await asValidation(
-      () => dispatcher.webhooks.create({ business_id: this.options.businessId, url, events, ...(signing.scheme === undefined ? {} : { scheme: signing.scheme }), ...(signing.algorithm === undefined ? {} : { algorithm: signing.algorithm }) }),
+      () => dispatcher.webhooks.create({ business_id: owner.businessId, url, events, ...(signing.scheme === undefined ? {} : { scheme: signing.scheme }), ...(signing.algorithm === undefined ? {} : { algorithm: signing.algorithm }) }),
       url,
     );
     await dispatcher.webhooks.update(created.id, this.proxyTarget(created.id));
-    const row: Row = { id: ids.next('wh'), dispatcher_id: created.id, url: created.url, faults: JSON.stringify(this.defaultFaults), created_at: clock.now() };
-    db.prepare('INSERT INTO sandbox_webhooks (id, dispatcher_id, url, faults, created_at) VALUES (@id, @dispatcher_id, @url, @faults, @created_at)').run(row);
+    const row: Row = { id: owner.ids.next('wh'), dispatcher_id: created.id, url: created.url, faults: JSON.stringify(this.newFaults(owner.businessId)), created_at: clock.now(), business_id: owner.businessId };
+    db.prepare('INSERT INTO sandbox_webhooks (id, dispatcher_id, url, faults, created_at, business_id) VALUES (@id, @dispatcher_id, @url, @faults, @created_at, @business_id)').run(row);
     return { ...this.view(row, created), secret: created.secret };
   }
 
-  async list(): Promise<SandboxWebhook[]> {
-    const registrations = new Map((await this.options.dispatcher.webhooks.list()).map((registration) => [registration.id, registration]));
-    return this.rows().flatMap((row) => {
+  private async list(businessId: string): Promise<SandboxWebhook[]> {
+    const registrations = new Map<string, WebhookRegistration>();
+    for (let cursor: string | null | undefined; cursor !== null; ) {
+      const page = await this.options.dispatcher.webhooks.list({ business_id: businessId, limit: REGISTRATION_PAGE, ...(cursor === undefined ? {} : { cursor }) });
+      for (const registration of page.data) registrations.set(registration.id, registration);
+      cursor = page.next_cursor;
+    }
+    return this.rows(businessId).flatMap((row) => {
       const registration = registrations.get(row.dispatcher_id);
       return registration === undefined ? [] : [this.view(row, registration)];
     });
   }
 
-  async get(id: string): Promise<SandboxWebhook> {
-    const row = this.row(id);
+  private async get(businessId: string, id: string): Promise<SandboxWebhook> {
+    const row = this.row(businessId, id);
     return this.view(row, await this.options.dispatcher.webhooks.get(row.dispatcher_id));
   }
 
@@ -135,8 +183,8 @@ export class WebhookRegistry {
    * disabled are queued too, each once, oldest first. The answer has `replayed` when a replay
    * was asked for.
    */
-  async update(id: string, change: WebhookChange): Promise<SandboxWebhook & { replayed?: number }> {
-    const row = this.row(id);
+  private async update(businessId: string, id: string, change: WebhookChange): Promise<SandboxWebhook & { replayed?: number }> {
+    const row = this.row(businessId, id);
     const { webhooks } = this.options.dispatcher;
     const before = await webhooks.get(row.dispatcher_id);
     const events = change.events;
@@ -168,40 +216,35 @@ export class WebhookRegistry {
     });
   }
 
-  async delete(id: string): Promise<void> {
-    const row = this.row(id);
+  private async delete(businessId: string, id: string): Promise<void> {
+    const row = this.row(businessId, id);
     await this.options.dispatcher.webhooks.delete(row.dispatcher_id);
     this.options.db.prepare('UPDATE sandbox_webhooks SET deleted_at = ? WHERE id = ?').run(this.options.clock.now(), id);
   }
 
   /** A new secret (or key pair); with `graceMs` the previous one keeps signing beside it until then. */
-  async rotateSecret(id: string, graceMs?: number): Promise<SandboxWebhook & { secret: string }> {
-    const row = this.row(id);
+  private async rotateSecret(businessId: string, id: string, graceMs?: number): Promise<SandboxWebhook & { secret: string }> {
+    const row = this.row(businessId, id);
     const secret = await asValidation(() => this.options.dispatcher.webhooks.rotateSecret(row.dispatcher_id, graceMs === undefined ? {} : { graceMs }));
-    return { ...(await this.get(id)), secret };
+    return { ...(await this.get(businessId, id)), secret };
   }
 
-  /** The faults in effect: those every new registration gets, and each live registration's. */
-  faultsView(): FaultsView {
-    return { new_webhooks: this.defaultFaults, webhooks: this.rows().map((row) => ({ webhook_id: row.id, url: row.url, faults: entryOf(row).faults })) };
+  /** The faults in effect for an account: those its new registrations get, and each live one's. */
+  private faultsView(businessId: string): FaultsView {
+    return { new_webhooks: this.newFaults(businessId), webhooks: this.rows(businessId).map((row) => ({ webhook_id: row.id, url: row.url, faults: entryOf(row).faults })) };
   }
 
-  /** Turns every fault off: those of every live registration and those new ones would get. */
-  clearFaults(off: Faults): FaultsView {
-    this.defaultFaults = off;
-    this.options.db.prepare('UPDATE sandbox_webhooks SET faults = ? WHERE deleted_at IS NULL').run(JSON.stringify(off));
-    return this.faultsView();
+  /** Turns an account's faults off: those of its live registrations and those its new ones would get. */
+  private clearFaults(businessId: string, off: Faults): FaultsView {
+    this.defaultFaults.set(businessId, off);
+    this.options.db.prepare('UPDATE sandbox_webhooks SET faults = ? WHERE deleted_at IS NULL AND business_id = ?').run(JSON.stringify(off), businessId);
+    return this.faultsView(businessId);
   }
 
-  setFaults(id: string, faults: Faults): Faults {
-    this.row(id);
+  private setFaults(businessId: string, id: string, faults: Faults): Faults {
+    this.row(businessId, id);
     this.options.db.prepare('UPDATE sandbox_webhooks SET faults = ? WHERE id = ?').run(JSON.stringify(faults), id);
     return faults;
-  }
-
-  /** A live registration by the sandbox's id. @throws SandboxError NOT_FOUND */
-  entry(id: string): WebhookEntry {
-    return entryOf(this.row(id));
   }
 
   /** A live registration by the Dispatcher's id: how the proxy finds its target. */
@@ -255,19 +298,23 @@ export class WebhookRegistry {
     return { url: `${this.proxyBase}/_sandbox/deliver/${dispatcherId}`, headers: { [PROXY_TOKEN_HEADER]: this.proxyToken } };
   }
 
-  private rows(): Row[] {
-    return this.options.db.prepare('SELECT * FROM sandbox_webhooks WHERE deleted_at IS NULL ORDER BY seq').all() as Row[];
+  /** The live registrations, of one business or of every one. */
+  private rows(businessId?: string): Row[] {
+    if (businessId === undefined) return this.options.db.prepare('SELECT * FROM sandbox_webhooks WHERE deleted_at IS NULL ORDER BY seq').all() as Row[];
+    return this.options.db.prepare('SELECT * FROM sandbox_webhooks WHERE deleted_at IS NULL AND business_id = ? ORDER BY seq').all(businessId) as Row[];
   }
 
-  private row(id: string): Row {
+  /** A live registration of the business. @throws SandboxError NOT_FOUND; FORBIDDEN when it is another account's */
+  private row(businessId: string, id: string): Row {
     const row = this.options.db.prepare('SELECT * FROM sandbox_webhooks WHERE id = ? AND deleted_at IS NULL').get(id) as Row | undefined;
     if (row === undefined) throw SandboxError.notFound('webhook', id);
+    if (row.business_id !== businessId) throw SandboxError.forbidden('webhook', id);
     return row;
   }
 }
 
 function entryOf(row: Row): WebhookEntry {
-  return { id: row.id, dispatcherId: row.dispatcher_id, url: row.url, faults: JSON.parse(row.faults) as Faults };
+  return { id: row.id, dispatcherId: row.dispatcher_id, url: row.url, faults: JSON.parse(row.faults) as Faults, businessId: row.business_id };
 }
 
 

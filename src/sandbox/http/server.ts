@@ -6,7 +6,7 @@ import { matchRoute } from '../../http/router.js';
 import { DispatcherError } from '../../dispatcher/errors.js';
 import type { Logger } from '../../logging/logger.js';
 import { SandboxError } from '../errors.js';
-import { authenticate } from './auth.js';
+import { accountOf, authenticate } from './auth.js';
 import { rateLimitHeaders, rateLimitOf, type RateLimitState, type WindowCounter } from './rate-limit.js';
 import type { SandboxResponse } from './response.js';
 import type { Route } from './router.js';
@@ -18,11 +18,19 @@ export const REQUEST_BODY_TIMEOUT_MS = 10_000;
 const BODY_LIMITS: BodyLimits = { maxBytes: MAX_REQUEST_BYTES, timeoutMs: REQUEST_BODY_TIMEOUT_MS };
 const DELIVER_PREFIX = '/_sandbox/deliver/';
 
-export interface ApiServerOptions {
-  routes: readonly Route[];
+/** What one account's key reaches: its routes (bound to its data), its own request limits. */
+export interface ApiAccount {
   apiKey: string;
+  routes: readonly Route[];
   requests: WindowCounter;
   webhookRetries: WindowCounter;
+}
+
+export interface ApiServerOptions {
+  /** The accounts, the first first; a request is served by the account whose key it carries. */
+  accounts: readonly ApiAccount[];
+  /** Counts the requests whose key is no account's (so they are limited before they are refused). */
+  unknownKeyRequests: WindowCounter;
   /** Before every request that changes state: the frozen clock's tick. */
   beforeChange: () => void;
   /** After every request that changed state: keep the clock's offset. */
@@ -33,9 +41,10 @@ export interface ApiServerOptions {
 
 /**
  * The sandbox's HTTP handler: the fault proxy's path, then the /v1 API with the document's
- * conventions in this order — the request counted (X-RateLimit-* on every answer, 429 past the
- * plan's limit), the key checked (401), the route found (404), the webhook-retry limit, the body
- * read (400 when it is not JSON). Requests that change state run one at a time, in arrival order.
+ * conventions in this order — the request counted against its key's account (X-RateLimit-* on
+ * every answer, 429 past the plan's limit), the key checked (401), the route of that account
+ * found (404), the webhook-retry limit, the body read (400 when it is not JSON). Requests that
+ * change state run one at a time, in arrival order, whichever account they come from.
  */
 export function apiHandler(options: ApiServerOptions): (request: IncomingMessage, response: ServerResponse) => void {
   let changes: Promise<unknown> = Promise.resolve();
@@ -44,6 +53,7 @@ export function apiHandler(options: ApiServerOptions): (request: IncomingMessage
     changes = result.catch(() => undefined);
     return result;
   };
+  const apiKeys = options.accounts.map((account) => account.apiKey);
   return (request, response) => {
     void (async () => {
       const url = new URL(request.url ?? '/', 'http://sandbox.invalid');
@@ -56,12 +66,13 @@ export function apiHandler(options: ApiServerOptions): (request: IncomingMessage
       let limit: RateLimitState | undefined;
       let answer: SandboxResponse;
       try {
-        limit = options.requests.take();
-        authenticate(request.headers.authorization, options.apiKey);
+        const known = accountOf(request.headers.authorization, apiKeys);
+        limit = (known === undefined ? options.unknownKeyRequests : options.accounts[known]!.requests).take();
+        const account = options.accounts[authenticate(request.headers.authorization, apiKeys)]!;
         // The API's paths have no trailing slash; one sent is not a different endpoint.
-        const matched = matchRoute(options.routes, request.method ?? 'GET', requestPath(url.pathname));
+        const matched = matchRoute(account.routes, request.method ?? 'GET', requestPath(url.pathname));
         if (matched === undefined || matched === 'method') throw new SandboxError('NOT_FOUND', `No endpoint ${request.method ?? ''} ${url.pathname}`, { method: request.method ?? '', path: url.pathname });
-        if (matched.route.webhookRetry) limit = options.webhookRetries.take();
+        if (matched.route.webhookRetry) limit = account.webhookRetries.take();
         const body = parseJson(await readBody(request));
         const run = () => Promise.resolve(matched.route.handler({ params: matched.params, query: url.searchParams, body }));
         answer = matched.route.method === 'GET' ? await run() : await exclusive(async () => {

@@ -45,7 +45,8 @@ export function eventRoutes(context: SandboxContext): Route[] {
       path: '/v1/events/:id',
       handler: async ({ params }) => {
         const event = await dispatcher.events.get(params.id!).catch(() => null);
-        if (event === null || event.business_id !== business()) throw SandboxError.notFound('event', params.id!);
+        if (event === null) throw SandboxError.notFound('event', params.id!);
+        if (event.business_id !== business()) throw SandboxError.forbidden('event', params.id!);
         return ok(event);
       },
     },

@@ -47,6 +47,9 @@ export function webhookRoutes(context: SandboxContext, faultLog: FaultLog, forwa
   const { webhooks, dispatcher } = context;
   const deliveryOf = async (webhook: WebhookEntry, deliveryId: string) => {
     const detail = await dispatcher.deliveries.get(deliveryId).catch(() => null);
+    // Another account's delivery is FORBIDDEN; one of this account's other webhooks is not found under this one.
+    const owner = detail === null ? undefined : context.registry.anyByDispatcherId(detail.webhook_id)?.businessId;
+    if (owner !== undefined && owner !== webhook.businessId) throw SandboxError.forbidden('delivery', deliveryId);
     if (detail === null || detail.webhook_id !== webhook.dispatcherId) throw SandboxError.notFound('delivery', deliveryId);
     return detail;
   };
