@@ -22,6 +22,7 @@ export interface SandboxStartOptions {
   db?: string;
   seed?: number;
   apiKey?: string;
+  accounts?: number;
   plan: (typeof PLANS)[number];
   fault: FaultFlags;
   deliveryTimeoutMs?: number;

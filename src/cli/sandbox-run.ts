@@ -2,6 +2,7 @@ import type { AttemptReport } from '../dispatcher/attempt-report.js';
 import { ConfigurationError } from '../kernel/errors.js';
 import type { Faults } from '../sandbox/faults.js';
 import type { SandboxOptions } from '../sandbox/options.js';
+import type { SandboxTestAccount } from '../sandbox/accounts.js';
 import { createSandbox, type Sandbox } from '../sandbox/sandbox.js';
 import type { FaultsView } from '../sandbox/webhook-registry.js';
 import type { SandboxWebhookStatusChange } from '../sandbox/webhook-status.js';
@@ -28,13 +29,15 @@ export async function runSandbox(context: CommandContext, options: SandboxStartO
     ...(options.db === undefined ? {} : { database: options.db }),
     ...(options.seed === undefined ? {} : { seed: options.seed }),
     ...(options.apiKey === undefined ? {} : { apiKey: options.apiKey }),
+    ...(options.accounts === undefined ? {} : { accounts: options.accounts }),
     ...(options.deliveryTimeoutMs === undefined ? {} : { deliveryTimeoutMs: options.deliveryTimeoutMs }),
   });
   try {
     const clock = new Date(sandbox.now()).toISOString();
     const faults = (await sandboxRequest(context, { url: sandbox.url, apiKey: sandbox.apiKey }, 'GET', '/sandbox/faults')) as FaultsView;
     if (json) {
-      output.jsonLine({ url: sandbox.url, api_key: sandbox.apiKey, clock, seed: options.seed ?? null, faults });
+      const accounts = sandbox.accounts.map((account) => ({ api_key: account.apiKey, business: account.business }));
+      output.jsonLine({ url: sandbox.url, api_key: sandbox.apiKey, accounts, clock, seed: options.seed ?? null, faults });
     } else {
       for (const line of banner(sandbox, options, clock, faults)) output.line(line);
       output.line();
@@ -48,13 +51,30 @@ export async function runSandbox(context: CommandContext, options: SandboxStartO
   if (!json) output.note('Stopped.');
 }
 
-/** What the sandbox prints at start: where it is, its clock and faults, and commands that run as printed. */
-export function banner(sandbox: Pick<Sandbox, 'url' | 'apiKey'>, options: Pick<SandboxStartOptions, 'seed' | 'plan' | 'db'>, clock: string, faults: FaultsView): string[] {
+/**
+ * What the sandbox prints at start: where it is, each account's key and business, its clock and
+ * faults (the first account's), and commands that run as printed (with the first account's key).
+ */
+export function banner(
+  sandbox: Pick<Sandbox, 'url' | 'apiKey'> & Partial<Pick<Sandbox, 'accounts'>>,
+  options: Pick<SandboxStartOptions, 'seed' | 'plan' | 'db'>,
+  clock: string,
+  faults: FaultsView,
+): string[] {
   const client = sandboxClientArguments(sandbox);
   const withFaults = faults.webhooks.filter((webhook) => faultsText(webhook.faults) !== null);
+  const accounts = sandbox.accounts ?? [];
+  const business = (account: SandboxTestAccount) => `${account.business.name} (${account.business.id}, UID ${account.business.uid_number})`;
   const lines = [
     `Sandbox on ${sandbox.url}`,
     `  Test key:  ${sandbox.apiKey}   (Authorization: Bearer …)`,
+    ...(accounts.length === 1 ? [`  Business:  ${business(accounts[0]!)}`] : []),
+    ...(accounts.length > 1
+      ? [
+          `  Accounts:  ${accounts.length}, each key its own data, webhooks and events (another account's id answers 403)`,
+          ...accounts.map((account, index) => `    ${index + 1}. ${account.apiKey}  ${business(account)}`),
+        ]
+      : []),
     `  Clock:     ${clock}${options.seed === undefined ? ', following the wall clock' : `, seed ${options.seed}: moves a second per change`}; deliveries are signed with the wall-clock time`,
     `  Plan:      ${options.plan}; data in ${options.db ?? 'a fresh temporary file'}`,
     `  Faults:    ${faultsText(faults.new_webhooks) ?? 'none'} on new webhooks${withFaults.length === 0 ? '' : `; ${withFaults.map((webhook) => `${webhook.webhook_id}: ${faultsText(webhook.faults)}`).join('; ')}`}`,

@@ -5,6 +5,7 @@ import { examples } from './help.js';
 import { httpUrl, oneOf, port, positiveInteger } from './options.js';
 import { DEFAULT_SANDBOX_PORT, DEFAULT_SANDBOX_URL, PLANS, SANDBOX_KEY_ENV, type FaultFlags, type SandboxClientOptions, type SandboxStartOptions } from './sandbox-options.js';
 import { MAX_TIMER_MS } from '../kernel/timers.js';
+import { DEFAULT_SANDBOX_ACCOUNTS, MAX_SANDBOX_ACCOUNTS } from '../sandbox/account-count.js';
 
 /** `acct-webhook sandbox`: the platform's sandbox on this machine; `sandbox clock` and `sandbox faults` drive a running one. */
 export function sandboxCommand(context: CommandContext): Command {
@@ -16,13 +17,14 @@ export function sandboxCommand(context: CommandContext): Command {
         'the 18 event types through the Dispatcher: real signatures, the 7-attempt schedule, a delivery log. Time-driven events ' +
         'and retries follow the sandbox clock ("sandbox clock --advance 30d"); deliveries are signed with the wall-clock time of each attempt, so ' +
         'receivers with default options accept them. With --seed, ids, values and times are reproducible. ' +
-        'Prints the base URL, the test key, the faults in effect and commands to drive it that run as printed, then each attempt and each webhook ' +
+        'Prints the base URL, the test key (with --accounts, every account\'s key and business), the faults in effect and commands to drive it that run as printed, then each attempt and each webhook ' +
         'disabled or enabled again; Ctrl-C stops it.',
     )
     .option('-p, --port <port>', `port on 127.0.0.1; 0 picks a free one (default: ${DEFAULT_SANDBOX_PORT})`, port('--port'), DEFAULT_SANDBOX_PORT)
     .option('--db <file>', 'keep the sandbox in this SQLite file across runs (default: a fresh one each run)')
     .option('--seed <n>', 'reproducible ids, values and times; the clock moves only by a second per change and by advances', seedNumber)
-    .option('--api-key <key>', `the test key to accept, sk_test_… (default: a new one, from the seed when given)`, testKey('--api-key'))
+    .option('--api-key <key>', `the first account's test key, sk_test_… (default: a new one, from the seed when given)`, testKey('--api-key'))
+    .option('--accounts <n>', `how many accounts, 1 to ${MAX_SANDBOX_ACCOUNTS}, each with its own key, business, data and webhooks; prints every key (default: ${DEFAULT_SANDBOX_ACCOUNTS})`, positiveInteger('--accounts', MAX_SANDBOX_ACCOUNTS))
     .option('--plan <plan>', `the request limit per minute of this plan: ${PLANS.join(', ')} (default: pro)`, oneOf('--plan', PLANS), 'pro')
     .option('--fault <fault>', 'a fault for every new webhook: duplicate, out-of-order=<n>, delay=<ms>, timeout=<n>, drop=<n>; repeatable (default: none)', addFault, {})
     .option('--delivery-timeout-ms <ms>', 'how long the Dispatcher and its fault proxy wait for an answer (default: 30000)', positiveInteger('--delivery-timeout-ms', MAX_TIMER_MS))
@@ -32,6 +34,7 @@ export function sandboxCommand(context: CommandContext): Command {
       examples(
         ['acct-webhook sandbox', `the sandbox on ${DEFAULT_SANDBOX_URL}; prints the test key`],
         ['acct-webhook sandbox --seed 42 --db sandbox.db', 'reproducible, kept in a file'],
+        ['acct-webhook sandbox --accounts 3', 'three accounts: prints each test key and business; a key sees its own account only'],
         ['acct-webhook sandbox --fault duplicate --fault out-of-order=3', 'every webhook gets each delivery twice, newest first'],
         ['acct-webhook sandbox clock --advance 30d --api-key sk_test_…', 'in another terminal: a month passes (overdue invoices, renewals, retries); the banner prints this command ready to run'],
       ),

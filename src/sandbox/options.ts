@@ -8,6 +8,7 @@ import { faultsInput, type FaultsInput } from './faults.js';
 import { PLAN_LIMITS_PER_MINUTE, type SandboxPlan } from './http/rate-limit.js';
 import type { SandboxWebhookStatusChange } from './webhook-status.js';
 import { MAX_TIMER_MS } from '../kernel/timers.js';
+import { DEFAULT_SANDBOX_ACCOUNTS, MAX_SANDBOX_ACCOUNTS } from './account-count.js';
 
 /** The options of `createSandbox()`; every one is checked when it runs. */
 export interface SandboxOptions {
@@ -58,11 +59,6 @@ export interface SandboxOptions {
    */
   onWebhookStatus?: (change: SandboxWebhookStatusChange) => void;
 }
-
-/** How many accounts a sandbox has when `accounts` is not given. @default 1 */
-export const DEFAULT_SANDBOX_ACCOUNTS = 1;
-/** The most accounts one sandbox serves. @default 10 */
-export const MAX_SANDBOX_ACCOUNTS = 10;
 
 /** The clock's start in a seeded run: a Monday morning in Vienna's winter (UTC). */
 export const SEEDED_START = Date.UTC(2026, 0, 5, 8, 0, 0);
