@@ -59,3 +59,30 @@ describe('the banner of acct-webhook sandbox', () => {
     }
   });
 });
+
+describe('acct-webhook sandbox --accounts', () => {
+  it('prints every account’s key and business; each key reaches its own account and not the other’s', async () => {
+    const sandbox = new CliProcess(['sandbox', '--port', '0', '--seed', '4', '--accounts', '2']);
+    try {
+      const [, url] = await sandbox.waitForOutput(/Sandbox on (http:\/\/127\.0\.0\.1:\d+\/v1)/);
+      await sandbox.waitForOutput(/^ {4}2\. .+$/m);
+      const accounts = [...sandbox.stdout.matchAll(/^ {4}(\d)\. (sk_test_\w+) {2}(.+) \((biz_\w+), UID (ATU\d{8})\)$/gm)].map(([, n, apiKey, name, id, uid]) => ({ n, apiKey: apiKey!, business: { id, name, uid_number: uid } }));
+      expect(accounts.map((account) => account.n)).toEqual(['1', '2']);
+      expect(sandbox.stdout).toContain(`Test key:  ${accounts[0]!.apiKey}`);
+      expect(sandbox.stdout).toMatch(/Accounts: +2,/);
+      const [first, second] = accounts.map((account) => apiClient({ url: url!, apiKey: account.apiKey }));
+      for (const [index, call] of [first!, second!].entries()) expect((await call('GET', '/me')).body.data.business).toEqual(accounts[index]!.business);
+      const customer = await second!('POST', '/customers', { name: 'Huber' });
+      expect(customer.status).toBe(201);
+      expect((await first!('GET', `/customers/${customer.body.data.id}`)).body.error).toMatchObject({ code: 'FORBIDDEN', details: { resource: 'customer', id: customer.body.data.id } });
+    } finally {
+      await sandbox.stop();
+    }
+  });
+
+  it('refuses --accounts outside 1 to 10 with one line and exit 2', () => {
+    const refused = spawnSync(process.execPath, [CLI, 'sandbox', '--accounts', '11'], { encoding: 'utf8', env: cliEnvironment() });
+    expect(refused.status).toBe(2);
+    expect(refused.stderr).toContain('--accounts');
+  });
+});
