@@ -2,6 +2,7 @@ import { inspect } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   ApiError,
+  ApiForbiddenError,
   ApiNotFoundError,
   ApiRateLimitError,
   ApiUnauthorizedError,
@@ -23,7 +24,7 @@ let client: Client;
 const log = capturingLogger();
 
 beforeAll(async () => {
-  sandbox = await createSandbox({ seed: 7, plan: 'business' });
+  sandbox = await createSandbox({ seed: 7, plan: 'business', accounts: 2 });
   client = createClient({ apiKey: sandbox.apiKey, baseUrl: sandbox.baseUrl, logger: log.logger });
 });
 afterAll(() => sandbox.close());
@@ -77,6 +78,16 @@ describe('/v1/me', () => {
 describe('the error envelope as typed errors', () => {
   it.each([
     ['an unknown key', () => createClient({ apiKey: 'sk_test_notTheSandboxKey', baseUrl: sandbox.baseUrl, logger: false }).me(), ApiUnauthorizedError, 'UNAUTHORIZED', 401],
+    [
+      "another account's webhook",
+      async () => {
+        const theirs = await client.webhooks.create({ url: 'https://localhost:9/theirs', events: ['*'] });
+        return createClient({ apiKey: sandbox.accounts[1]!.apiKey, baseUrl: sandbox.baseUrl, logger: false }).webhooks.update(theirs.id, { events: ['*'] });
+      },
+      ApiForbiddenError,
+      'FORBIDDEN',
+      403,
+    ],
     ['an unknown webhook', () => client.webhooks.update('wh_nope', { events: ['*'] }), ApiNotFoundError, 'NOT_FOUND', 404],
     ['deleting an unknown webhook', () => client.webhooks.delete('wh_nope'), ApiNotFoundError, 'NOT_FOUND', 404],
     ['rotating an unknown webhook', () => client.webhooks.rotateSecret('wh_nope'), ApiNotFoundError, 'NOT_FOUND', 404],
