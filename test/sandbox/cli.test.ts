@@ -132,6 +132,41 @@ describe('acct-webhook sandbox', () => {
     }
   });
 
+  it('--accounts 2 --json: the start-up line lists every account’s key and business', async () => {
+    const run = new CommandRun(['sandbox', '--port', '0', '--seed', '6', '--json', '--accounts', '2']);
+    try {
+      const [startLine] = await run.waitForOutput(/^\{"url".+$/m);
+      const start = JSON.parse(startLine) as { url: string; api_key: string; accounts: { api_key: string; business: { id: string; name: string; uid_number: string } }[] };
+      expect(start.accounts).toEqual([
+        { api_key: start.api_key, business: { id: expect.stringMatching(/^biz_/), name: 'Sandbox Handels GmbH', uid_number: 'ATU12345675' } },
+        { api_key: expect.stringMatching(/^sk_test_/), business: { id: expect.stringMatching(/^biz_/), name: 'Sandbox Handels 2 GmbH', uid_number: 'ATU12345684' } },
+      ]);
+      const me = await apiClient({ url: start.url, apiKey: start.accounts[1]!.api_key })('GET', '/me');
+      expect(me.body.data.business).toEqual(start.accounts[1]!.business);
+    } finally {
+      await run.stop();
+    }
+  });
+
+  it('prints each account’s key and business in the banner: one line for one account, a list for several', () => {
+    const off = { duplicate: false, out_of_order: null, delay_ms: 0, timeout_first_attempts: 0, drop_first_attempts: 0 };
+    const faults = { new_webhooks: off, webhooks: [] };
+    const first = { apiKey: 'sk_test_0123456789', business: { id: 'biz_1', name: 'Sandbox Handels GmbH', uid_number: 'ATU12345675' } };
+    const second = { apiKey: 'sk_test_9876543210', business: { id: 'biz_2', name: 'Sandbox Handels 2 GmbH', uid_number: 'ATU12345684' } };
+    const one = banner({ url: DEFAULT_SANDBOX_URL, apiKey: first.apiKey, accounts: [first] }, { plan: 'pro' }, '2026-01-05T08:00:00.000Z', faults);
+    expect(one).toContain('  Business:  Sandbox Handels GmbH (biz_1, UID ATU12345675)');
+    const two = banner({ url: DEFAULT_SANDBOX_URL, apiKey: first.apiKey, accounts: [first, second] }, { plan: 'pro' }, '2026-01-05T08:00:00.000Z', faults);
+    expect(two).toEqual(
+      expect.arrayContaining([
+        '  Test key:  sk_test_0123456789   (Authorization: Bearer …)',
+        "  Accounts:  2, each key its own data, webhooks and events (another account's id answers 403)",
+        '    1. sk_test_0123456789  Sandbox Handels GmbH (biz_1, UID ATU12345675)',
+        '    2. sk_test_9876543210  Sandbox Handels 2 GmbH (biz_2, UID ATU12345684)',
+      ]),
+    );
+    expect(two.some((line) => line.startsWith('  Business:'))).toBe(false);
+  });
+
   it('prints --url in its commands only off the default address, which `sandbox clock` and `sandbox faults` use by default', () => {
     const off = { duplicate: false, out_of_order: null, delay_ms: 0, timeout_first_attempts: 0, drop_first_attempts: 0 };
     const faults = { new_webhooks: off, webhooks: [] };
