@@ -1,3 +1,5 @@
+import { countStates } from '../ports/webhook-state-counts.js';
+import { MAX_WEBHOOK_PAGE_LIMIT, type ListWebhooksQuery, type WebhookCounts, type WebhookPage } from '../dispatcher/registrations.js';
 import type { DeliveryFilter, DeliveryListOptions } from '../dispatcher/delivery-filters.js';
 import { DEFAULT_LIST_LIMIT } from '../dispatcher/delivery-filters.js';
 import type { DispatcherCore as Dispatcher } from '../dispatcher/dispatcher.js';
@@ -46,8 +48,16 @@ export function scopedDispatcher(dispatcher: Dispatcher, businessId: string, lim
     return webhook;
   }
 
+  /** Every registration of the business, read page by page by its index (not every registration's). */
   async function ownWebhooks(): Promise<WebhookRegistration[]> {
-    return (await dispatcher.webhooks.list()).filter(owned);
+    const own: WebhookRegistration[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await dispatcher.webhooks.list({ business_id: businessId, limit: MAX_WEBHOOK_PAGE_LIMIT, ...(cursor === undefined ? {} : { cursor }) });
+      own.push(...page.data.filter(owned));
+      cursor = page.next_cursor ?? undefined;
+    } while (cursor !== undefined);
+    return own;
   }
 
   async function ownDelivery(id: string): Promise<void> {
@@ -66,8 +76,20 @@ export function scopedDispatcher(dispatcher: Dispatcher, businessId: string, lim
     return (await ownWebhooks()).map((webhook) => webhook.id);
   }
 
+  function list(): Promise<WebhookRegistration[]>;
+  function list(query: ListWebhooksQuery): Promise<WebhookPage>;
+  async function list(query?: ListWebhooksQuery): Promise<WebhookRegistration[] | WebhookPage> {
+    if (query === undefined) return ownWebhooks();
+    const page = await dispatcher.webhooks.list({ ...query, business_id: businessId });
+    return { ...page, data: page.data.filter(owned) };
+  }
+
   const webhooks = {
-    list: ownWebhooks,
+    list,
+    count: async (): Promise<WebhookCounts> => {
+      const counts = countStates(await ownWebhooks());
+      return { total: counts.active + counts.failing + counts.disabled, ...counts };
+    },
     get: ownWebhook,
     create: (input: CreateWebhookInput) => dispatcher.webhooks.create({ ...input, business_id: businessId }),
     update: async (id: string, changes: UpdateWebhookInput) => {

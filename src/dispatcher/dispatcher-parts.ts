@@ -1,3 +1,4 @@
+import { countStates } from '../ports/webhook-state-counts.js';
 import { newId } from '../kernel/ids.js';
 import { resolveLogger, type Logger } from '../logging/logger.js';
 import { LegacyScopeWarning } from './legacy-scope.js';
@@ -69,7 +70,7 @@ export function buildDispatcherParts(options: DispatcherOptions, openDefaultStor
   const lease = (now: number): Lease => ({ owner, until: now + settings.leaseMs });
 
   const sender = new HttpSender({ timeoutMs: settings.timeoutMs, bodyLimitBytes: RESPONSE_BODY_LIMIT_BYTES, guard, ca: valid.ca });
-  const metrics = valid.metrics === undefined ? null : new DispatcherMetrics(valid.metrics.meter, valid.metrics.perWebhook ?? false, () => snapshot(gate, clock));
+  const metrics = valid.metrics === undefined ? null : new DispatcherMetrics(valid.metrics.meter, valid.metrics.perWebhook ?? false, () => snapshot(gate, clock, valid.metrics?.perWebhook ?? false));
   const inFlight = new InFlight((error) => logger.error({ err: error }, 'webhook worker error'));
   const reportAttempt = attemptReporter(logger, logging, valid.onAttempt, metrics);
   const reportAlerts = alertReporter({
@@ -139,9 +140,14 @@ export function buildDispatcherParts(options: DispatcherOptions, openDefaultStor
 }
 
 /** What the metrics' gauges read at a collection. */
-async function snapshot(gate: StoreGate, clock: () => number): Promise<DispatcherSnapshot> {
+async function snapshot(gate: StoreGate, clock: () => number, perWebhook: boolean): Promise<DispatcherSnapshot> {
   const store = await gate.usable();
   const now = clock();
+  // Counted by the database unless the per-webhook gauges need every registration anyway.
+  if (!perWebhook && store.countWebhooks) {
+    const [queue, counts] = await Promise.all([store.queueStats(now), store.countWebhooks()]);
+    return { queue, counts, webhooks: [], activity: new Map(), now };
+  }
   const [queue, webhooks, activity] = await Promise.all([store.queueStats(now), store.listWebhooks(), store.webhookActivity(now)]);
-  return { queue, webhooks, activity, now };
+  return { queue, counts: countStates(webhooks), webhooks, activity, now };
 }

@@ -1,3 +1,4 @@
+import { countStates, type WebhookStateCounts } from '../ports/webhook-state-counts.js';
 import type { EventPattern } from '../events/catalog.js';
 import { newId } from '../kernel/ids.js';
 import { DispatcherError, NotFoundError } from './errors.js';
@@ -107,6 +108,11 @@ export interface WebhookPage {
   next_cursor: string | null;
 }
 
+/** What `webhooks.count()` returns: the registrations in all and per state. */
+export interface WebhookCounts extends WebhookStateCounts {
+  total: number;
+}
+
 /** `dispatcher.webhooks`: the registrations, as the platform's webhook management endpoints. */
 export class Registrations {
   constructor(private readonly options: RegistrationsOptions) {}
@@ -177,6 +183,20 @@ export class Registrations {
     const page = await store.pageWebhooks(valid);
     const activity: Map<string, WebhookActivity> = page.webhooks.length === 0 ? new Map<string, WebhookActivity>() : await store.webhookActivity(this.options.clock());
     return { data: page.webhooks.map((webhook) => toRegistration(webhook, activity.get(webhook.id))), next_cursor: page.next === null ? null : encodeCursor(page.next) };
+  }
+
+  /**
+   * How many registrations there are (deleted ones not), in all and per state: `disabled`;
+   * `failing` (active, with a failure streak); `active` (the others). Counted by the database,
+   * so its cost does not grow with reading every registration.
+   *
+   * @example
+   * const { total, failing } = await dispatcher.webhooks.count();
+   */
+  async count(): Promise<WebhookCounts> {
+    const store = await this.options.store();
+    const counts = store.countWebhooks ? await store.countWebhooks() : countStates(await store.listWebhooks());
+    return { total: counts.active + counts.failing + counts.disabled, ...counts };
   }
 
   /** @throws NotFoundError */

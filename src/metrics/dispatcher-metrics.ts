@@ -1,3 +1,4 @@
+import type { WebhookStateCounts } from '../ports/webhook-state-counts.js';
 import type { ATTEMPT_FIELDS, DELIVERY_FIELDS } from '../ports/delivery-fields.js';
 import type { QueueStats, StoredWebhook, WebhookActivity } from '../ports/dispatch-store.js';
 import type { RecordOf } from '../ports/fields.js';
@@ -13,6 +14,9 @@ export interface MeasuredAttempt {
 /** What the gauges read at each collection, from the store. */
 export interface DispatcherSnapshot {
   queue: QueueStats;
+  /** The registrations per state, for the `webhooks` gauge. */
+  counts: WebhookStateCounts;
+  /** Every registration: read only for the per-webhook gauges (`perWebhook`), else empty. */
   webhooks: readonly StoredWebhook[];
   activity: ReadonlyMap<string, WebhookActivity>;
   now: number;
@@ -97,12 +101,10 @@ export class DispatcherMetrics {
     this.meter.removeBatchObservableCallback(this.collect, this.observables);
   }
 
-  private observe(observation: BatchObservation, { queue, webhooks, activity, now }: DispatcherSnapshot): void {
+  private observe(observation: BatchObservation, { queue, counts, webhooks, activity, now }: DispatcherSnapshot): void {
     for (const state of QUEUE_STATES) observation.observe(this.gauges.queueDepth, queue[state], { state });
     observation.observe(this.gauges.oldestDueAge, queue.oldest_due_at === null ? 0 : Math.max(0, now - queue.oldest_due_at) / 1000);
-    const byState = { active: 0, failing: 0, disabled: 0 };
-    for (const webhook of webhooks) byState[webhookState(webhook)]++;
-    for (const [state, count] of Object.entries(byState)) observation.observe(this.gauges.webhooks, count, { state });
+    for (const state of ['active', 'failing', 'disabled'] as const) observation.observe(this.gauges.webhooks, counts[state], { state });
     const { failureStreak, inFlight, disabled } = this.gauges;
     if (failureStreak === undefined || inFlight === undefined || disabled === undefined) return;
     for (const webhook of webhooks) {
@@ -112,11 +114,6 @@ export class DispatcherMetrics {
       observation.observe(disabled, webhook.status === 'disabled' ? 1 : 0, labels);
     }
   }
-}
-
-function webhookState(webhook: StoredWebhook): 'active' | 'failing' | 'disabled' {
-  if (webhook.status === 'disabled') return 'disabled';
-  return webhook.failure_streak > 0 ? 'failing' : 'active';
 }
 
 function statusClass(status: number | null): string {

@@ -18,6 +18,7 @@ export type { StoredAttempt, StoredDelivery } from './delivery-fields.js';
 
 export type { StoredWebhook, WebhookHealth } from './webhook-fields.js';
 import type { StoredWebhook, WebhookHealth } from './webhook-fields.js';
+import type { WebhookStateCounts } from './webhook-state-counts.js';
 
 /** The fields of a registration to change; the others stay. */
 export type WebhookChanges = Partial<Omit<StoredWebhook, 'id' | 'created_at' | 'updated_at'>>;
@@ -245,6 +246,12 @@ export interface DispatchStore {
    * `after` (0 for the start); `next` is the position to continue from, `null` after the last.
    */
   pageWebhooks(query: WebhookPageQuery): Promise<WebhookPageRows>;
+  /**
+   * The registrations per state, counted by the database (the metrics' gauge, the dashboard's
+   * card): its cost does not grow with their rows read. Optional: without it, the Dispatcher
+   * counts what `listWebhooks` returns.
+   */
+  countWebhooks?(): Promise<WebhookStateCounts>;
   /** Changes a registration; a new status applies to its pending deliveries in the same transaction. */
   updateWebhook(id: string, changes: WebhookChanges, now: number): Promise<StoredWebhook | undefined>;
   /**

@@ -156,6 +156,20 @@ export function describeDispatchStore(test: ContractTestApi, name: string, creat
         expect((await storage.pageWebhooks({ business_id: 'biz_a', status: 'active', after: 0, limit: 10 })).webhooks.map((w) => w.id)).toEqual(['wh_0', 'wh_2', 'wh_5']);
         expect((await storage.pageWebhooks({ after: 0, limit: 10 })).webhooks).toHaveLength(6);
       });
+
+      it('counts registrations per state (deleted ones not), as listing them would', async () => {
+        const storage = await (await create()).open();
+        if (!storage.countWebhooks) throw new Error('the store does not count registrations');
+        const count = () => storage.countWebhooks!();
+        expect(await count()).toEqual({ active: 0, failing: 0, disabled: 0 });
+        await storage.insertWebhook(webhook('wh_ok'));
+        await storage.insertWebhook(webhook('wh_ok2'));
+        await storage.insertWebhook(webhook('wh_failing', { failure_streak: 3 }));
+        await storage.insertWebhook(webhook('wh_off', { status: 'disabled', failure_streak: 9 }));
+        await storage.insertWebhook(webhook('wh_gone'));
+        await storage.deleteWebhook('wh_gone', 1);
+        expect(await count()).toEqual({ active: 2, failing: 1, disabled: 1 });
+      });
     });
 
     describe('events', () => {

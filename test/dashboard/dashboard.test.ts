@@ -394,3 +394,26 @@ describe('registration health (isolation and disabling)', () => {
     expect(await s.dispatcher.webhooks.get(webhook.id)).toMatchObject({ status: 'active', skipped_events: 0 });
   });
 });
+
+describe('the registrations page', () => {
+  it('pages by 50 with a cursor that holds while more are registered; the overview counts them all', async () => {
+    const s = await setup();
+    for (let index = 0; index < 55; index++) await s.dispatcher.webhooks.create({ url: `${s.targetUrl}/n${index}`, events: ['*'] });
+    const first = (await s.client.get(`${BASE}/webhooks`)).text;
+    expect(first).toContain('50 of 55 registrations on this page');
+    expect(first).toContain(`${s.targetUrl}/n0<`);
+    expect(first).not.toContain(`${s.targetUrl}/n50<`);
+    const next = /href="([^"]+\/webhooks\?cursor=[^"]+)" rel="next"/.exec(first)![1]!.replaceAll('&amp;', '&');
+    await s.dispatcher.webhooks.create({ url: `${s.targetUrl}/late`, events: ['*'] });
+    const second = (await s.client.get(next)).text;
+    expect([...second.matchAll(/<td class="registration"><a href="[^"]+">([^<]+)<\/a>/g)].map((match) => match[1])).toEqual([
+      ...[50, 51, 52, 53, 54].map((index) => `${s.targetUrl}/n${index}`),
+      `${s.targetUrl}/late`,
+    ]);
+    expect(second).toContain('← First page');
+    expect(second).not.toContain('rel="next"');
+    // A cursor edited by hand starts over, it does not fail.
+    expect((await s.client.get(`${BASE}/webhooks?cursor=nonsense`)).text).toContain('50 of 56 registrations on this page');
+    expect((await s.client.get(`${BASE}/`)).text).toContain('<span class="count">56</span>registrations');
+  });
+});

@@ -1,5 +1,5 @@
 import { onTestFinished } from 'vitest';
-import type { DispatcherOptions, WebhookRegistration } from '../../src/dispatcher.js';
+import type { DispatcherOptions } from '../../src/dispatcher.js';
 import { createPortalLink, portalNodeHandler, type PortalOptions } from '../../src/dashboard/index.js';
 import { Receiver, testDispatcher } from '../dispatcher/fixtures.js';
 import { close, listen } from '../helpers/server.js';
@@ -41,32 +41,5 @@ export async function portalSetup(options: { portal?: Partial<PortalOptions>; di
       return client;
     },
   };
-}
-
-/**
- * Registrations owned as the dispatcher records them: the `business_id` (or `scope: 'platform'`)
- * each registration record carries. Kept beside the dispatcher's records here, so that the walk
- * does not depend on how a registration comes to be owned.
- */
-export function owning(dispatcher: ReturnType<typeof testDispatcher>): (id: string, owner: string) => void {
-  const owners = new Map<string, string>();
-  const webhooks = dispatcher.webhooks;
-  const stamp = (webhook: WebhookRegistration): WebhookRegistration => {
-    const owner = owners.get(webhook.id);
-    if (owner === undefined) return webhook;
-    return { ...webhook, ...(owner === 'platform' ? { business_id: null, scope: 'platform' } : { business_id: owner, scope: 'business' }) };
-  };
-  const { get, list, create } = { get: webhooks.get.bind(webhooks), list: webhooks.list.bind(webhooks), create: webhooks.create.bind(webhooks) };
-  Object.assign(webhooks, {
-    get: async (id: string) => stamp(await get(id)),
-    list: async () => (await list()).map(stamp),
-    create: async (input: Parameters<typeof create>[0] & { business_id?: string }) => {
-      const { business_id, ...rest } = input;
-      const created = await create(rest);
-      if (business_id !== undefined) owners.set(created.id, business_id);
-      return { ...created, ...stamp(created) };
-    },
-  });
-  return (id, owner) => void owners.set(id, owner);
 }
 

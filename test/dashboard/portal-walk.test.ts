@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createTestEvent } from '../../src/testing/index.js';
 import type { Client, Fetched } from './fixtures.js';
-import { owning, PORTAL_BASE, portalSetup, type PortalSetup } from './portal-fixtures.js';
+import { PORTAL_BASE, portalSetup, type PortalSetup } from './portal-fixtures.js';
 
 /*
  * The portal walked as an attacker would: business A, signed in with `manage`, sends every route
@@ -19,10 +19,9 @@ interface Business {
 }
 
 /** A registration of `business` with a custom header, one event delivered to it, a second that failed. */
-async function seed(s: PortalSetup, own: ReturnType<typeof owning>, business: string, events: 'invoice.*' | 'customer.*'): Promise<Business> {
+async function seed(s: PortalSetup, business: string, events: 'invoice.*' | 'customer.*'): Promise<Business> {
   const marker = `MARK${business.toUpperCase()}`;
-  const webhook = await s.dispatcher.webhooks.create({ url: `${s.targetUrl}?who=${marker}URL`, events: [events], headers: { 'x-marker': `${marker}HEADER` } });
-  own(webhook.id, business);
+  const webhook = await s.dispatcher.webhooks.create({ business_id: business, url: `${s.targetUrl}?who=${marker}URL`, events: [events], headers: { 'x-marker': `${marker}HEADER` } });
   const type = events === 'invoice.*' ? 'invoice.paid' : 'customer.created';
   const event = createTestEvent(type, { business_id: business, data: { object: { id: `${marker}OBJECT` } } });
   await s.dispatcher.emit(event);
@@ -40,11 +39,9 @@ function expectNoMarker(page: Fetched, markers: readonly string[], where: string
 
 async function walkSetup() {
   const s = await portalSetup();
-  const own = owning(s.dispatcher);
-  const a = await seed(s, own, 'biz_a', 'invoice.*');
-  const b = await seed(s, own, 'biz_b', 'customer.*');
-  const platform = await s.dispatcher.webhooks.create({ url: `${s.targetUrl}?who=PLATFORMURL`, events: ['*'] });
-  own(platform.id, 'platform');
+  const a = await seed(s, 'biz_a', 'invoice.*');
+  const b = await seed(s, 'biz_b', 'customer.*');
+  const platform = await s.dispatcher.webhooks.create({ scope: 'platform', url: `${s.targetUrl}?who=PLATFORMURL`, events: ['*'] });
   const client = await s.signedIn('biz_a');
   return { s, a, b, platform, client };
 }
@@ -149,7 +146,6 @@ describe('the portal walked with another business’s ids', () => {
 describe('what a business does with manage access', () => {
   it('registers, sends a test, reads the delivery, retries, rotates the secret (shown once), disables, enables and deletes', async () => {
     const s = await portalSetup();
-    owning(s.dispatcher);
     const client: Client = await s.signedIn('biz_a');
     const form = await client.get(`${PORTAL_BASE}/webhooks/new`);
     expect(form.text).toContain('<span class="muted">when an invoice is created</span>');
@@ -193,7 +189,6 @@ describe('what a business does with manage access', () => {
 
   it('refuses a registration the dispatcher refuses: plain http elsewhere than loopback, a private address', async () => {
     const s = await portalSetup({ dispatcher: { allowInsecureUrls: false } });
-    owning(s.dispatcher);
     const client = await s.signedIn('biz_a');
     for (const url of ['http://example.com/hook', 'https://127.0.0.1/hook', 'https://10.0.0.1/hook', 'https://[::1]/hook']) {
       const refused = await client.post(`${PORTAL_BASE}/webhooks`, { url, events: ['*'] });
@@ -204,10 +199,8 @@ describe('what a business does with manage access', () => {
 
   it("limits manual retries per business to the dispatcher's limit", async () => {
     const s = await portalSetup({ dispatcher: { manualRetryLimit: { max: 2, windowMs: 60_000 } } });
-    const own = owning(s.dispatcher);
-    const webhook = await s.dispatcher.webhooks.create({ url: s.targetUrl, events: ['invoice.*'] });
-    own(webhook.id, 'biz_a');
-    await s.dispatcher.emit(createTestEvent('invoice.paid'));
+    await s.dispatcher.webhooks.create({ business_id: 'biz_a', url: s.targetUrl, events: ['invoice.*'] });
+    await s.dispatcher.emit(createTestEvent('invoice.paid', { business_id: 'biz_a' }));
     await s.dispatcher.runDue();
     const [delivery] = await s.dispatcher.deliveries.list();
     const client = await s.signedIn('biz_a');

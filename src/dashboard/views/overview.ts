@@ -54,7 +54,7 @@ async function overviewPage(context: RouteContext): Promise<DashboardResponse> {
 async function sendingSection(context: RouteContext, dispatcher: NonNullable<RouteContext['dispatcher']>, range: BucketRange, label: string, per: string): Promise<Content> {
   const { base } = context.page;
   const readsAndBuckets = readsOfDispatcher(dispatcher).then(async (reads) => (reads ? await reads.deliveryBuckets(range) : undefined));
-  const [webhooks, buckets, ...counts] = await Promise.all([dispatcher.webhooks.list(), readsAndBuckets, ...DELIVERY_STATUSES.map((status) => dispatcher.deliveries.count({ status }))]);
+  const [webhooks, buckets, ...counts] = await Promise.all([dispatcher.webhooks.count(), readsAndBuckets, ...DELIVERY_STATUSES.map((status) => dispatcher.deliveries.count({ status }))]);
   const chart = buckets
     ? stackedBarChart({
         id: 'chart-deliveries',
@@ -68,7 +68,7 @@ async function sendingSection(context: RouteContext, dispatcher: NonNullable<Rou
       })
     : '';
   return html`<h2>Sending</h2>${chart}<div class="cards">
-<a class="card" href="${base}/webhooks"><span class="count">${webhooks.length}</span>registrations</a>
+<a class="card" href="${base}/webhooks"><span class="count">${webhooks.total}</span>registrations</a>
 ${DELIVERY_STATUSES.map((status, index) => html`<a class="card" href="${base}/deliveries?status=${status}"><span class="count">${counts[index] ?? 0}</span>${status.replace('_', ' ')}</a>`)}
 </div>`;
 }

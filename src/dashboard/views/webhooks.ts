@@ -5,7 +5,7 @@ import { WEBHOOK_LABELS } from '../../ports/webhook-fields.js';
 import { DashboardError } from '../errors.js';
 import { html, type Content, type Html } from '../html.js';
 import { htmlResponse, redirect, type DashboardResponse } from '../http.js';
-import { actionForm, csrfField, mayAct, notice, page, statusBadge, timeOf, type PageContext } from '../layout.js';
+import { actionForm, csrfField, mayAct, notice, page, page as layoutPage, statusBadge, timeOf, type PageContext } from '../layout.js';
 import { noticeText } from '../notices.js';
 import { disableCountdown, lastAttempt, registrationHealth, responseTimes, sparkline, successRate } from '../registration-health.js';
 import { dispatcherOf, type Route, type RouteContext } from '../routes.js';
@@ -71,9 +71,18 @@ export const WEBHOOK_ROUTES: readonly Route[] = [
   { method: 'POST', path: '/webhooks/:id/status', handler: setStatus },
 ];
 
+/** How many registrations one page of the list shows. */
+const REGISTRATIONS_PAGE_SIZE = 50;
+
 async function listPage(context: RouteContext): Promise<DashboardResponse> {
   const dispatcher = dispatcherOf(context);
-  const [webhooks, health] = await Promise.all([dispatcher.webhooks.list(), registrationHealth(dispatcher, context.now)]);
+  const cursor = context.query.get('cursor') ?? undefined;
+  const [page, counts, health] = await Promise.all([
+    listOrFirstPage(dispatcher, cursor),
+    dispatcher.webhooks.count(),
+    registrationHealth(dispatcher, context.now),
+  ]);
+  const webhooks = page.data;
   const { base } = context.page;
   const disableAfterMs = dispatcher.settings.disableFailingAfterMs;
   const rows = webhooks.map((webhook) => {
@@ -94,12 +103,30 @@ ${health.stats === undefined ? '' : html`<td>${successRate(stats)}<br>${sparklin
   const table =
     webhooks.length === 0
       ? html`<p>No webhooks are registered yet.</p>`
-      : html`<table class="registrations"><caption class="muted">${webhooks.length} registration(s), oldest first; the last 24 hours from their attempts</caption>
+      : html`<table class="registrations"><caption class="muted">${pageCaption(webhooks.length, counts.total, cursor !== undefined)}, oldest first; the last 24 hours from their attempts</caption>
 <thead><tr><th scope="col">URL</th><th scope="col">Events</th><th scope="col">Status</th><th scope="col">Health</th>${healthColumns}<th scope="col">Custom headers</th><th scope="col">Created</th><th scope="col"><span class="muted">Log</span></th></tr></thead>
 <tbody>${rows}</tbody></table>`;
   const register = mayAct(context.page) ? html`<p class="actions"><a class="button" href="${base}/webhooks/new">Register a webhook</a></p>` : '';
-  const body = html`${notice(noticeText(context.query.get('notice')))}${register}${table}`;
-  return htmlResponse(page(context.page, 'webhooks', 'Registrations', body));
+  const pager = page.next_cursor === null && cursor === undefined
+    ? ''
+    : html`<p class="pager">${cursor === undefined ? '' : html`<a href="${base}/webhooks">← First page</a> `}${page.next_cursor === null ? '' : html`<a href="${base}/webhooks?cursor=${encodeURIComponent(page.next_cursor)}" rel="next">Next ${REGISTRATIONS_PAGE_SIZE} →</a>`}</p>`;
+  const body = html`${notice(noticeText(context.query.get('notice')))}${register}${table}${pager}`;
+  return htmlResponse(layoutPage(context.page, 'webhooks', 'Registrations', body));
+}
+
+/** A page of the list; a cursor that is not one (edited by hand, from an older version) starts over. */
+async function listOrFirstPage(dispatcher: ReturnType<typeof dispatcherOf>, cursor: string | undefined) {
+  try {
+    return await dispatcher.webhooks.list({ limit: REGISTRATIONS_PAGE_SIZE, ...(cursor === undefined ? {} : { cursor }) });
+  } catch (error) {
+    if (cursor === undefined || !(error instanceof DispatcherError) || error.code !== 'VALIDATION_ERROR') throw error;
+    return dispatcher.webhooks.list({ limit: REGISTRATIONS_PAGE_SIZE });
+  }
+}
+
+/** "3 registrations", or "50 of 120 registrations" when the list has more pages. */
+function pageCaption(shown: number, total: number, later: boolean): string {
+  return shown === total && !later ? `${total} registration(s)` : `${shown} of ${total.toLocaleString('en')} registrations on this page`;
 }
 
 async function showPage(context: RouteContext): Promise<DashboardResponse> {

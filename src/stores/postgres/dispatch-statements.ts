@@ -1,3 +1,4 @@
+import { WEBHOOK_STATE_SQL } from '../../ports/webhook-state-counts.js';
 import { notifySql } from './wake-ups.js';
 import { ATTEMPT_FIELDS, DELIVERY_FIELDS, DELIVERY_STATE_FIELDS } from '../../ports/delivery-fields.js';
 import type { FieldKind, Fields } from '../../ports/fields.js';
@@ -74,6 +75,7 @@ export function dispatchStatements(schema: string, prepare: Prepare, wakeUpChann
     webhooksOfBusiness: prepare(`SELECT ${columns(WEBHOOK_COLUMNS)} FROM (
         SELECT * FROM ${webhooks} WHERE business_id = $1 AND deleted_at IS NULL
         UNION ALL SELECT * FROM ${webhooks} WHERE business_id IS NULL AND deleted_at IS NULL) w ORDER BY created_at, seq`),
+    countWebhooks: prepare(`SELECT ${WEBHOOK_STATE_SQL} AS state, COUNT(*)::int AS count FROM ${webhooks} WHERE deleted_at IS NULL GROUP BY 1`),
     // A page in insertion order after a position (seq); $2/$3 NULL: any business/status.
     pageWebhooks: prepare(`SELECT ${columns(WEBHOOK_COLUMNS)}, seq FROM ${webhooks}
       WHERE deleted_at IS NULL AND seq > $1 AND ($2::text IS NULL OR business_id = $2) AND ($3::text IS NULL OR status = $3)

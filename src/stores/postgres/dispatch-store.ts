@@ -43,6 +43,7 @@ import { BEGIN_WITH_GENERIC_PLANS, run, runAndCommit, statementPreparer, type St
 import { Committed, withTransaction } from './transaction.js';
 import { postgresWakeUps, wakeUpChannel } from './wake-ups.js';
 import type { WakeUps } from '../../ports/wake-ups.js';
+import { stateCounts, type WebhookStateCounts } from '../../ports/webhook-state-counts.js';
 
 /** Claims on one schema take this advisory lock (with the schema's hash), one at a time. */
 const CLAIM_LOCK_NAMESPACE = 0x61637764; // 'acwd'
@@ -138,6 +139,10 @@ class PostgresDispatchStore implements DispatchStore {
 
   async webhooksOfBusiness(businessId: string): Promise<StoredWebhook[]> {
     return (await this.rows<WebhookRow>(this.sql.webhooksOfBusiness, [businessId])).map((row) => webhookRows.read(row));
+  }
+
+  async countWebhooks(): Promise<WebhookStateCounts> {
+    return stateCounts(await this.rows<{ state: string; count: number }>(this.sql.countWebhooks, []));
   }
 
   async pageWebhooks(query: WebhookPageQuery): Promise<WebhookPageRows> {

@@ -30,6 +30,7 @@ import type {
   WebhookPageRows,
 } from '../../ports/dispatch-store.js';
 import { sameHealth } from '../../ports/webhook-fields.js';
+import { stateCounts, WEBHOOK_STATE_SQL, type WebhookStateCounts } from '../../ports/webhook-state-counts.js';
 import { claimRooms, fairOrder, rateTatAfter, type ClaimCandidate, type ClaimSubject } from '../../ports/claim-plan.js';
 import { asPromise } from './as-promise.js';
 import { openConnection, sqliteConnectionShape, sqliteTarget, type SqliteConnectionOptions } from './open-connection.js';
@@ -153,6 +154,11 @@ class SqliteDispatchStore implements DispatchStore {
         .all({ business: businessId })
         .map((row) => webhookRows.read(row)),
     );
+  }
+
+  countWebhooks(): Promise<WebhookStateCounts> {
+    const counted = this.cached(`SELECT ${WEBHOOK_STATE_SQL} AS state, COUNT(*) AS count FROM dispatch_webhooks WHERE deleted_at IS NULL GROUP BY state`) as unknown as Statement<[], { state: string; count: number }>;
+    return asPromise(() => stateCounts(counted.all()));
   }
 
   pageWebhooks(query: WebhookPageQuery): Promise<WebhookPageRows> {

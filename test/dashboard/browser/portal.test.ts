@@ -4,7 +4,7 @@ import { createPortalLink, portal } from '../../../src/dashboard/index.js';
 import { verifySignature } from '../../../src/index.js';
 import { Receiver, testDispatcher } from '../../dispatcher/fixtures.js';
 import { close, listen } from '../../helpers/server.js';
-import { owning, PORTAL_BASE, PORTAL_KEY } from '../portal-fixtures.js';
+import { PORTAL_BASE, PORTAL_KEY } from '../portal-fixtures.js';
 import { expectAccessible, openPage, useBrowser } from './chromium.js';
 import { screenshot } from './screenshots.js';
 
@@ -18,7 +18,6 @@ const browser = useBrowser();
 /** The platform's app: the portal under PORTAL_BASE, and a settings page that frames a fresh link. */
 async function platformApp(frameAncestors: 'self' | 'none') {
   const dispatcher = testDispatcher();
-  owning(dispatcher);
   const target = new Receiver();
   const targetServer = await listen(target.listener);
   onTestFinished(() => close(targetServer.server));
