@@ -15,6 +15,7 @@ export type { DeliveryExportFilter, DeliveryFilter, DeliveryListOptions, Respons
 export type { AttemptReport } from './dispatcher/attempt-report.js';
 export type { EmitOptions } from './dispatcher/emit.js';
 export { DEFAULT_EVENT_PAGE_SIZE, MAX_EVENT_PAGE_SIZE, type EventFeed, type EventFeedCountQuery, type EventFeedPage, type EventFeedQuery } from './dispatcher/events.js';
+export { MAX_REPLAY_EVENTS, ReplayTooLargeError, type ReplayOptions, type ReplayResult } from './dispatcher/replay.js';
 export type { RateLimit } from './dispatcher/rate-limit.js';
 export type { TrustedCa } from './dispatcher/sender.js';
 export type { ResolveHost } from './dispatcher/url-guard.js';

@@ -129,7 +129,7 @@ export function buildDispatcherParts(options: DispatcherOptions, openDefaultStor
   // Notifications from emits in other processes wake the worker (PostgreSQL); the poll stays.
   const wakeUpListener = new WakeUpListener(gate.store.wakeUps, () => worker.wake(), logging ? logger : undefined, 'dispatcher');
   const legacy = new LegacyScopeWarning(logger);
-  const webhooks = new Registrations({ store: usable, guard, clock, firstWaitMs: (settings.schedule[0] ?? 0) * 1000, wake: () => worker.wake(), legacy });
+  const webhooks = new Registrations({ store: usable, guard, clock, firstWaitMs: (settings.schedule[0] ?? 0) * 1000, wake: () => worker.wake(), legacy, retentionMs: settings.deliveryRetentionMs });
   const deliveries = new Deliveries({
     store: usable,
     runner,

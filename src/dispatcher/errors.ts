@@ -14,6 +14,8 @@ export const DISPATCHER_ERROR_CODES = [
   'RETENTION_UNSUPPORTED',
   'EVENTS_EXPIRED',
   'EVENTS_UNSUPPORTED',
+  'REPLAY_TOO_LARGE',
+  'REPLAY_UNSUPPORTED',
 ] as const;
 /** The codes of a {@link DispatcherError}. */
 export type DispatcherErrorCode = (typeof DISPATCHER_ERROR_CODES)[number];

@@ -11,6 +11,7 @@ import type { DispatchStore, StoreAccess, StoredWebhook, WebhookActivity, Webhoo
 import { HEALTHY, healthOfStatus } from './webhook-health.js';
 import type { UrlGuard } from './url-guard.js';
 import { toRegistration } from './views.js';
+import { replayRange, type ReplayOptions, type ReplayResult } from './replay.js';
 
 /** What `dispatcher.webhooks.create()` takes: the business, the receiver's URL, the events, optional custom headers. */
 export interface CreateWebhookInput {
@@ -83,6 +84,8 @@ export interface RegistrationsOptions {
   wake: () => void;
   /** Warns once about a registration without an owner. */
   legacy: LegacyScopeWarning;
+  /** The delivery log's retention (ms): how far back a replay by range may reach. */
+  retentionMs: number;
 }
 
 /** How many registrations a page of `webhooks.list(query)` has when `limit` is not given. @default 100 */
@@ -223,7 +226,7 @@ export class Registrations {
     if (!current) throw new NotFoundError('webhook', id);
     const now = this.options.clock();
     const webhook = current.status === 'active' ? current : await this.change(id, healthOfStatus('active', now));
-    const replayed = options.replay === true ? await this.replay(store, id, now) : 0;
+    const replayed = options.replay === true ? await this.replaySkipped(store, id, now) : 0;
     this.options.wake();
     return { ...(await this.view(store, webhook)), replayed };
   }
@@ -285,6 +288,28 @@ export class Registrations {
     return issued.receiver;
   }
 
+  /**
+   * Queues the registration's business's events created in [`from`, `to`) once more to it,
+   * oldest first, as new deliveries marked `replay` (each on the retry schedule from its first
+   * attempt): those of the types it subscribes to, narrowed by `types`. Idempotent while they are
+   * pending: an event with a pending delivery to this registration (a replay's or its first) is
+   * skipped, also when two replays run at once in different processes. At most
+   * `MAX_REPLAY_EVENTS` (10 000) events a call. A disabled registration keeps them until it is
+   * enabled.
+   *
+   * @throws NotFoundError; DispatcherError `VALIDATION_ERROR` (`details.field`), `EVENTS_EXPIRED`
+   *   (`from` older than the retention), `REPLAY_TOO_LARGE` (a {@link ReplayTooLargeError}),
+   *   `REPLAY_UNSUPPORTED` (a store without `replayEvents`)
+   * @example
+   * const { queued, skipped } = await dispatcher.webhooks.replay(id, { from: '2026-11-27T18:00:00Z', to: '2026-11-30T08:00:00Z', types: ['invoice.*'] });
+   */
+  async replay(id: string, options: ReplayOptions): Promise<ReplayResult> {
+    const store = await this.options.store();
+    const result = await replayRange(id, options, { store, now: this.options.clock(), retentionMs: this.options.retentionMs, firstWaitMs: this.options.firstWaitMs });
+    if (result.queued > 0) this.options.wake();
+    return result;
+  }
+
   /** A scheme or algorithm given to `update`: checked against the registration's secret. */
   private async signingChange(id: string, scheme: unknown, algorithm: unknown): Promise<WebhookChanges> {
     const store = await this.options.store();
@@ -310,7 +335,7 @@ export class Registrations {
     return current.status === status ? {} : healthOfStatus(status, this.options.clock());
   }
 
-  private async replay(store: DispatchStore, id: string, now: number): Promise<number> {
+  private async replaySkipped(store: DispatchStore, id: string, now: number): Promise<number> {
     const eventIds = await store.listSkipped(id);
     if (eventIds.length === 0) return 0;
     const firstDue = now + this.options.firstWaitMs;

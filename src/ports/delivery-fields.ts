@@ -32,6 +32,8 @@ export const DELIVERY_FIELDS = {
   lease_until: time<number | null, true>({ internal: true }),
   /** Sent by `sendTest()`. */
   test: flag(),
+  /** Queued by `webhooks.replay()`: the event sent once more, beside its first delivery. */
+  replay: flag(),
   created_at: time(),
   updated_at: time(),
 } as const;

@@ -275,6 +275,16 @@ export interface DispatchStore {
    * again, so a replay sends each event once. Returns how many were inserted.
    */
   replaySkipped(webhookId: string, deliveries: readonly (NewDelivery & { event_id: string })[], now: number): Promise<number>;
+  /**
+   * Replay by time range, in one transaction (or one statement): inserts `deliveries` (`event_id`
+   * given) marked `replay`, except for an event that has a pending (`retrying`) delivery to
+   * `webhookId` already — replayed or not — and forgets the skipped records of the events it
+   * queued. Two calls at once, in any processes, queue an event once: a unique index on the
+   * pending replay deliveries, or the store's write lock, decides. Deliveries of a deleted
+   * registration or of an event no longer stored are not inserted. Returns how many were
+   * inserted. Optional: without it `webhooks.replay` answers `REPLAY_UNSUPPORTED`.
+   */
+  replayEvents?(webhookId: string, deliveries: readonly (NewDelivery & { event_id: string })[], now: number): Promise<number>;
   /** Attempts in flight and skipped events of each registration that has any (by id). */
   webhookActivity(now: number): Promise<Map<string, WebhookActivity>>;
   /** Counts of the queue for metrics (see {@link QueueStats}). */

@@ -104,6 +104,7 @@ describe('afterAttempt (the delivery state machine)', () => {
     lease_owner: 'me',
     lease_until: 1_000,
     test: false,
+    replay: false,
     created_at: 0,
     updated_at: 0,
   };

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MIN_RETENTION_MS, type IdempotencyStore } from '../../src/ports/idempotency-store.js';
 import { describeDispatcherOnStore, type ProjectDispatchFixture } from '../dispatcher/dispatcher-on-store.js';
+import { describeReplayOnStore } from '../dispatcher/replay-on-store.js';
 import { describeReceiverOnInbox } from '../stores/receiver-on-inbox.js';
 import {
   describeCatchUpStore as describePublishedCatchUpStore,
@@ -40,6 +41,7 @@ export function describeDispatchStore(name: string, create: () => Promise<Projec
   describePublishedDispatchStore(VITEST, name, create);
   describePublishedDeliveryRetention(VITEST, name, create);
   describeDispatcherOnStore(name, create);
+  describeReplayOnStore(name, create);
   describeDispatchReads(VITEST, name, create);
 }
 

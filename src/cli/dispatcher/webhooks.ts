@@ -3,11 +3,12 @@ import type { WebhookRegistration, WebhookStatus } from '../../dispatcher/record
 import { MAX_ROTATION_GRACE_MS } from '../../dispatcher/registration-rules.js';
 import { SIGNING_ALGORITHMS, WEBHOOK_SCHEMES, type SigningAlgorithm, type WebhookScheme } from '../../ports/dispatch-statuses.js';
 import type { UpdateWebhookInput } from '../../dispatcher/registrations.js';
+import { MAX_REPLAY_EVENTS, type ReplayOptions } from '../../dispatcher/replay.js';
 import type { CommandContext } from '../context.js';
 import { jsonOption } from '../common-options.js';
 import { CliError } from '../errors.js';
 import { examples } from '../help.js';
-import { collect, duration, oneOf } from '../options.js';
+import { collect, duration, isoTime, nonEmpty, oneOf } from '../options.js';
 import { renderTable } from '../table.js';
 import { tableTime } from '../time-format.js';
 import { allowsInsecureUrls, withDispatcher } from './shared.js';
@@ -27,7 +28,7 @@ interface WebhookFields {
   json?: boolean;
 }
 
-/** `dispatcher webhooks add|list|update|enable|rm|rotate-secret` */
+/** `dispatcher webhooks add|list|update|enable|replay|rm|rotate-secret` */
 export function webhooksCommand(context: CommandContext): Command {
   const command = new Command('webhooks')
     .summary('register, list, change and remove webhooks')
@@ -36,6 +37,7 @@ export function webhooksCommand(context: CommandContext): Command {
   command.addCommand(listCommand(context));
   command.addCommand(updateCommand(context));
   command.addCommand(enableCommand(context));
+  command.addCommand(replayCommand(context));
   command.addCommand(removeCommand(context));
   command.addCommand(rotateCommand(context));
   return command;
@@ -169,6 +171,43 @@ function enableCommand(context: CommandContext): Command {
       if (options.json) return context.output.json(publicView(enabled));
       const left = enabled.skipped_events === 0 ? '' : `; ${enabled.skipped_events} skipped event${enabled.skipped_events === 1 ? '' : 's'} not replayed (--replay sends them)`;
       context.output.line(`Enabled ${enabled.id} → ${enabled.url}; ${enabled.replayed} skipped event${enabled.replayed === 1 ? '' : 's'} queued again${left}.`);
+    });
+}
+
+function replayCommand(context: CommandContext): Command {
+  return new Command('replay')
+    .summary("queue a time range of the business's events to a webhook once more")
+    .description(
+      "Queues the events of the webhook's business created from --from (inclusive) to --to (exclusive; default: now) to the webhook once more, " +
+        'as new deliveries marked replay, each on the retry schedule ("dispatcher run" sends them): those of the types it subscribes to, narrowed by --types. ' +
+        `An event with a delivery to this webhook still pending is skipped, so running it twice queues nothing twice. At most ${MAX_REPLAY_EVENTS} events a call.`,
+    )
+    .argument('<id>', 'the webhook (wh_…)')
+    .requiredOption('--from <iso>', 'events created at or after this time (not before the delivery log’s retention)', isoTime('--from'))
+    .option('--to <iso>', 'events created before this time (default: now)', isoTime('--to'))
+    .option('--types <list>', 'only these event types and patterns, comma-separated (default: every type the webhook subscribes to)')
+    .option('--business <id>', "the business whose events to replay: only for a webhook that receives every business's events", nonEmpty('--business'))
+    .addOption(jsonOption('print { matched, queued, skipped, payload_removed } as JSON'))
+    .addHelpText(
+      'after',
+      examples(
+        ['acct-webhook dispatcher webhooks replay wh_… --from 2026-11-27T18:00:00Z --to 2026-11-30T08:00:00Z', 'the receiver was down for the weekend: send it that weekend again'],
+        ["acct-webhook dispatcher webhooks replay wh_… --from 2026-11-01 --types 'invoice.*'", "this month's invoice events once more"],
+      ),
+    )
+    .action(async function (this: Command, id: string, options: { from: number; to?: number; types?: string; business?: string; json?: boolean }) {
+      const { parseEventList } = await import('../event-types.js');
+      const replay: ReplayOptions = {
+        from: options.from,
+        ...(options.to === undefined ? {} : { to: options.to }),
+        ...(options.types === undefined ? {} : { types: parseEventList(options.types) }),
+        ...(options.business === undefined ? {} : { business_id: options.business }),
+      };
+      const result = await withDispatcher(this, {}, (dispatcher) => dispatcher.webhooks.replay(id, replay));
+      if (options.json) return context.output.json(result);
+      const skipped = result.skipped === 0 ? '' : `; ${result.skipped} skipped (a delivery to it is still pending)`;
+      const removed = result.payload_removed === 0 ? '' : `; ${result.payload_removed} no longer kept (payload removed)`;
+      context.output.line(`Replay to ${id}: ${result.matched} event${result.matched === 1 ? '' : 's'} in the range, ${result.queued} queued${skipped}${removed}.`);
     });
 }
 

@@ -165,5 +165,15 @@ export const DISPATCH_MIGRATIONS: MigrationSet = {
     CREATE INDEX dispatch_webhooks_business ON dispatch_webhooks (business_id, seq) WHERE deleted_at IS NULL;
     CREATE INDEX dispatch_webhooks_unowned ON dispatch_webhooks (seq) WHERE deleted_at IS NULL AND business_id IS NULL;
     `,
+    // 10: replay by time range (as SQLite's version 10). A delivery queued by webhooks.replay() is
+    // marked \`replay\`; UNIQUE (event_id, webhook_id) holds for the others only, and one pending
+    // replay delivery per event and registration at most: the index a concurrent replay's
+    // ON CONFLICT meets.
+    `
+    ALTER TABLE dispatch_deliveries ADD COLUMN replay boolean NOT NULL DEFAULT false;
+    CREATE UNIQUE INDEX dispatch_deliveries_first ON dispatch_deliveries (event_id, webhook_id) WHERE NOT replay;
+    ALTER TABLE dispatch_deliveries DROP CONSTRAINT dispatch_deliveries_event_id_webhook_id_key;
+    CREATE UNIQUE INDEX dispatch_deliveries_replay_pending ON dispatch_deliveries (webhook_id, event_id) WHERE replay AND status = 'retrying';
+    `,
   ],
 };

@@ -217,8 +217,28 @@ export function dispatchStatements(schema: string, prepare: Prepare, wakeUpChann
           next_attempt_at, test, created_at, updated_at)
         SELECT f.id, e.id, $1, e.type, e.correlation_id, 'retrying', w.status = 'active', f.next_attempt_at, e.test, $5, $5
         FROM forgotten f JOIN ${events} e ON e.id = f.event_id JOIN ${webhooks} w ON w.id = $1
-        ON CONFLICT (event_id, webhook_id) DO NOTHING
+        ON CONFLICT (event_id, webhook_id) WHERE NOT replay DO NOTHING
         RETURNING 1
+      )
+      SELECT count(*)::int AS n FROM inserted`),
+    // Replay by time range: new deliveries marked replay, except for an event with a pending one to
+    // this registration already (a first one: NOT EXISTS; a replayed one, also of a concurrent
+    // replay: the unique dispatch_deliveries_replay_pending, which ON CONFLICT meets). The
+    // registration is locked as an emit locks it, so a delete waits for the replay to commit.
+    replayEvents: prepare(`WITH w AS (
+        SELECT id, status FROM ${webhooks} WHERE id = $1 AND deleted_at IS NULL FOR KEY SHARE
+      ), inserted AS (
+        INSERT INTO ${deliveries} (id, event_id, webhook_id, event_type, correlation_id, status, webhook_active,
+          next_attempt_at, test, replay, created_at, updated_at)
+        SELECT n.id, e.id, w.id, e.type, e.correlation_id, 'retrying', w.status = 'active', n.next_attempt_at, e.test, true, $5, $5
+        FROM unnest($2::text[], $3::text[], $4::bigint[]) AS n (id, event_id, next_attempt_at)
+          JOIN ${events} e ON e.id = n.event_id CROSS JOIN w
+        WHERE NOT EXISTS (SELECT 1 FROM ${deliveries} p
+          WHERE p.event_id = e.id AND p.webhook_id = w.id AND NOT p.replay AND p.status = 'retrying')
+        ON CONFLICT (webhook_id, event_id) WHERE replay AND status = 'retrying' DO NOTHING
+        RETURNING event_id
+      ), forgotten AS (
+        DELETE FROM ${skipped} s USING inserted i WHERE s.webhook_id = $1 AND s.event_id = i.event_id
       )
       SELECT count(*)::int AS n FROM inserted`),
     activity: prepare(`SELECT webhook_id, sum(in_flight)::int AS in_flight, sum(skipped)::int AS skipped_events FROM (

@@ -237,6 +237,17 @@ class PostgresDispatchStore implements DispatchStore {
     return (await this.rows<{ event_id: string }>(this.sql.listSkipped, [webhookId])).map((row) => row.event_id);
   }
 
+  async replayEvents(webhookId: string, deliveries: readonly (NewDelivery & { event_id: string })[], now: number): Promise<number> {
+    const [row] = await this.rows<{ n: number }>(this.sql.replayEvents, [
+      webhookId,
+      deliveries.map((delivery) => delivery.id),
+      deliveries.map((delivery) => delivery.event_id),
+      deliveries.map((delivery) => int8(delivery.next_attempt_at, 'next_attempt_at')),
+      int8(now, 'now'),
+    ]);
+    return row?.n ?? 0;
+  }
+
   async replaySkipped(webhookId: string, deliveries: readonly (NewDelivery & { event_id: string })[], now: number): Promise<number> {
     const [row] = await this.rows<{ n: number }>(this.sql.replaySkipped, [
       webhookId,

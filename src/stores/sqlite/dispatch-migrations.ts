@@ -175,5 +175,50 @@ export const DISPATCH_MIGRATIONS: MigrationSet = {
     CREATE INDEX dispatch_webhooks_business ON dispatch_webhooks (business_id) WHERE deleted_at IS NULL;
     CREATE INDEX dispatch_webhooks_unowned ON dispatch_webhooks (scope) WHERE deleted_at IS NULL AND business_id IS NULL;
     `,
+    // 10: replay by time range. A delivery queued by webhooks.replay() is marked \`replay\`; an event
+    // may then have more than one delivery to one registration, so UNIQUE (event_id, webhook_id)
+    // holds for the deliveries emit and the skipped-events replay make (replay = 0) only, and a
+    // second unique index allows one pending replay delivery per event and registration (what
+    // makes a replay idempotent across processes). SQLite cannot drop a table's UNIQUE
+    // constraint: the table is rebuilt (the migration runner turns foreign keys off around it and
+    // checks them before committing), its rows and their seq kept, its indexes made again.
+    `
+    CREATE TABLE dispatch_deliveries_v10 (
+      seq INTEGER PRIMARY KEY,
+      id TEXT NOT NULL UNIQUE,
+      event_id TEXT NOT NULL REFERENCES dispatch_events (id),
+      webhook_id TEXT NOT NULL REFERENCES dispatch_webhooks (id),
+      event_type TEXT NOT NULL,
+      correlation_id TEXT NOT NULL,
+      status TEXT NOT NULL CHECK (status IN ('retrying', 'delivered', 'finally_failed')),
+      attempt_count INTEGER NOT NULL DEFAULT 0,
+      automatic_attempt_count INTEGER NOT NULL DEFAULT 0,
+      next_attempt_at INTEGER,
+      lease_owner TEXT,
+      lease_until INTEGER,
+      test INTEGER NOT NULL,
+      created_at INTEGER NOT NULL,
+      updated_at INTEGER NOT NULL,
+      webhook_active INTEGER NOT NULL DEFAULT 1 CHECK (webhook_active IN (0, 1)),
+      replay INTEGER NOT NULL DEFAULT 0 CHECK (replay IN (0, 1))
+    ) STRICT;
+    INSERT INTO dispatch_deliveries_v10 (seq, id, event_id, webhook_id, event_type, correlation_id, status, attempt_count,
+        automatic_attempt_count, next_attempt_at, lease_owner, lease_until, test, created_at, updated_at, webhook_active)
+      SELECT seq, id, event_id, webhook_id, event_type, correlation_id, status, attempt_count,
+        automatic_attempt_count, next_attempt_at, lease_owner, lease_until, test, created_at, updated_at, webhook_active
+      FROM dispatch_deliveries;
+    DROP TABLE dispatch_deliveries;
+    ALTER TABLE dispatch_deliveries_v10 RENAME TO dispatch_deliveries;
+
+    CREATE UNIQUE INDEX dispatch_deliveries_first ON dispatch_deliveries (event_id, webhook_id) WHERE replay = 0;
+    CREATE UNIQUE INDEX dispatch_deliveries_replay_pending ON dispatch_deliveries (webhook_id, event_id) WHERE replay = 1 AND status = 'retrying';
+    CREATE INDEX dispatch_deliveries_webhook ON dispatch_deliveries (webhook_id, seq);
+    CREATE INDEX dispatch_deliveries_due ON dispatch_deliveries (next_attempt_at) WHERE status = 'retrying' AND webhook_active = 1;
+    CREATE INDEX dispatch_deliveries_queue ON dispatch_deliveries (webhook_id, next_attempt_at) WHERE status = 'retrying' AND webhook_active = 1;
+    CREATE INDEX dispatch_deliveries_leased ON dispatch_deliveries (webhook_id, lease_until) WHERE lease_owner IS NOT NULL;
+    CREATE INDEX dispatch_deliveries_pending ON dispatch_deliveries (next_attempt_at) WHERE status = 'retrying';
+    CREATE INDEX dispatch_deliveries_over ON dispatch_deliveries (updated_at) WHERE status <> 'retrying';
+    CREATE INDEX dispatch_deliveries_created_status ON dispatch_deliveries (created_at, status);
+    `,
   ],
 };

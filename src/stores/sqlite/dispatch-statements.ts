@@ -75,6 +75,7 @@ export interface DispatchStatements {
   listSkipped: Statement<[string], { event_id: string }>;
   insertReplayed: Statement<Named>;
   forgetSkipped: Statement<[string, string]>;
+  insertReplay: Statement<Named>;
   activity: Statement<[number], { webhook_id: string; in_flight: number; skipped_events: number }>;
   queueCounts: Statement<[{ now: number }], { state: string; n: number; oldest: number | null }>;
   lease: Statement<Named>;
@@ -131,6 +132,15 @@ export function prepareStatements(db: SqliteConnection): DispatchStatements {
       SELECT @id, e.id, w.id, e.type, e.correlation_id, 'retrying', w.status = 'active', @next_attempt_at, e.test, @now, @now
       FROM dispatch_events e JOIN dispatch_webhooks w ON w.id = @webhook_id WHERE e.id = @event_id`),
     forgetSkipped: db.prepare<[string, string]>('DELETE FROM dispatch_skipped WHERE webhook_id = ? AND event_id = ?'),
+    // Replay by time range: a new delivery marked replay, unless the event has a pending one to
+    // this registration already (a first one here, by dispatch_deliveries_first; a replayed one
+    // by the unique dispatch_deliveries_replay_pending, which OR IGNORE meets).
+    insertReplay: db.prepare(`INSERT OR IGNORE INTO dispatch_deliveries (id, event_id, webhook_id, event_type, correlation_id, status,
+        webhook_active, next_attempt_at, test, replay, created_at, updated_at)
+      SELECT @id, e.id, w.id, e.type, e.correlation_id, 'retrying', w.status = 'active', @next_attempt_at, e.test, 1, @now, @now
+      FROM dispatch_events e JOIN dispatch_webhooks w ON w.id = @webhook_id AND w.deleted_at IS NULL
+      WHERE e.id = @event_id AND NOT EXISTS (SELECT 1 FROM dispatch_deliveries p
+        WHERE p.event_id = e.id AND p.webhook_id = w.id AND p.replay = 0 AND p.status = 'retrying')`),
     activity: db.prepare<[number], { webhook_id: string; in_flight: number; skipped_events: number }>(`SELECT webhook_id, SUM(in_flight) AS in_flight, SUM(skipped) AS skipped_events FROM (
         SELECT webhook_id, COUNT(*) AS in_flight, 0 AS skipped FROM dispatch_deliveries
           WHERE lease_owner IS NOT NULL AND lease_until > ? GROUP BY webhook_id

@@ -273,6 +273,23 @@ class SqliteDispatchStore implements DispatchStore {
     );
   }
 
+  replayEvents(webhookId: string, deliveries: readonly (NewDelivery & { event_id: string })[], now: number): Promise<number> {
+    return asPromise(() =>
+      this.db
+        .transaction(() => {
+          let inserted = 0;
+          for (const delivery of deliveries) {
+            const changes = this.statements.insertReplay.run({ id: delivery.id, event_id: delivery.event_id, webhook_id: webhookId, next_attempt_at: delivery.next_attempt_at, now }).changes;
+            if (changes === 0) continue;
+            inserted += changes;
+            this.statements.forgetSkipped.run(webhookId, delivery.event_id);
+          }
+          return inserted;
+        })
+        .immediate(),
+    );
+  }
+
   webhookActivity(now: number): Promise<Map<string, WebhookActivity>> {
     return asPromise(() => new Map(this.statements.activity.all(now).map(({ webhook_id, ...activity }) => [webhook_id, activity])));
   }

@@ -12,6 +12,19 @@ export function migrate(db: SqliteConnection, set: MigrationSet): number {
   // Every start of every process comes here: when nothing is to be done, a read answers without
   // taking the write lock that another process may be holding.
   if (recordedVersion(db, set) === set.migrations.length) return 0;
+  // A migration may rebuild a table (SQLite cannot drop a constraint), which foreign keys would
+  // refuse half-way: they are off while migrating (the pragma is ignored inside a transaction) and
+  // checked as a whole before the commit.
+  const foreignKeys = Number(db.pragma('foreign_keys', { simple: true })) === 1;
+  if (foreignKeys) db.pragma('foreign_keys = OFF');
+  try {
+    return applyPending(db, set);
+  } finally {
+    if (foreignKeys) db.pragma('foreign_keys = ON');
+  }
+}
+
+function applyPending(db: SqliteConnection, set: MigrationSet): number {
   return db
     .transaction(() => {
       db.exec(`CREATE TABLE IF NOT EXISTS ${MIGRATIONS_TABLE} (
@@ -26,6 +39,8 @@ export function migrate(db: SqliteConnection, set: MigrationSet): number {
         db.exec(sql);
         record.run(set.component, version);
       }
+      const broken = db.prepare('PRAGMA foreign_key_check').all();
+      if (broken.length > 0) throw new Error(`Migrating ${set.component} would leave ${broken.length} rows whose references point nowhere`);
       return pending.length;
     })
     .immediate();

@@ -39,6 +39,7 @@ describe('the first start of several processes on a fresh schema', () => {
       { component: 'dispatch', version: 7 },
       { component: 'dispatch', version: 8 },
       { component: 'dispatch', version: 9 },
+      { component: 'dispatch', version: 10 },
       { component: 'idempotency', version: 1 },
       { component: 'idempotency', version: 2 },
       { component: 'idempotency', version: 3 },
@@ -167,7 +168,7 @@ describe("a version-5 dispatcher's schema", () => {
     await expectDeliveriesReadAsBefore(store);
     await store.close();
     const versions = await database.pool.query(`SELECT MAX(version) AS version FROM "${schema}".acct_webhook_migrations WHERE component = 'dispatch'`);
-    expect(versions.rows).toEqual([{ version: 9 }]);
+    expect(versions.rows).toEqual([{ version: 10 }]);
     const indexes = await database.pool.query<{ indexname: string }>("SELECT indexname FROM pg_indexes WHERE schemaname = $1 AND indexname IN ('dispatch_deliveries_created', 'dispatch_deliveries_created_status')", [schema]);
     expect(indexes.rows.map((row) => row.indexname)).toEqual(['dispatch_deliveries_created_status']);
   });
@@ -195,7 +196,7 @@ describe("a version-6 dispatcher's schema", () => {
     expect((await store.webhooksOfBusiness('biz_any')).map((webhook) => [webhook.id, webhook.scope, webhook.business_id])).toEqual([['wh_6', 'all', null]]);
     await store.close();
     const versions = await database.pool.query(`SELECT MAX(version) AS version FROM "${schema}".acct_webhook_migrations WHERE component = 'dispatch'`);
-    expect(versions.rows).toEqual([{ version: 9 }]);
+    expect(versions.rows).toEqual([{ version: 10 }]);
   }, 30_000);
 });
 
@@ -220,6 +221,6 @@ describe("a version-7 dispatcher's schema", () => {
     expect((await store.listEvents!({ business_id: 'biz_7', limit: 10 })).map((row) => row.id)).toEqual(['evt_old_1', 'evt_old_2', 'evt_new']);
     await store.close();
     const versions = await database.pool.query(`SELECT MAX(version) AS version FROM "${schema}".acct_webhook_migrations WHERE component = 'dispatch'`);
-    expect(versions.rows).toEqual([{ version: 9 }]);
+    expect(versions.rows).toEqual([{ version: 10 }]);
   }, 30_000);
 });

@@ -40,7 +40,7 @@ describe('the PostgreSQL schema after migrating', () => {
   it('records the same versions per component as SQLite', async () => {
     const { rows } = await database.pool.query(`SELECT component, MAX(version) AS version FROM "${schema}".acct_webhook_migrations GROUP BY component ORDER BY component`);
     expect(rows).toEqual([
-      { component: 'dispatch', version: 9 },
+      { component: 'dispatch', version: 10 },
       { component: 'idempotency', version: 6 },
     ]);
   });

@@ -51,6 +51,7 @@ describe('sqliteDispatchStore: the file', () => {
       { component: 'dispatch', version: 7 },
       { component: 'dispatch', version: 8 },
       { component: 'dispatch', version: 9 },
+      { component: 'dispatch', version: 10 },
     ]);
     const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all();
     expect(tables).toEqual(

@@ -136,6 +136,7 @@ describe('SQLite migrations', () => {
       { component: 'dispatch', version: 7 },
       { component: 'dispatch', version: 8 },
       { component: 'dispatch', version: 9 },
+      { component: 'dispatch', version: 10 },
       ]);
       // What a 0.x build reads: version 2, which it refuses as too new instead of misreading the file.
       expect(read(file, 'SELECT MAX(version) AS version FROM dispatch_schema_migrations')).toEqual([{ version: 2 }]);
@@ -157,6 +158,7 @@ describe('SQLite migrations', () => {
       { component: 'dispatch', version: 7 },
       { component: 'dispatch', version: 8 },
       { component: 'dispatch', version: 9 },
+      { component: 'dispatch', version: 10 },
       { component: 'idempotency', version: 1 },
       { component: 'idempotency', version: 2 },
       { component: 'idempotency', version: 3 },
@@ -257,7 +259,7 @@ describe('SQLite migrations', () => {
     const store = sqliteDispatchStore(file);
     await expectDeliveriesReadAsBefore(store);
     await store.close();
-    expect(read(file, "SELECT MAX(version) AS version FROM acct_webhook_migrations WHERE component = 'dispatch'")).toEqual([{ version: 9 }]);
+    expect(read(file, "SELECT MAX(version) AS version FROM acct_webhook_migrations WHERE component = 'dispatch'")).toEqual([{ version: 10 }]);
     expect(read(file, "SELECT name FROM sqlite_master WHERE type = 'index' AND name IN ('dispatch_deliveries_created', 'dispatch_deliveries_created_status')")).toEqual([{ name: 'dispatch_deliveries_created_status' }]);
   });
 
@@ -282,7 +284,7 @@ describe('SQLite migrations', () => {
       expect(await dispatcher.webhooks.update('wh_6', { scheme: 'both' })).toMatchObject({ scheme: 'both' });
       await dispatcher.close();
     });
-    expect(read(file, "SELECT MAX(version) AS version FROM acct_webhook_migrations WHERE component = 'dispatch'")).toEqual([{ version: 9 }]);
+    expect(read(file, "SELECT MAX(version) AS version FROM acct_webhook_migrations WHERE component = 'dispatch'")).toEqual([{ version: 10 }]);
   });
 
   it("number a version-7 dispatcher's events in the order they were kept (version 8): the feed lists them, and a new one comes after", async () => {
@@ -302,7 +304,7 @@ describe('SQLite migrations', () => {
     await store.insertEvent({ id: event.id, type: event.type, payload: JSON.stringify(event), correlation_id: event.correlation_id, test: false, created_at: T0 - 5 }, []);
     expect((await store.listEvents!({ business_id: 'biz_7', limit: 10 })).map((row) => row.id)).toEqual(['evt_old_1', 'evt_old_2', event.id]);
     await store.close();
-    expect(read(file, "SELECT MAX(version) AS version FROM acct_webhook_migrations WHERE component = 'dispatch'")).toEqual([{ version: 9 }]);
+    expect(read(file, "SELECT MAX(version) AS version FROM acct_webhook_migrations WHERE component = 'dispatch'")).toEqual([{ version: 10 }]);
   });
 
   it("give a version-8 dispatcher's registrations no owner (version 9): each still receives every business's events, and a new one receives only its own business's", async () => {
@@ -325,7 +327,34 @@ describe('SQLite migrations', () => {
       expect(own).toMatchObject({ business_id: 'biz_1', scope: 'business' });
       await dispatcher.close();
     });
-    expect(read(file, "SELECT MAX(version) AS version FROM acct_webhook_migrations WHERE component = 'dispatch'")).toEqual([{ version: 9 }]);
+    expect(read(file, "SELECT MAX(version) AS version FROM acct_webhook_migrations WHERE component = 'dispatch'")).toEqual([{ version: 10 }]);
+  });
+
+  it("rebuild a version-9 dispatcher's deliveries for replays (version 10): rows, log and seq kept, a first delivery still once per event", async () => {
+    const { file, db } = fileAtVersion('dispatch-version-9.db', 'dispatch', DISPATCH_MIGRATIONS.migrations, 9);
+    db.prepare(`INSERT INTO dispatch_webhooks (id, url, events, headers, status, secret, created_at, updated_at, business_id, scope) VALUES ('wh_9', 'https://example.com/hooks', '["*"]', '{}', 'active', 'whsec_old', ?, ?, 'biz_9', 'business')`).run(T0, T0);
+    const event = createTestEvent('invoice.paid', { business_id: 'biz_9' });
+    db.prepare(`INSERT INTO dispatch_events (id, type, payload, correlation_id, test, created_at, business_id, seq) VALUES (?, 'invoice.paid', ?, 'cor_1', 0, ?, 'biz_9', 1)`).run(event.id, JSON.stringify(event), T0);
+    db.prepare(`INSERT INTO dispatch_deliveries (seq, id, event_id, webhook_id, event_type, correlation_id, status, attempt_count, automatic_attempt_count, test, created_at, updated_at)
+      VALUES (7, 'dlv_9', ?, 'wh_9', 'invoice.paid', 'cor_1', 'delivered', 1, 1, 0, ?, ?)`).run(event.id, T0, T0);
+    db.prepare(`INSERT INTO dispatch_attempts (id, delivery_id, webhook_id, url, event_id, event_type, attempt_number, attempted_at, response_status, response_time_ms, correlation_id, response_body_truncated, manual, test)
+      VALUES ('att_9', 'dlv_9', 'wh_9', 'https://example.com/hooks', ?, 'invoice.paid', 1, ?, 204, 5, 'cor_1', 0, 0, 0)`).run(event.id, T0);
+    db.close();
+
+    const clock = new FakeClock(T0 + 60_000);
+    const dispatcher = new Dispatcher({ database: file, clock: clock.now, logger: false });
+    expect(await dispatcher.deliveries.get('dlv_9')).toMatchObject({ status: 'delivered', replay: false, attempts: [{ id: 'att_9', response_status: 204 }] });
+    expect(await dispatcher.webhooks.replay('wh_9', { from: T0 })).toMatchObject({ queued: 1 });
+    await dispatcher.close();
+    expect(read(file, 'SELECT seq, id, replay FROM dispatch_deliveries ORDER BY seq')).toEqual([
+      { seq: 7, id: 'dlv_9', replay: 0 },
+      { seq: 8, id: expect.stringMatching(/^dlv_/), replay: 1 },
+    ]);
+    expect(read(file, 'PRAGMA foreign_key_check')).toEqual([]);
+    const after = new BetterSqlite3(file);
+    expect(() => after.prepare(`INSERT INTO dispatch_deliveries (id, event_id, webhook_id, event_type, correlation_id, status, test, created_at, updated_at) VALUES ('dlv_again', ?, 'wh_9', 'invoice.paid', 'cor_1', 'retrying', 0, 0, 0)`).run(event.id)).toThrow(/UNIQUE/);
+    after.close();
+    expect(read(file, "SELECT MAX(version) AS version FROM acct_webhook_migrations WHERE component = 'dispatch'")).toEqual([{ version: 10 }]);
   });
 
   it('refuse a file a newer version migrated, when the store is created', () => {

@@ -67,6 +67,6 @@ describe('the migrations', () => {
   it('have the same numbering per component on SQLite and PostgreSQL', () => {
     expect(SQLITE_DISPATCH.migrations.length).toBe(POSTGRES_DISPATCH.migrations.length);
     expect(SQLITE_STORE.migrations.length).toBe(POSTGRES_STORE.migrations.length);
-    expect([SQLITE_DISPATCH.migrations.length, SQLITE_STORE.migrations.length]).toEqual([9, 6]);
+    expect([SQLITE_DISPATCH.migrations.length, SQLITE_STORE.migrations.length]).toEqual([10, 6]);
   });
 });
