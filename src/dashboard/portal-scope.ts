@@ -7,6 +7,7 @@ import { NotFoundError } from '../dispatcher/errors.js';
 import { SlidingWindowLimiter } from '../dispatcher/rate-limit.js';
 import type { Delivery, WebhookRegistration } from '../dispatcher/records.js';
 import type { CreateWebhookInput, EnableWebhookOptions, RotateSecretOptions, UpdateWebhookInput } from '../dispatcher/registrations.js';
+import type { ReplayOptions } from '../dispatcher/replay.js';
 
 /*
  * One business's view of a dispatcher, for the portal's pages: the same calls the dashboard's
@@ -107,6 +108,11 @@ export function scopedDispatcher(dispatcher: Dispatcher, businessId: string, lim
     rotateSecret: async (id: string, options?: RotateSecretOptions) => {
       await ownWebhook(id);
       return dispatcher.webhooks.rotateSecret(id, options);
+    },
+    // The business's own registration, and its own events only.
+    replay: async (id: string, options: ReplayOptions) => {
+      await ownWebhook(id);
+      return dispatcher.webhooks.replay(id, { ...options, business_id: businessId });
     },
   };
 

@@ -104,7 +104,7 @@ function lastStatus(last: Omit<LatestAnswer, 'delivery_id'> | undefined): Html {
 function deliveryRow(context: PageContext, delivery: Delivery, last: Omit<LatestAnswer, 'delivery_id'> | undefined, url: string | undefined): Html {
   return html`<tr>
 <td>${timeOf(delivery.created_at)}</td>
-<td><a href="${context.base}/deliveries/${encodeURIComponent(delivery.id)}">${delivery.event_type}</a>${delivery.test ? html` <span class="muted">(test)</span>` : ''}<br><span class="muted mono">${delivery.event_id}</span></td>
+<td><a href="${context.base}/deliveries/${encodeURIComponent(delivery.id)}">${delivery.event_type}</a>${delivery.test ? html` <span class="muted">(test)</span>` : ''}${delivery.replay ? html` <span class="muted">(replay)</span>` : ''}<br><span class="muted mono">${delivery.event_id}</span></td>
 <td>${url ?? html`<span class="muted mono">${delivery.webhook_id}</span>`}</td>
 <td>${statusBadge(delivery.status)}</td>
 <td class="num">${delivery.attempt_count}</td>
@@ -123,7 +123,7 @@ async function detailPage(context: RouteContext, messages: { problem?: string } 
   const body = html`${notice(noticeText(context.query.get('notice')))}${notice(messages.problem, 'problem')}
 <dl class="facts">
 <dt>Delivery</dt><dd class="mono">${delivery.id}</dd>
-<dt>Status</dt><dd>${statusBadge(delivery.status)}${delivery.test ? ' (test delivery)' : ''}</dd>
+<dt>Status</dt><dd>${statusBadge(delivery.status)}${delivery.test ? ' (test delivery)' : ''}${delivery.replay ? ' (replay: queued again by a replay of a time range)' : ''}</dd>
 <dt>Event</dt><dd>${delivery.event_type} · <a class="mono" href="${context.page.base}/deliveries${filterQuery({ q: delivery.event_id })}">${delivery.event_id}</a></dd>
 <dt>Correlation id</dt><dd><a class="mono" href="${context.page.base}/deliveries${filterQuery({ q: delivery.correlation_id })}">${delivery.correlation_id}</a></dd>
 <dt>Registration</dt><dd><a class="mono" href="${context.page.base}/webhooks/${encodeURIComponent(delivery.webhook_id)}">${shownRegistration(context.page.registrationName, { id: delivery.webhook_id }).id}</a></dd>

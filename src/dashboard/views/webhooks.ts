@@ -1,4 +1,5 @@
 import { DispatcherError } from '../../dispatcher/errors.js';
+import { MAX_REPLAY_EVENTS } from '../../dispatcher/replay.js';
 import type { WebhookRegistration } from '../../dispatcher/records.js';
 import { EVENT_CATALOG, EVENT_GROUPS, EVENT_TYPES, type EventGroup } from '../../events/catalog.js';
 import { WEBHOOK_LABELS } from '../../ports/webhook-fields.js';
@@ -69,6 +70,7 @@ export const WEBHOOK_ROUTES: readonly Route[] = [
   { method: 'POST', path: '/webhooks/:id/test', handler: sendTest },
   { method: 'POST', path: '/webhooks/:id/rotate-secret', handler: rotateSecret },
   { method: 'POST', path: '/webhooks/:id/status', handler: setStatus },
+  { method: 'POST', path: '/webhooks/:id/replay', handler: replayTimeRange },
 ];
 
 /** How many registrations one page of the list shows. */
@@ -146,7 +148,11 @@ ${health.stats === undefined ? html`<p class="muted">This dispatcher's store doe
   return htmlResponse(detailPage(context.page, webhook, { notice: noticeText(context.query.get('notice')), health: section }));
 }
 
-function detailPage(context: PageContext, webhook: WebhookRegistration, messages: { notice?: string | undefined; problem?: string; secret?: string; form?: FormValues; health?: Html }): Html {
+function detailPage(
+  context: PageContext,
+  webhook: WebhookRegistration,
+  messages: { notice?: string | undefined; problem?: string; secret?: string; form?: FormValues; health?: Html; replay?: ReplayValues },
+): Html {
   const id = encodeURIComponent(webhook.id);
   const name = shownRegistration(context.registrationName, webhook);
   const extra = Object.entries(webhook).filter(([key]) => !KNOWN_FIELDS.has(key));
@@ -193,10 +199,68 @@ ${toggle}
 <a href="${context.base}/deliveries?webhook_id=${id}">Its deliveries</a>
 </div>
 ${messages.health ?? ''}
+${mayAct(context) ? replayForm(context, webhook, messages.replay) : ''}
 ${mayAct(context) ? html`<h2>Edit</h2>
 ${registrationForm(context, `/webhooks/${id}`, messages.form ?? formOf(webhook), 'Save the registration', Object.keys(webhook.headers), webhook.algorithm)}` : ''}
 ${context.portal && mayAct(context) ? html`<h2>Delete</h2><p>Deleting stops every delivery to this URL; its delivery log stays readable.</p>${actionForm(context, `/webhooks/${id}/delete`, 'Delete this webhook', { style: 'danger' })}` : ''}`;
   return page(context, 'webhooks', `Registration ${name.url}`, content);
+}
+
+/** What the replay form was sent with, shown again after a refusal. */
+interface ReplayValues {
+  from: string;
+  to: string;
+  types: string;
+  business_id: string;
+}
+
+/** Replay by time range: the business's events of [from, to) queued to this registration once more. */
+function replayForm(context: PageContext, webhook: WebhookRegistration, values: ReplayValues = { from: '', to: '', types: '', business_id: '' }): Html {
+  const id = encodeURIComponent(webhook.id);
+  const business =
+    webhook.business_id === null
+      ? html`<label>The business whose events to replay (this registration receives every business's) <input name="business_id" required value="${values.business_id}"></label>`
+      : '';
+  return html`<h2>Replay a time range</h2>
+<p class="muted">Queues the events of ${webhook.business_id === null ? 'a business' : html`<span class="mono">${webhook.business_id}</span>`} created in the range, of the types this registration subscribes to, once more as new deliveries marked replay. An event with a delivery to it still pending is skipped; at most ${MAX_REPLAY_EVENTS} events at a time.</p>
+<form class="stack" method="post" action="${context.base}/webhooks/${id}/replay">${csrfField(context)}
+<label>From (UTC, inclusive) <input name="from" type="datetime-local" step="1" required value="${values.from}"></label>
+<label>To (UTC, exclusive; empty: now) <input name="to" type="datetime-local" step="1" value="${values.to}"></label>
+<label>Only these types (comma-separated, e.g. invoice.*; empty: every type it subscribes to) <input name="types" value="${values.types}"></label>
+${business}<button type="submit">Queue the range again</button>
+</form>`;
+}
+
+function replayValues(form: URLSearchParams): ReplayValues {
+  return { from: form.get('from')?.trim() ?? '', to: form.get('to')?.trim() ?? '', types: form.get('types')?.trim() ?? '', business_id: form.get('business_id')?.trim() ?? '' };
+}
+
+/** A datetime-local value (no zone) is UTC, as the form says; an ISO time with a zone is taken as it is. */
+function utcTime(value: string): string {
+  return /(Z|[+-]\d\d:?\d\d)$/i.test(value) ? value : `${value}Z`;
+}
+
+async function replayTimeRange(context: RouteContext): Promise<DashboardResponse> {
+  const dispatcher = dispatcherOf(context);
+  const id = context.params.id!;
+  const values = replayValues(context.form);
+  const types = values.types.split(',').map((type) => type.trim()).filter((type) => type !== '');
+  let result;
+  try {
+    result = await dispatcher.webhooks.replay(id, {
+      from: values.from === '' ? (undefined as never) : utcTime(values.from),
+      ...(values.to === '' ? {} : { to: utcTime(values.to) }),
+      ...(types.length === 0 ? {} : { types: types as never }),
+      ...(values.business_id === '' ? {} : { business_id: values.business_id }),
+    });
+  } catch (error) {
+    const problem = inputProblem(error);
+    return htmlResponse(detailPage(context.page, await dispatcher.webhooks.get(id), { problem, replay: values }), 422);
+  }
+  const skipped = result.skipped === 0 ? '' : `; ${result.skipped} skipped (a delivery to it is still pending)`;
+  const removed = result.payload_removed === 0 ? '' : `; ${result.payload_removed} no longer kept`;
+  const notice = `Replay: ${result.matched} event(s) in the range, ${result.queued} queued${skipped}${removed}.`;
+  return htmlResponse(detailPage(context.page, await dispatcher.webhooks.get(id), { notice }));
 }
 
 interface FormValues {
