@@ -100,6 +100,44 @@ describe('long-running commands as processes', () => {
   });
 });
 
+describe('dispatcher webhooks replay, as a process', () => {
+  it('queues a time range once more (the same event id again, sent by run) and refuses a call without --from', async () => {
+    const db = join(workspace.path, 'replay.db');
+    const received: string[] = [];
+    const target = createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      req.on('end', () => {
+        received.push((JSON.parse(body) as { id: string }).id);
+        res.writeHead(204).end();
+      });
+    });
+    const url = `${await listenOnLoopback(target)}/webhooks`;
+    try {
+      const from = new Date(Date.now() - 60_000).toISOString();
+      const business = 'biz_4mVt9QeZxK2hRw7L'; // the catalog's samples' business, which emit sends
+      expect((await runProcess(['dispatcher', '--db', db, 'webhooks', 'add', '--url', url, '--business', business, '--events', 'invoice.*', '--allow-insecure-urls'])).exitCode).toBe(0);
+      const list = await runProcess(['dispatcher', '--db', db, 'webhooks', 'list', '--json']);
+      const [webhook] = JSON.parse(list.stdout) as { id: string }[];
+      // The first delivery goes out, then the range is replayed: the same event once more.
+      expect((await runProcess(['dispatcher', '--db', db, 'emit', 'invoice.paid'])).exitCode).toBe(0);
+      const first = new CliProcess(['dispatcher', '--db', db, 'run', '--allow-insecure-urls']);
+      await waitFor(() => received.length === 1, 'the first delivery');
+      const replay = await runProcess(['dispatcher', '--db', db, 'webhooks', 'replay', webhook!.id, '--from', from, '--json']);
+      expect(replay.exitCode, replay.stderr).toBe(0);
+      expect(JSON.parse(replay.stdout)).toEqual({ matched: 1, queued: 1, skipped: 0, payload_removed: 0 });
+      await waitFor(() => received.length === 2, 'the replayed delivery');
+      expect(received[1]).toBe(received[0]);
+      expect((await first.stop('SIGTERM')).exitCode).toBe(0);
+      const refused = await runProcess(['dispatcher', '--db', db, 'webhooks', 'replay', webhook!.id]);
+      expect(refused.exitCode).toBe(2);
+      expectOneLine(refused, 'INVALID_ARGUMENTS');
+    } finally {
+      await closeServer(target);
+    }
+  });
+});
+
 describe('a reader that closes the pipe early', () => {
   /** The bin with its stdout closed by the reader before anything is written. */
   function withClosedStdout(args: readonly string[]): Promise<{ exitCode: number | null; signal: NodeJS.Signals | null; stderr: string }> {
