@@ -1,16 +1,18 @@
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { copyFileSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { SignatureCase, TestVectors } from '../../src/catalog/test-vectors.js';
 import { EVENT_TYPES } from '../../src/events/catalog.js';
 import type * as LibraryEntry from '../../src/index.js';
 import type * as TestKit from '../../src/testing/index.js';
 import { codeBlocks, type CodeBlock } from '../docs/code-blocks.js';
 import { dist, root } from '../helpers/dist.js';
 import { OUTCOME_TIMEOUT_MS } from '../helpers/patience.js';
+import { waitFor } from '../scaffold/helpers.js';
 
 /*
  * docs/other-languages.md, run: each snippet is taken from the page as it is, saved beside a
@@ -18,7 +20,9 @@ import { OUTCOME_TIMEOUT_MS } from '../helpers/patience.js';
  * and java against signed samples of all 18 types from the built test kit (acct-webhook/testing):
  * valid deliveries are accepted; a tampered body, a wrong secret, a stale and a future timestamp
  * are refused. The Python receiver also validates the bodies with the JSON Schema the packed
- * package ships. A language that is missing fails the test: `npm test` installs them first
+ * package ships. The Python and Go snippets also run inside small HTTP receivers of the standard
+ * library (receiver.py, receiver-go/receiver.go) that `acct-webhook conformance` checks: every
+ * case passes. A language that is missing fails the test: `npm test` installs them first
  * (test/helpers/machine-tools.mjs; alone: npm run test:tools).
  */
 
@@ -57,13 +61,14 @@ function requireTool(tool: string, debianPackage: string): void {
   expect(found, `${tool} is not installed: npm run test:tools installs it (apt-get install -y ${debianPackage})`).toBe(true);
 }
 
-function run(command: string, args: readonly string[], cwd: string): string {
-  return execFileSync(command, args, { cwd, encoding: 'utf8', timeout: LANGUAGE_TIMEOUT_MS });
+function run(command: string, args: readonly string[], cwd: string, env?: NodeJS.ProcessEnv): string {
+  return execFileSync(command, args, { cwd, encoding: 'utf8', timeout: LANGUAGE_TIMEOUT_MS, ...(env === undefined ? {} : { env: { ...process.env, ...env } }) });
 }
 
 let work: string;
 let cases: Case[];
 let receiverCases: Case[];
+let vectors: TestVectors;
 
 function line(testCase: Case): string {
   const base64 = (text: string) => Buffer.from(text, 'utf8').toString('base64');
@@ -134,15 +139,18 @@ beforeAll(async () => {
   writeFileSync(join(work, 'cases.tsv'), `${cases.map(line).join('\n')}\n`);
   writeFileSync(join(work, 'receiver-cases.tsv'), `${receiverCases.map(line).join('\n')}\n`);
   // The JSON Schema as the package ships it: taken from the packed tarball.
-  execFileSync('tar', ['-xzf', inject('tarball'), '-C', work, 'package/schemas/json-schema/event.json']);
+  execFileSync('tar', ['-xzf', inject('tarball'), '-C', work, 'package/schemas/json-schema/event.json', 'package/schemas/test-vectors.json']);
   copyFileSync(join(work, 'package', 'schemas', 'json-schema', 'event.json'), join(work, 'event.json'));
+  // The signature test vectors as the package ships them: one line per case and secret it holds.
+  vectors = JSON.parse(readFileSync(join(work, 'package', 'schemas', 'test-vectors.json'), 'utf8')) as TestVectors;
+  writeFileSync(join(work, 'vectors.tsv'), `${platformVectors().flatMap(vectorLines).map(line).join('\n')}\n`);
 });
 
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 describe(`the code of ${PAGE}`, () => {
-  it('is five verifiers and one Python validator: every block on the page runs below', () => {
-    expect(blocks.map((block) => block.language)).toEqual(['python', 'go', 'php', 'ruby', 'java', 'python']);
+  it('is five verifiers, the conformance command and one Python validator: every block on the page runs below', () => {
+    expect(blocks.map((block) => block.language)).toEqual(['python', 'go', 'php', 'ruby', 'java', 'sh', 'python']);
   });
 
   it('Python (hmac.compare_digest) accepts the valid deliveries of all 18 types and refuses the others', () => {
@@ -195,5 +203,183 @@ describe(`the code of ${PAGE}`, () => {
     copyFileSync(join(FIXTURES, 'harness.py'), join(work, 'harness.py'));
     const counts = expectVerdicts('Python receiver', run(PYTHON, ['harness.py', 'receiver-cases.tsv', '--validate'], work), receiverCases);
     expect(counts).toEqual({ accepted: 18, refused: 72, invalid: 36 });
+  }, LANGUAGE_TIMEOUT_MS);
+});
+
+/** A receiver in a child process that prints its port first; stopped by {@link stopReceiver}. */
+interface LanguageReceiver {
+  child: ChildProcess;
+  url: string;
+  output: () => string;
+}
+
+async function startReceiver(command: string, args: readonly string[], cwd: string, secret: string): Promise<LanguageReceiver> {
+  const child = spawn(command, args, { cwd, env: { ...process.env, WEBHOOK_SECRET: secret }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  await waitFor(() => /^\d+\n/.test(output) || child.exitCode !== null, `${command} printing its port; got:\n${output}`, LANGUAGE_TIMEOUT_MS);
+  const port = /^(\d+)\n/.exec(output)?.[1];
+  if (port === undefined) throw new Error(`${command} ended (${child.exitCode}) without a port:\n${output}`);
+  return { child, url: `http://127.0.0.1:${port}/webhooks`, output: () => output };
+}
+
+async function stopReceiver(receiver: LanguageReceiver | undefined): Promise<void> {
+  if (!receiver || receiver.child.exitCode !== null || receiver.child.signalCode !== null) return;
+  const closed = new Promise((resolve) => receiver.child.once('close', resolve));
+  receiver.child.kill('SIGTERM');
+  await closed;
+}
+
+/** `acct-webhook conformance <url>` from the built bin, to its end. */
+function conformance(url: string, secret: string): { status: number | null; stdout: string; stderr: string } {
+  const result = spawnSync(process.execPath, [join(root, 'bin', 'acct-webhook.js'), 'conformance', url], {
+    env: { ...process.env, WEBHOOK_SECRET: secret, NO_COLOR: '1' },
+    encoding: 'utf8',
+    timeout: LANGUAGE_TIMEOUT_MS,
+  });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+describe(`acct-webhook conformance against receivers made of the snippets of ${PAGE}`, () => {
+  const secret = `whsec_${randomBytes(24).toString('base64url')}`;
+
+  it('Python (http.server around verify_webhook): every case passes, exit 0', async () => {
+    requireTool(PYTHON, 'python3');
+    const directory = join(work, 'python-receiver');
+    execFileSync('mkdir', ['-p', directory]);
+    writeFileSync(join(directory, 'verify.py'), blockOf('python').code);
+    copyFileSync(join(FIXTURES, 'receiver.py'), join(directory, 'receiver.py'));
+    let receiver: LanguageReceiver | undefined;
+    try {
+      receiver = await startReceiver(PYTHON, ['receiver.py'], directory, secret);
+      const result = conformance(receiver.url, secret);
+      expect(result.status, `${result.stdout}${result.stderr}${receiver.output()}`).toBe(0);
+      expect(result.stdout).toMatch(/^(\d+) of \1 cases passed$/m);
+      console.log(`Python receiver: ${/^\d+ of \d+ cases passed$/m.exec(result.stdout)?.[0]}`);
+    } finally {
+      await stopReceiver(receiver);
+    }
+  }, LANGUAGE_TIMEOUT_MS);
+
+  it('Go (net/http and http.MaxBytesReader around VerifyWebhook): every case passes, exit 0', async () => {
+    requireTool('go', 'golang');
+    const directory = join(work, 'go-receiver');
+    execFileSync('mkdir', ['-p', directory]);
+    writeFileSync(join(directory, 'verify.go'), blockOf('go').code.replace(/^package webhook$/m, 'package main'));
+    copyFileSync(join(FIXTURES, 'receiver-go', 'receiver.go'), join(directory, 'receiver.go'));
+    run('go', ['build', '-o', 'receiver', 'verify.go', 'receiver.go'], directory);
+    let receiver: LanguageReceiver | undefined;
+    try {
+      receiver = await startReceiver(join(directory, 'receiver'), [], directory, secret);
+      const result = conformance(receiver.url, secret);
+      expect(result.status, `${result.stdout}${result.stderr}${receiver.output()}`).toBe(0);
+      expect(result.stdout).toMatch(/^(\d+) of \1 cases passed$/m);
+      console.log(`Go receiver: ${/^\d+ of \d+ cases passed$/m.exec(result.stdout)?.[0]}`);
+    } finally {
+      await stopReceiver(receiver);
+    }
+  }, LANGUAGE_TIMEOUT_MS);
+});
+
+/*
+ * schemas/test-vectors.json through the same snippets: each language checks every case of the
+ * platform's scheme as if the time were the file's `now` — the snippet's clock call is replaced
+ * by one that reads HARNESS_NOW, nothing else of it changes — and a case held with several
+ * secrets (a rotation) is accepted when one of them verifies. The verdict must be the expected
+ * one, except where the vectors say either conforms (a signature in upper-case hex: the contract
+ * writes lower-case hex, and every snippet compares the hex text). None of the five snippets
+ * speaks Standard Webhooks, so its vectors are not theirs to check.
+ */
+
+const platformVectors = (): SignatureCase[] => vectors.cases.filter((testCase) => testCase.scheme === 'svc');
+
+function vectorLines(testCase: SignatureCase): Case[] {
+  return testCase.secrets.map((secret, index) => ({
+    name: `${testCase.name}#${index}`,
+    body: testCase.body,
+    signature: testCase.headers['x-svc-signature'] ?? '',
+    timestamp: testCase.headers['x-svc-timestamp'] ?? '',
+    secret,
+    expected: testCase.expected.verdict,
+  }));
+}
+
+/** The snippet's code with its one clock call replaced. */
+function withClock(code: string, call: string, replacement: string): string {
+  expect(code.split(call).length - 1, `the snippet calls ${call} once`).toBe(1);
+  return code.replace(call, replacement);
+}
+
+/** Each vector's verdict from a harness's output; fails with the cases that differ from the file. */
+function expectVectorVerdicts(language: string, output: string): void {
+  const got = verdicts(output);
+  const list = platformVectors();
+  const wrong: string[] = [];
+  for (const testCase of list) {
+    const lines = testCase.secrets.map((_secret, index) => got.get(`${testCase.name}#${index}`));
+    if (lines.some((verdict) => verdict !== 'accepted' && verdict !== 'refused')) wrong.push(`${testCase.name}: no verdict`);
+    const verdict = lines.includes('accepted') ? 'accepted' : 'refused';
+    if (verdict !== testCase.expected.verdict && testCase.expected.either_conforms !== true) wrong.push(`${testCase.name}: ${verdict}`);
+  }
+  expect(wrong, language).toEqual([]);
+  const choices = list.filter((testCase) => testCase.expected.either_conforms === true).length;
+  console.log(`${language}: ${list.length} platform test vectors as expected (${choices} where either verdict conforms)`);
+}
+
+describe(`the code of ${PAGE} against schemas/test-vectors.json`, () => {
+  const env = () => ({ HARNESS_NOW: String(vectors.now) });
+
+  it('has platform vectors to check, and they are the file\'s whole svc scheme', () => {
+    expect(platformVectors().length).toBe(vectors.counts.svc);
+    expect(platformVectors().length).toBeGreaterThan(10);
+  });
+
+  it('Python verifies each platform vector as expected', () => {
+    requireTool(PYTHON, 'python3');
+    const directory = join(work, 'python-vectors');
+    execFileSync('mkdir', ['-p', directory]);
+    writeFileSync(join(directory, 'verify.py'), withClock(blockOf('python').code, 'time.time()', 'int(__import__("os").environ["HARNESS_NOW"])'));
+    copyFileSync(join(FIXTURES, 'harness.py'), join(directory, 'harness.py'));
+    expectVectorVerdicts('Python', run(PYTHON, ['harness.py', join(work, 'vectors.tsv')], directory, env()));
+  }, LANGUAGE_TIMEOUT_MS);
+
+  it('Go verifies each platform vector as expected', () => {
+    requireTool('go', 'golang');
+    const directory = join(work, 'go-vectors');
+    execFileSync('mkdir', ['-p', directory]);
+    const code = withClock(blockOf('go').code.replace(/^package webhook$/m, 'package main'), 'time.Now()', 'time.Unix(harnessNow(), 0)');
+    writeFileSync(join(directory, 'verify.go'), code);
+    copyFileSync(join(FIXTURES, 'harness.go'), join(directory, 'harness.go'));
+    expectVectorVerdicts('Go', run('go', ['run', 'verify.go', 'harness.go', join(work, 'vectors.tsv')], directory, env()));
+  }, LANGUAGE_TIMEOUT_MS);
+
+  it('PHP verifies each platform vector as expected', () => {
+    requireTool('php', 'php-cli');
+    const directory = join(work, 'php-vectors');
+    execFileSync('mkdir', ['-p', directory]);
+    writeFileSync(join(directory, 'verify.php'), withClock(blockOf('php').code, 'time()', "(int) getenv('HARNESS_NOW')"));
+    copyFileSync(join(FIXTURES, 'harness.php'), join(directory, 'harness.php'));
+    expectVectorVerdicts('PHP', run('php', ['harness.php', join(work, 'vectors.tsv')], directory, env()));
+  }, LANGUAGE_TIMEOUT_MS);
+
+  it('Ruby verifies each platform vector as expected', () => {
+    requireTool('ruby', 'ruby');
+    const directory = join(work, 'ruby-vectors');
+    execFileSync('mkdir', ['-p', directory]);
+    writeFileSync(join(directory, 'verify.rb'), withClock(blockOf('ruby').code, 'Time.now.to_i', 'Integer(ENV.fetch("HARNESS_NOW"))'));
+    copyFileSync(join(FIXTURES, 'harness.rb'), join(directory, 'harness.rb'));
+    expectVectorVerdicts('Ruby', run('ruby', ['harness.rb', join(work, 'vectors.tsv')], directory, env()));
+  }, LANGUAGE_TIMEOUT_MS);
+
+  it('Java verifies each platform vector as expected', () => {
+    requireTool('javac', 'default-jdk-headless');
+    requireTool('java', 'default-jdk-headless');
+    const directory = join(work, 'java-vectors');
+    execFileSync('mkdir', ['-p', directory]);
+    writeFileSync(join(directory, 'WebhookVerifier.java'), withClock(blockOf('java').code, 'System.currentTimeMillis()', 'Long.parseLong(System.getenv("HARNESS_NOW")) * 1000'));
+    copyFileSync(join(FIXTURES, 'Harness.java'), join(directory, 'Harness.java'));
+    run('javac', ['-d', 'classes', 'WebhookVerifier.java', 'Harness.java'], directory);
+    expectVectorVerdicts('Java', run('java', ['-cp', 'classes', 'Harness', join(work, 'vectors.tsv')], directory, env()));
   }, LANGUAGE_TIMEOUT_MS);
 });
