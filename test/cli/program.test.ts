@@ -28,9 +28,10 @@ describe('acct-webhook --version and --help', () => {
     expect(run.stdout).toContain('Examples:');
   });
 
-  it('knows the thirty-four commands of the tree (conformance the newest)', () => {
-    expect(COMMANDS).toHaveLength(34);
+  it('knows the thirty-five commands of the tree (catch-up and conformance the newest)', () => {
+    expect(COMMANDS).toHaveLength(35);
     expect(COMMANDS).toContainEqual(['conformance']);
+    expect(COMMANDS).toContainEqual(['catch-up']);
   });
 
   it.each(COMMANDS.map((words) => [words.join(' '), words] as const))('%s --help: usage and examples', async (_name, words) => {
