@@ -28,10 +28,11 @@ describe('acct-webhook --version and --help', () => {
     expect(run.stdout).toContain('Examples:');
   });
 
-  it('knows the thirty-five commands of the tree (catch-up and conformance the newest)', () => {
-    expect(COMMANDS).toHaveLength(35);
+  it('knows the thirty-six commands of the tree (catch-up, conformance and dispatcher webhooks replay the newest)', () => {
+    expect(COMMANDS).toHaveLength(36);
     expect(COMMANDS).toContainEqual(['conformance']);
     expect(COMMANDS).toContainEqual(['catch-up']);
+    expect(COMMANDS).toContainEqual(['dispatcher', 'webhooks', 'replay']);
   });
 
   it.each(COMMANDS.map((words) => [words.join(' '), words] as const))('%s --help: usage and examples', async (_name, words) => {
