@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { nodeHandler } from '../../src/adapters/node/index.js';
 import { DEFAULT_MAX_BODY_BYTES } from '../../src/receiver/options.js';
@@ -20,7 +21,7 @@ import { closeServer, listenOnLoopback } from './servers.js';
  * The Python and Go receivers of docs/other-languages.md: test/slow/other-languages.test.ts.
  */
 
-const CONNECTIONS_HOOK = join(REPO_ROOT, 'test', 'fixtures', 'conformance', 'connections.cjs');
+const CONNECTIONS_HOOK = join(REPO_ROOT, 'test', 'fixtures', 'conformance', 'connections.mjs');
 const SOCKET_CREATED = 'client socket created';
 
 const closers: (() => Promise<void>)[] = [];
@@ -98,7 +99,7 @@ describe('acct-webhook conformance', () => {
   it.each(['http://10.0.0.1/webhooks', 'http://example.invalid/webhooks', 'https://[2001:db8::1]:8443/hooks'])(
     'refuses %s without --allow-remote before creating any socket: one line, REMOTE_URL, exit 2',
     async (url) => {
-      const result = await runProcess(['conformance', url, '--secret', testSecret('remote')], { env: { NODE_OPTIONS: `--require ${CONNECTIONS_HOOK}` } });
+      const result = await runProcess(['conformance', url, '--secret', testSecret('remote')], { env: { NODE_OPTIONS: `--import ${pathToFileURL(CONNECTIONS_HOOK).href}` } });
       expect(result.exitCode).toBe(2);
       expect(result.stdout).toBe('');
       expect(result.stderr).toMatch(/^acct-webhook conformance: [^\n]+ \[REMOTE_URL\]\n$/);
@@ -108,7 +109,7 @@ describe('acct-webhook conformance', () => {
   it('the socket hook does see a run that sends (the check above is not vacuous)', async () => {
     const secret = testSecret('conformance-hook');
     const url = await ownReceiver({ secret });
-    const result = await runProcess(['conformance', url, '--secret', secret, '--json'], { env: { NODE_OPTIONS: `--require ${CONNECTIONS_HOOK}` } });
+    const result = await runProcess(['conformance', url, '--secret', secret, '--json'], { env: { NODE_OPTIONS: `--import ${pathToFileURL(CONNECTIONS_HOOK).href}` } });
     expect(result.exitCode).toBe(0);
     expect(result.stderr).toContain(SOCKET_CREATED);
   });
