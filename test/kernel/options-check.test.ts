@@ -50,9 +50,13 @@ const isStore = (value: unknown) =>
   typeof value === 'object' && value !== null && ['claim', 'complete', 'release', 'close'].every((method) => typeof (value as Record<string, unknown>)[method] === 'function');
 const nonEmptySecret = z.string({ error: 'must be the whsec_… secret (a non-empty string)' }).min(1, { error: 'must not be empty' });
 const zodReceiverShape = {
-  secret: z.union([nonEmptySecret, z.array(nonEmptySecret).min(1, { error: 'must not be an empty list' }).readonly()], {
-    error: 'must be the whsec_… secret or a non-empty list of them',
-  }),
+  secret: z.union(
+    [
+      z.union([nonEmptySecret, z.array(nonEmptySecret).min(1, { error: 'must not be an empty list' }).readonly()], { error: 'must be the whsec_… secret or a non-empty list of them' }),
+      callable<(request: unknown) => unknown>('({ path, headers, businessId }) => the secret, a list, or undefined'),
+    ],
+    { error: 'must be the whsec_… secret, a non-empty list of them, or a function ({ path, headers, businessId }) => secret' },
+  ),
   handlers: instanceOf(Webhooks, 'a Webhooks instance: new Webhooks().on(…)').optional(),
   store: z.custom(isStore, { error: 'must be a store from sqliteStore(), memoryStore() or postgresStore()' }).optional(),
   database: z.string({ error: 'must be a SQLite file path' }).trim().min(1, { error: 'must be a SQLite file path' }).optional(),
