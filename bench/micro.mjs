@@ -1,12 +1,13 @@
 // In-process micro benchmarks, configurations interleaved round by round.
 // Usage: node bench/micro.mjs <verifier|parser|store> <rounds> <ms per measurement> [<driver>,<driver>…]
 // The store's configurations run once per SQLite driver listed (interleaved), or on the automatic choice.
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, createPublicKey, timingSafeEqual, verify } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { parseEvent, signPayload, sqliteStore, verifySignature } from '../dist/index.js';
+import { generateSigningKeyPair } from '../dist/dispatcher.js';
+import { parseEvent, signPayload, signStandardWebhook, sqliteStore, verifySignature, verifyStandardWebhook } from '../dist/index.js';
 import { webhookEventSchema } from '../dist/internal.js';
 import { SECRET, eventBody } from './lib/events.mjs';
 
@@ -49,6 +50,57 @@ function verifierConfigs(size) {
       op: () => {
         const expected = createHmac('sha256', SECRET).update(`${header}.`).update(body).digest();
         if (!timingSafeEqual(expected, Buffer.from(signature, 'hex'))) throw new Error('mismatch');
+      },
+    },
+  };
+}
+
+/** A Standard Webhooks `whsec_` secret: base64 of 32 bytes after the prefix. */
+const STANDARD_SECRET = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
+/** An ed25519 key pair for `v1a`, made once. */
+const KEY_PAIR = generateSigningKeyPair();
+// The DER framing of a bare ed25519 public key (RFC 8410), for the inline baseline.
+const SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
+
+/**
+ * Standard Webhooks `v1` at `size` bytes and `v1a` (ed25519), each beside inline node:crypto doing
+ * the same work: the key decoded once (as a receiver holds it), the signed content
+ * `id.timestamp.body`, the signature list parsed, the timestamp checked, the HMAC compared in
+ * constant time or the ed25519 signature verified.
+ */
+function standardVerifierConfigs(size, version) {
+  const body = Buffer.from(eventBody(0).padEnd(size, ' '));
+  const id = 'evt_bench_standard';
+  const secret = version === 'v1a' ? KEY_PAIR.privateKey : STANDARD_SECRET;
+  const verifyWith = version === 'v1a' ? KEY_PAIR.publicKey : STANDARD_SECRET;
+  const { headers } = signStandardWebhook({ id, payload: body, secret });
+  const timestamp = headers['webhook-timestamp'];
+  const signature = headers['webhook-signature'];
+  const inlineKey = version === 'v1a'
+    ? createPublicKey({ key: Buffer.concat([SPKI_PREFIX, Buffer.from(verifyWith.slice('whpk_'.length), 'base64')]), format: 'der', type: 'spki' })
+    : Buffer.from(verifyWith.slice('whsec_'.length), 'base64');
+  const label = `${version} ${size / 1024} KB`;
+  return {
+    [`verifyStandardWebhook ${label}`]: {
+      op: () => verifyStandardWebhook({ payload: body, id, timestamp, signature, secret: verifyWith }),
+    },
+    [`inline node:crypto Standard Webhooks ${label}`]: {
+      op: () => {
+        const seconds = Number(timestamp);
+        if (Math.abs(Date.now() / 1000 - seconds) > 300) throw new Error('stale');
+        const prefix = `${id}.${timestamp}.`;
+        for (const part of signature.split(' ')) {
+          const [claimed, value] = part.split(',');
+          if (claimed !== version) continue;
+          const bytes = Buffer.from(value, 'base64');
+          if (version === 'v1a') {
+            if (verify(null, Buffer.concat([Buffer.from(prefix), body]), inlineKey, bytes)) return;
+          } else {
+            const expected = createHmac('sha256', inlineKey).update(prefix).update(body).digest();
+            if (bytes.length === expected.length && timingSafeEqual(expected, bytes)) return;
+          }
+        }
+        throw new Error('mismatch');
       },
     },
   };
@@ -106,7 +158,17 @@ function storeConfigs(dir, driver) {
 const dir = mkdtempSync(join(tmpdir(), 'acct-webhook-micro-'));
 try {
   let configs;
-  if (group === 'verifier') configs = { ...verifierConfigs(1024), ...verifierConfigs(10 * 1024), ...verifierConfigs(100 * 1024) };
+  if (group === 'verifier') {
+    configs = {
+      ...verifierConfigs(1024),
+      ...verifierConfigs(10 * 1024),
+      ...verifierConfigs(100 * 1024),
+      ...standardVerifierConfigs(1024, 'v1'),
+      ...standardVerifierConfigs(10 * 1024, 'v1'),
+      ...standardVerifierConfigs(100 * 1024, 'v1'),
+      ...standardVerifierConfigs(1024, 'v1a'),
+    };
+  }
   else if (group === 'parser') configs = parserConfigs();
   else if (group === 'store') configs = Object.assign({}, ...drivers.map((driver) => storeConfigs(dir, driver)));
   else throw new Error(`unknown group ${group}`);

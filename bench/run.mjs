@@ -293,7 +293,11 @@ if (wanted('verifier')) {
   await micro(
     'verifier',
     'ops/s',
-    [1, 10, 100].map((kb) => [`verifier ${kb} KB: verifySignature / inline HMAC`, `verifySignature ${kb} KB`, `inline createHmac + timingSafeEqual ${kb} KB`, 0.9]),
+    [
+      ...[1, 10, 100].map((kb) => [`verifier ${kb} KB: verifySignature / inline HMAC`, `verifySignature ${kb} KB`, `inline createHmac + timingSafeEqual ${kb} KB`, 0.9]),
+      ...[1, 10, 100].map((kb) => [`verifier Standard Webhooks v1 ${kb} KB: verifyStandardWebhook / inline node:crypto`, `verifyStandardWebhook v1 ${kb} KB`, `inline node:crypto Standard Webhooks v1 ${kb} KB`, 0.9]),
+      ['verifier Standard Webhooks v1a (ed25519) 1 KB: verifyStandardWebhook / inline node:crypto', 'verifyStandardWebhook v1a 1 KB', 'inline node:crypto Standard Webhooks v1a 1 KB', 0.9],
+    ],
   );
 }
 if (wanted('parser')) await micro('parser', 'ops/s', [['parser: parseEvent / JSON.parse + zod safeParse', 'parseEvent', 'JSON.parse + zod union safeParse', 0.9]]);

@@ -1,4 +1,4 @@
-import { createHmac, createPrivateKey, createPublicKey, generateKeyPairSync, sign, timingSafeEqual, verify, type KeyObject } from 'node:crypto';
+import { createHmac, createPrivateKey, createPublicKey, createSecretKey, generateKeyPairSync, sign, timingSafeEqual, verify, type KeyObject } from 'node:crypto';
 import { normalizeSecrets, rawBytes, signingTimestamp, DEFAULT_TOLERANCE_SECONDS, type HeaderValue, type RawPayload, type WebhookSecret } from './signature-scheme.js';
 import {
   ED25519_SIGNATURE_BYTES,
@@ -160,31 +160,36 @@ export interface StandardKeys extends StandardKeyCheck {
 
 /** node:crypto's engine for decoded verification keys. */
 export const nodeStandardKeys = (keys: readonly VerificationKey[]): StandardKeys => {
-  const imported = keys.map((key) => (key.kind === 'hmac' ? { kind: 'hmac' as const, bytes: key.bytes } : { kind: 'ed25519' as const, key: publicKeyObject(key.bytes) }));
+  // HMAC keys as KeyObjects and ed25519 keys imported once: nothing is decoded per request.
+  const imported = keys.map((key) => (key.kind === 'hmac' ? { kind: 'hmac' as const, key: createSecretKey(key.bytes) } : { kind: 'ed25519' as const, key: publicKeyObject(key.bytes) }));
   return {
     match(prepared) {
-      let hmacs: (Buffer | undefined)[] | undefined;
+      // Each key's HMAC is computed once, when the first v1 claim needs it.
+      const hmacs: (Buffer | undefined)[] = [];
       let signed: Uint8Array | undefined;
-      let matched: { secretIndex: number; version: 'v1' | 'v1a' } | undefined;
+      let matchedIndex = -1;
+      let matchedVersion: 'v1' | 'v1a' = V1;
       for (const claim of prepared.signatures) {
         if (claim.version !== V1 && claim.version !== V1A) continue;
         const bytes = Buffer.from(claim.value, 'base64');
         for (let i = 0; i < imported.length; i++) {
           const key = imported[i]!;
           if (claim.version === V1 && key.kind === 'hmac') {
-            hmacs ??= imported.map((k) => (k.kind === 'hmac' ? createHmac('sha256', k.bytes).update(prepared.prefix).update(prepared.body).digest() : undefined));
-            const digest = hmacs[i]!;
+            const digest = (hmacs[i] ??= createHmac('sha256', key.key).update(prepared.prefix).update(prepared.body).digest());
             // Every v1 claim is compared with every HMAC key over 32 bytes: no early exit.
             const same = bytes.byteLength === KEY_BYTES && timingSafeEqual(digest, bytes);
-            if (same && matched === undefined) matched = { secretIndex: i, version: V1 };
-          } else if (claim.version === V1A && key.kind === 'ed25519' && matched === undefined && bytes.byteLength === ED25519_SIGNATURE_BYTES) {
+            if (same && matchedIndex === -1) matchedIndex = i;
+          } else if (claim.version === V1A && key.kind === 'ed25519' && matchedIndex === -1 && bytes.byteLength === ED25519_SIGNATURE_BYTES) {
             signed ??= message(prepared.prefix, prepared.body);
-            if (verify(null, signed, key.key, bytes)) matched = { secretIndex: i, version: V1A };
+            if (verify(null, signed, key.key, bytes)) {
+              matchedIndex = i;
+              matchedVersion = V1A;
+            }
           }
         }
       }
-      if (matched === undefined) throw standardMismatch(prepared, keys);
-      return { ...matched, id: prepared.id, timestamp: prepared.timestamp };
+      if (matchedIndex === -1) throw standardMismatch(prepared, keys);
+      return { secretIndex: matchedIndex, version: matchedVersion, id: prepared.id, timestamp: prepared.timestamp };
     },
   };
 };
