@@ -70,12 +70,12 @@ interface Metafile {
 }
 
 /**
- * The files `import('acct-webhook')` loads, merged into two chunks (issue 28, cold start). esbuild
+ * The files `import('acct-webhook')` loads, merged into four chunks (for the cold start). esbuild
  * splits shared code into one chunk per set of entries that reach it: with 15 entries and the
  * CLI's and dispatcher's lazy modules that made `dist/index.js` load 32 files, and on Node.js
  * every module the ES module loader resolves, reads, compiles and links costs about as much as
  * the code in it (a cold start measured 100 M instructions for the 32 files against 50 M for
- * the same code in one file; docs/performance.md). Rollup re-chunks esbuild's ESM output: the
+ * the same code in one file; bench/history.md). Rollup re-chunks esbuild's ESM output: the
  * chunks `index.js` loads are grouped by which of `web.js` and `cli.js` load them too — so
  * acct-webhook/web still loads no Node-only code and `acct-webhook --help` no receiver code:
  * `receiver-web`, `receiver-node`, and the few small modules the CLI shares with the receiver,
@@ -87,8 +87,8 @@ interface Metafile {
  * The CommonJS output is not touched here (see minifyCommonJsWhitespace).
  */
 /**
- * The CommonJS files without their whitespace, as the ESM output is built (issue 22's budget:
- * ≤ 2.5 MB unpacked). Done here, on the finished files, rather than in esbuild's options: tsup
+ * The CommonJS files without their whitespace, as the ESM output is built (the package's size
+ * budget, test/slow/packaging.test.ts). Done here, on the finished files, rather than in esbuild's options: tsup
  * converts the CommonJS chunks with sucrase after esbuild, and on whitespace-minified input its
  * rewrite of an optional chain on an awaited value glues `awaitawait` and `returnawait`. Names,
  * syntax and statements stay as they are; test/slow/packaging.test.ts loads every entry.
@@ -238,8 +238,8 @@ export default defineConfig({
   esbuildOptions(options, { format }) {
     if (format === 'esm') {
       // Whitespace and syntax only: names stay (stack traces and `error.name` read as in src/),
-      // and there are no source maps to keep in line. Keeps the package within issue 22's budget
-      // (≤ 2.5 MB unpacked) with the adapters, the web entry and the generated validators added.
+      // and there are no source maps to keep in line. Keeps the package within its size budget
+      // (test/slow/packaging.test.ts) with the adapters, the web entry and the generated validators added.
       // Not the CommonJS output: tsup rewrites its optional chains after esbuild, and on minified
       // code that rewrite produced `awaitawait` (test/kernel/optional-package.integration.test.ts).
       options.minifyWhitespace = true;

@@ -1,5 +1,5 @@
-// The HTTP targets of issue 28, an older build beside this one: every server of bench/run.mjs's
-// http group that issue 28's ratios need, the older build's and this build's alternating round by
+// The HTTP targets of bench/run.mjs, an older build beside this one: every server of its
+// http group that those ratios need, the older build's and this build's alternating round by
 // round (the bare servers and @octokit/webhooks once a round), with each server's CPU per request
 // from /proc (steadier than requests per second on a busy machine). Loopback only; Linux.
 //

@@ -29,7 +29,7 @@ const self = fileURLToPath(import.meta.url);
 const print = (line) => process.stdout.write(`${JSON.stringify(line)}\n`);
 const now = () => performance.timeOrigin + performance.now();
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-/** The targets of issue 25, at 200/s across processes with the default poll interval. */
+/** The targets, at 200/s across processes with the default poll interval. */
 const TARGETS = { rate: 200, p50Ms: 20, p99Ms: 100 };
 /** /proc/<pid>/stat counts CPU time in clock ticks; 100 a second on Linux. */
 const CLOCK_TICKS = 100;

@@ -6,10 +6,10 @@
 //                                                      [--url postgres://postgres@127.0.0.1:5432/test]
 //
 // --pool-size: each PostgreSQL worker's `poolSize`; by default the store's own default (10), what
-// a user gets. (Until issue 25's fourth pass the bench gave each worker `concurrency` + 2
+// a user gets. (The bench used to give each worker `concurrency` + 2
 // connections: 52 at `--concurrency 50`, more backends than one worker keeps busy, each planning
 // the worker's statements anew, and 104 for two workers, over PostgreSQL's default
-// max_connections of 100.)
+// max_connections of 100; bench/history.md.)
 //
 // --workers: which worker counts to run (both backends each). With both backends at one worker
 // count, each round's PostgreSQL / SQLite ratio is printed too, and their median: the two runs of

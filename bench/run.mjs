@@ -33,7 +33,7 @@ const { values } = parseArgs({
 const drivers = values.drivers ? values.drivers.split(',') : undefined;
 /** A SQLite measurement's name on `driver` (the first one listed, when not given). */
 const onDriver = (name, driver = drivers?.[0]) => (driver ? `${name} on ${driver}` : name);
-/** The minimum of a driver against the first: the one the package's default may change on (docs/performance.md). */
+/** The minimum of a driver against the first: the one the package's default may change on (bench/history.md, the two SQLite drivers). */
 const DRIVER_PARITY = 0.85;
 const smoke = values.smoke;
 const settings = smoke
@@ -123,7 +123,7 @@ async function http() {
     }
   }
   const sqlite = (name) => samples[onDriver(name)];
-  // The targets of issue 28 (docs/performance.md#targets): each near what the parts measured alone allow.
+  // The targets (docs/performance.md#what-is-measured-against-what): each near what the parts measured alone allow.
   compare('express: webhookHandler inbox mode / @octokit/webhooks', sqlite('express webhookHandler, inbox mode'), samples['express @octokit/webhooks middleware'], 0.75);
   compare('node:http: nodeHandler inbox mode / bare node:http', sqlite('node:http nodeHandler, inbox mode'), samples['node:http bare'], 0.4);
   compare('express: webhookHandler / bare Express', sqlite('express webhookHandler + sqliteStore'), samples['express bare'], 0.72);

@@ -10,7 +10,7 @@ import { EVENT_SCHEMAS } from './schemas.js';
  * function per schema node that checks a value the way zod's `safeParse` does and returns what
  * it returns (a copy, objects' listed keys first in the schema's order, then the unlisted ones as
  * they came), without loading zod. The receiver's request path and parseEvent use the generated
- * functions, so a cold start never imports zod (docs/performance.md, cold start); zod stays the
+ * functions, so a cold start never imports zod (bench/history.md, cold start); zod stays the
  * one source: this file reads the schemas, test/events/validators.test.ts fails while the
  * committed file differs from what it writes, and test/events/validators-differential.test.ts
  * runs both on generated and mutated events and requires the same verdict, the same parsed

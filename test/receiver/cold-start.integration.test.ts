@@ -1,4 +1,4 @@
-// A receiver's cold start loads neither zod nor pino (issue 28): importing zod costs a fresh
+// A receiver's cold start loads neither zod nor pino: importing zod costs a fresh
 // process about 30 ms, and the receiver's path needs neither (generated event validators,
 // zod-free option checks, a built-in JSON logger). Each case runs in a fresh node process with a
 // module hook that records every file the ES module loader loads (or require.cache for
@@ -79,7 +79,7 @@ describe('a cold start of the receiver loads neither zod nor pino', () => {
     expect(files.filter((file) => HEAVY.test(file))).toEqual([]);
   });
 
-  // Each module the ES module loader loads costs about as much as its code (docs/performance.md):
+  // Each module the ES module loader loads costs about as much as its code (bench/history.md):
   // the build merges what index.js loads into four chunks (tsup.config.ts, mergeReceiverChunks),
   // by what web.js and the CLI share with it. esbuild's own chunking made it 36 files.
   it('dist/index.js: the import, fetchHandler and its first request load five files of dist/ (index.js and its four chunks)', async () => {

@@ -43,7 +43,7 @@ async function overviewPage(context: RouteContext): Promise<DashboardResponse> {
   const range = chartRange(rangeName, context.now);
   const { label, per } = CHART_RANGES[rangeName];
   // Both sides' queries at once: on PostgreSQL each takes a connection of its own, so the page
-  // waits for the slowest query instead of their sum (docs/performance.md, "The dashboard").
+  // waits for the slowest query instead of their sum (docs/dashboard.md#performance).
   const [sending, receiving] = await Promise.all([
     context.dispatcher ? sendingSection(context, context.dispatcher, range, label, per) : '',
     context.receiver ? receivingSection(context, context.receiver, range, label, per) : '',

@@ -126,7 +126,7 @@ export const DISPATCH_MIGRATIONS: MigrationSet = {
     CREATE INDEX dispatch_events_payload_kept ON dispatch_events (created_at) WHERE payload_removed_at IS NULL;
     CREATE INDEX dispatch_deliveries_over ON dispatch_deliveries (updated_at) WHERE status <> 'retrying';
     `,
-    // 6: the dashboard's overview (issue 27): its chart of deliveries by creation time and status
+    // 6: the dashboard's overview: its chart of deliveries by creation time and status
     // reads the index alone, instead of each delivery's row. It takes the place of the index on
     // (created_at), which served the same ranges: a delivery still has as many index entries.
     // (An index led by status would have drawn the queue's own queries, whose condition is

@@ -100,8 +100,8 @@ export function dispatchStatements(schema: string, prepare: Prepare, wakeUpChann
     // the attempt recorder when it disables one), so the two are serialised: no delivery is
     // inserted with a status that has just changed, or for a webhook that has just been deleted.
     // It does not conflict with the FOR NO KEY UPDATE of the recorder's health bookkeeping, so an
-    // emit never waits for the attempts being recorded (issue 25: FOR SHARE made emits queue behind
-    // every recording transaction, p99 of the emit call 160 ms at 200/s). When deliveries
+    // emit never waits for the attempts being recorded (FOR SHARE would make emits queue behind
+    // every recording transaction: p99 of the emit call 160 ms at 200/s in bench/capacity.mjs). When deliveries
     // were queued it notifies the workers of every process: PostgreSQL delivers the notification
     // when the statement commits, never before (a worker woken early would find nothing).
     //
@@ -260,8 +260,8 @@ export function dispatchStatements(schema: string, prepare: Prepare, wakeUpChann
     // An attempt batch's deliveries, locked (FOR UPDATE, in id order), with their registrations'
     // health as last committed, not locked: most batches leave the health as it is (a delivered
     // attempt of a healthy registration), and a lock on the registration's row, held to the commit,
-    // made every batch of one registration wait for the one before (issue 25: 34 ms per batch at
-    // concurrency 50, the recorder's throughput one commit at a time). A batch that changes a
+    // made every batch of one registration wait for the one before (34 ms per batch at
+    // concurrency 50, measured: the recorder's throughput one commit at a time). A batch that changes a
     // health locks it with lockHealth, reads it afresh and decides again. Sent in the round trip of
     // the batch's BEGIN (the simple protocol): the ids are written into the text as literals.
     lockBatch: (ids: readonly string[]) => `WITH d AS MATERIALIZED (

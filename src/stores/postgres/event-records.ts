@@ -14,7 +14,7 @@ type Row = Record<string, unknown>;
  * The idempotency records of a PostgreSQL store, newest first (by first sight, then id). Each
  * state is read backwards along the (state, first_seen_at, lease_until) index; all records are
  * the two states' ordered reads merged (a Merge Append), each stopping after the page: ordering
- * the whole table instead sorted every record on every page (180 ms for 84 000, docs/performance.md).
+ * the whole table instead sorted every record on every page (180 ms for 84 000, bench/history.md).
  */
 export function postgresEventRecords(pool: PostgresQueryable, table: string, { ready, prepare }: { ready: () => Promise<void>; prepare: Prepare }): EventRecords {
   const ORDER = 'ORDER BY first_seen_at DESC, event_id DESC';

@@ -71,8 +71,8 @@ export const STORE_MIGRATIONS: MigrationSet = {
     // 3: in step with SQLite's version 3, which made its tables STRICT: PostgreSQL's columns are
     // typed already. Nothing to do.
     `-- In step with SQLite's version 3 (STRICT tables): PostgreSQL's columns are typed already.`,
-    // 4: the indexes of SQLite's version 4, for the dashboard's reads (docs/performance.md, "The
-    // dashboard"): counts by state and per time bucket from the indexes (index-only scans once
+    // 4: the indexes of SQLite's version 4, for the dashboard's reads (bench/history.md, "The
+    // dashboard's reads"): counts by state and per time bucket from the indexes (index-only scans once
     // vacuumed), the inbox's pages newest first along an index per filter. Built in the migration's
     // transaction: writes to these tables wait until they are built (seconds for a million rows).
     `

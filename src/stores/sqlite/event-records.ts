@@ -15,7 +15,7 @@ export function sqliteEventRecords(db: SqliteConnection): EventRecords {
   const all = db.prepare<[number, number], Row>(`SELECT ${COLUMNS} FROM acct_webhook_events ORDER BY rowid DESC LIMIT ? OFFSET ?`);
   // "+state": walk the table newest first and skip the other state's rows. Searched through the
   // (state, first_seen_at, lease_until) index that counts use, every row of the state would be
-  // sorted by rowid first: 200 ms for 80 000 handled events (docs/performance.md).
+  // sorted by rowid first: 200 ms for 80 000 handled events (bench/history.md).
   const inState = db.prepare<[string, number, number], Row>(`SELECT ${COLUMNS} FROM acct_webhook_events WHERE +state = ? ORDER BY rowid DESC LIMIT ? OFFSET ?`);
   const countAll = db.prepare<[], { count: number }>('SELECT count(*) AS count FROM acct_webhook_events');
   const countState = db.prepare<[string], { count: number }>('SELECT count(*) AS count FROM acct_webhook_events WHERE state = ?');

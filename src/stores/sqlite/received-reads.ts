@@ -14,7 +14,7 @@ type Row = Record<string, unknown>;
  * Counts per bucket, one bucket after the other (a recursive list of the buckets' bounds), each
  * outcome counted by its own range on an index that holds the outcome's columns: no row is read
  * from a table and nothing is sorted. A GROUP BY over the range sorted every row of it in a
- * temporary b-tree: 7 days of 100 000 events took 5 times as long (docs/performance.md).
+ * temporary b-tree: 7 days of 100 000 events took 5 times as long (bench/history.md).
  * The driver may bind numbers as REAL, hence the casts.
  */
 const BUCKETS = `

@@ -156,8 +156,8 @@ export const STORE_MIGRATIONS: MigrationSet = {
     ALTER TABLE acct_webhook_object_versions_v3 RENAME TO acct_webhook_object_versions;
     CREATE INDEX acct_webhook_object_versions_updated ON acct_webhook_object_versions (updated_at);
     `,
-    // 4: the dashboard's reads walk indexes instead of the tables (docs/performance.md, "The
-    // dashboard"). Counts by state and the charts' counts per time bucket read the indexes alone
+    // 4: the dashboard's reads walk indexes instead of the tables (bench/history.md, "The
+    // dashboard's reads"). Counts by state and the charts' counts per time bucket read the indexes alone
     // (covering); the inbox's pages are read newest first along an index per filter (status,
     // type, none), so a page costs its offset in index entries, not a sort of the inbox.
     `
@@ -167,7 +167,7 @@ export const STORE_MIGRATIONS: MigrationSet = {
     CREATE INDEX acct_webhook_inbox_type ON acct_webhook_inbox (event_type, received_at DESC, event_id);
     CREATE INDEX acct_webhook_quarantine_received ON acct_webhook_quarantine (first_received_at);
     `,
-    // 5: fewer inbox index entries to write per event (docs/performance.md, "Inbox mode's writes").
+    // 5: fewer inbox index entries to write per event (bench/history.md, "Inbox mode's writes").
     // Each commit writes every page it changed to the WAL, and the checkpoint writes it again;
     // index entries, not the row, made most of those pages:
     // - due: only pending events (a claim removes the entry, a completion does not touch it);
