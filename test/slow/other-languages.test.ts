@@ -17,12 +17,15 @@ import { waitFor } from '../scaffold/helpers.js';
 /*
  * docs/other-languages.md, run: each snippet is taken from the page as it is, saved beside a
  * small harness (test/fixtures/other-languages/) and run with Debian's python3, go, php, ruby
- * and java against signed samples of all 18 types from the built test kit (acct-webhook/testing):
+ * and java; the platform's verifiers against signed samples of all 18 types from the built test
+ * kit (acct-webhook/testing):
  * valid deliveries are accepted; a tampered body, a wrong secret, a stale and a future timestamp
  * are refused. The Python receiver also validates the bodies with the JSON Schema the packed
  * package ships. The Python and Go snippets also run inside small HTTP receivers of the standard
  * library (receiver.py, receiver-go/receiver.go) that `acct-webhook conformance` checks: every
- * case passes. A language that is missing fails the test: `npm test` installs them first
+ * case passes. Each platform verifier, and each Standard Webhooks verifier (`v1`; `v1a` but in
+ * Python), also checks every case of its schemes in the shipped test vectors (below). A language
+ * that is missing fails the test: `npm test` installs them first
  * (test/helpers/machine-tools.mjs; alone: npm run test:tools).
  */
 
@@ -149,8 +152,8 @@ beforeAll(async () => {
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 describe(`the code of ${PAGE}`, () => {
-  it('is five verifiers, the conformance command and one Python validator: every block on the page runs below', () => {
-    expect(blocks.map((block) => block.language)).toEqual(['python', 'go', 'php', 'ruby', 'java', 'sh', 'python']);
+  it('is five verifiers of each scheme, the conformance command and one Python validator: every block on the page runs below', () => {
+    expect(blocks.map((block) => block.language)).toEqual(['python', 'go', 'php', 'ruby', 'java', 'python', 'go', 'php', 'ruby', 'java', 'sh', 'python']);
   });
 
   it('Python (hmac.compare_digest) accepts the valid deliveries of all 18 types and refuses the others', () => {
@@ -199,7 +202,7 @@ describe(`the code of ${PAGE}`, () => {
     const jsonschema = spawnSync(PYTHON, ['-c', 'import jsonschema']);
     expect(jsonschema.status, `${PYTHON} has no jsonschema module: npm run test:tools installs it (apt-get install -y python3-jsonschema)`).toBe(0);
     writeFileSync(join(work, 'verify.py'), blockOf('python').code);
-    writeFileSync(join(work, 'receiver.py'), blockOf('python', 1).code);
+    writeFileSync(join(work, 'receiver.py'), blockOf('python', 2).code);
     copyFileSync(join(FIXTURES, 'harness.py'), join(work, 'harness.py'));
     const counts = expectVerdicts('Python receiver', run(PYTHON, ['harness.py', 'receiver-cases.tsv', '--validate'], work), receiverCases);
     expect(counts).toEqual({ accepted: 18, refused: 72, invalid: 36 });
@@ -284,15 +287,35 @@ describe(`acct-webhook conformance against receivers made of the snippets of ${P
 
 /*
  * schemas/test-vectors.json through the same snippets: each language checks every case of the
- * platform's scheme as if the time were the file's `now` — the snippet's clock call is replaced
- * by one that reads HARNESS_NOW, nothing else of it changes — and a case held with several
- * secrets (a rotation) is accepted when one of them verifies. The verdict must be the expected
- * one, except where the vectors say either conforms (a signature in upper-case hex: the contract
- * writes lower-case hex, and every snippet compares the hex text). None of the five snippets
- * speaks Standard Webhooks, so its vectors are not theirs to check.
+ * platform's scheme with the platform's verifier, and every case of Standard Webhooks `v1` (and
+ * `v1a`, where the snippet speaks it) with the Standard Webhooks one, as if the time were the
+ * file's `now` — the snippet's clock call is replaced by one that reads HARNESS_NOW, nothing else
+ * of it changes — and a case held with several secrets (a rotation) is accepted when one of them
+ * verifies. The verdict must be the expected one, except where the vectors say either conforms (a
+ * signature in upper-case hex: the contract writes lower-case hex, and every snippet compares the
+ * hex text; a Standard Webhooks timestamp with a fraction, which the snippets refuse). The cases a
+ * harness printed are counted per scheme and must be the file's `counts`: a harness that skips a
+ * case, or a language that runs no case of a scheme it should, fails.
  */
 
-const platformVectors = (): SignatureCase[] => vectors.cases.filter((testCase) => testCase.scheme === 'svc');
+/** What a verifier is checked on: the platform's scheme, or one version of Standard Webhooks. */
+type VectorKind = 'svc' | 'standard-webhooks/v1' | 'standard-webhooks/v1a';
+const VECTOR_KINDS: readonly VectorKind[] = ['svc', 'standard-webhooks/v1', 'standard-webhooks/v1a'];
+const kindOf = (testCase: SignatureCase): string => (testCase.scheme === 'svc' ? 'svc' : `${testCase.scheme}/${testCase.version}`);
+const vectorsOf = (kind: VectorKind): SignatureCase[] => vectors.cases.filter((testCase) => kindOf(testCase) === kind);
+const platformVectors = (): SignatureCase[] => vectorsOf('svc');
+
+/**
+ * The Standard Webhooks versions each language's snippet verifies: `v1` everywhere, `v1a` where
+ * the standard library has ed25519 (Python's has not; the page names the package to use instead).
+ */
+const STANDARD_KINDS = {
+  Python: ['standard-webhooks/v1'],
+  Go: ['standard-webhooks/v1', 'standard-webhooks/v1a'],
+  PHP: ['standard-webhooks/v1', 'standard-webhooks/v1a'],
+  Ruby: ['standard-webhooks/v1', 'standard-webhooks/v1a'],
+  Java: ['standard-webhooks/v1', 'standard-webhooks/v1a'],
+} as const satisfies Record<string, readonly VectorKind[]>;
 
 function vectorLines(testCase: SignatureCase): Case[] {
   return testCase.secrets.map((secret, index) => ({
@@ -305,81 +328,178 @@ function vectorLines(testCase: SignatureCase): Case[] {
   }));
 }
 
+/**
+ * A Standard Webhooks case for harness-standard.*, one line per secret it holds: name, body,
+ * webhook-id, webhook-timestamp, webhook-signature, key (base64 for the bytes); a missing header
+ * is an empty field.
+ */
+function standardLines(testCase: SignatureCase): string[] {
+  const base64 = (text: string) => Buffer.from(text, 'utf8').toString('base64');
+  return testCase.secrets.map((key, index) => {
+    const headers = [testCase.headers['webhook-id'] ?? '', testCase.headers['webhook-timestamp'] ?? '', testCase.headers['webhook-signature'] ?? ''];
+    expect(headers.filter((value) => /[\t\n]/.test(value)), `${testCase.name}: a header the tab-separated file cannot carry`).toEqual([]);
+    return [`${testCase.name}#${index}`, base64(testCase.body), ...headers, base64(key)].join('\t');
+  });
+}
+
+/** The Standard Webhooks cases of `kinds` as a harness reads them, in `directory`; returns the file's name. */
+function writeStandardVectors(directory: string, kinds: readonly VectorKind[]): string {
+  const lines = kinds.flatMap(vectorsOf).flatMap(standardLines);
+  writeFileSync(join(directory, 'standard-vectors.tsv'), `${lines.join('\n')}\n`);
+  return 'standard-vectors.tsv';
+}
+
 /** The snippet's code with its one clock call replaced. */
 function withClock(code: string, call: string, replacement: string): string {
   expect(code.split(call).length - 1, `the snippet calls ${call} once`).toBe(1);
   return code.replace(call, replacement);
 }
 
-/** Each vector's verdict from a harness's output; fails with the cases that differ from the file. */
-function expectVectorVerdicts(language: string, output: string): void {
+/**
+ * Each vector's verdict from a harness's output; fails with the cases that differ from the file,
+ * and unless the output holds every case of each of `kinds` — the file's `counts` — and nothing else.
+ */
+function expectVectorVerdicts(language: string, output: string, kinds: readonly VectorKind[]): void {
+  const printed = output.trimEnd().split('\n');
   const got = verdicts(output);
-  const list = platformVectors();
+  expect(got.size, `${language} printed a case twice`).toBe(printed.length);
   const wrong: string[] = [];
-  for (const testCase of list) {
+  for (const testCase of kinds.flatMap(vectorsOf)) {
     const lines = testCase.secrets.map((_secret, index) => got.get(`${testCase.name}#${index}`));
     if (lines.some((verdict) => verdict !== 'accepted' && verdict !== 'refused')) wrong.push(`${testCase.name}: no verdict`);
     const verdict = lines.includes('accepted') ? 'accepted' : 'refused';
     if (verdict !== testCase.expected.verdict && testCase.expected.either_conforms !== true) wrong.push(`${testCase.name}: ${verdict}`);
   }
   expect(wrong, language).toEqual([]);
-  const choices = list.filter((testCase) => testCase.expected.either_conforms === true).length;
-  console.log(`${language}: ${list.length} platform test vectors as expected (${choices} where either verdict conforms)`);
+  // The cases run, counted from what the harness printed, per scheme.
+  const byName = new Map(vectors.cases.map((testCase) => [testCase.name, testCase]));
+  const ran: Record<string, Set<string>> = {};
+  for (const name of got.keys()) {
+    const testCase = byName.get(name.replace(/#\d+$/, ''));
+    expect(testCase, `${language} printed ${name}, which is no case of the vectors`).toBeDefined();
+    (ran[kindOf(testCase!)] ??= new Set()).add(testCase!.name);
+  }
+  const counts = Object.fromEntries(Object.entries(ran).map(([kind, names]) => [kind, names.size]));
+  expect(counts, `${language}: the cases run per scheme`).toEqual(Object.fromEntries(kinds.map((kind) => [kind, vectors.counts[kind]])));
+  const choices = kinds.flatMap(vectorsOf).filter((testCase) => testCase.expected.either_conforms === true).length;
+  console.log(`${language}: ${kinds.map((kind) => `${counts[kind]} ${kind}`).join(', ')} test vectors as expected (${choices} where either verdict conforms)`);
 }
 
 describe(`the code of ${PAGE} against schemas/test-vectors.json`, () => {
   const env = () => ({ HARNESS_NOW: String(vectors.now) });
+  const directoryFor = (name: string): string => {
+    const directory = join(work, name);
+    execFileSync('mkdir', ['-p', directory]);
+    return directory;
+  };
 
-  it('has platform vectors to check, and they are the file\'s whole svc scheme', () => {
-    expect(platformVectors().length).toBe(vectors.counts.svc);
-    expect(platformVectors().length).toBeGreaterThan(10);
+  it("has vectors of each scheme to check, and they are the file's counts and all its cases", () => {
+    for (const kind of VECTOR_KINDS) {
+      expect(vectorsOf(kind).length, kind).toBe(vectors.counts[kind]);
+      expect(vectorsOf(kind).length, kind).toBeGreaterThan(10);
+    }
+    expect(Object.keys(vectors.counts).sort()).toEqual([...VECTOR_KINDS].sort());
+    expect(VECTOR_KINDS.flatMap(vectorsOf).length).toBe(vectors.cases.length);
+  });
+
+  it('has a Standard Webhooks verifier in each language: v1 in all five, v1a (whpk_ keys) in all but Python', () => {
+    const snippets = { Python: blockOf('python', 1), Go: blockOf('go', 1), PHP: blockOf('php', 1), Ruby: blockOf('ruby', 1), Java: blockOf('java', 1) };
+    for (const [language, block] of Object.entries(snippets)) {
+      expect(block.code, language).toContain('whsec_');
+      expect(block.code.includes('whpk_'), `${language} verifies v1a`).toBe((STANDARD_KINDS[language as keyof typeof STANDARD_KINDS] as readonly string[]).includes('standard-webhooks/v1a'));
+    }
   });
 
   it('Python verifies each platform vector as expected', () => {
     requireTool(PYTHON, 'python3');
-    const directory = join(work, 'python-vectors');
-    execFileSync('mkdir', ['-p', directory]);
+    const directory = directoryFor('python-vectors');
     writeFileSync(join(directory, 'verify.py'), withClock(blockOf('python').code, 'time.time()', 'int(__import__("os").environ["HARNESS_NOW"])'));
     copyFileSync(join(FIXTURES, 'harness.py'), join(directory, 'harness.py'));
-    expectVectorVerdicts('Python', run(PYTHON, ['harness.py', join(work, 'vectors.tsv')], directory, env()));
+    expectVectorVerdicts('Python', run(PYTHON, ['harness.py', join(work, 'vectors.tsv')], directory, env()), ['svc']);
+  }, LANGUAGE_TIMEOUT_MS);
+
+  it('Python verifies each Standard Webhooks v1 vector as expected', () => {
+    requireTool(PYTHON, 'python3');
+    const directory = directoryFor('python-standard-vectors');
+    writeFileSync(join(directory, 'verify_standard.py'), withClock(blockOf('python', 1).code, 'time.time()', 'int(__import__("os").environ["HARNESS_NOW"])'));
+    copyFileSync(join(FIXTURES, 'harness-standard.py'), join(directory, 'harness-standard.py'));
+    const file = writeStandardVectors(directory, STANDARD_KINDS.Python);
+    expectVectorVerdicts('Python (Standard Webhooks)', run(PYTHON, ['harness-standard.py', file], directory, env()), STANDARD_KINDS.Python);
   }, LANGUAGE_TIMEOUT_MS);
 
   it('Go verifies each platform vector as expected', () => {
     requireTool('go', 'golang');
-    const directory = join(work, 'go-vectors');
-    execFileSync('mkdir', ['-p', directory]);
+    const directory = directoryFor('go-vectors');
     const code = withClock(blockOf('go').code.replace(/^package webhook$/m, 'package main'), 'time.Now()', 'time.Unix(harnessNow(), 0)');
     writeFileSync(join(directory, 'verify.go'), code);
     copyFileSync(join(FIXTURES, 'harness.go'), join(directory, 'harness.go'));
-    expectVectorVerdicts('Go', run('go', ['run', 'verify.go', 'harness.go', join(work, 'vectors.tsv')], directory, env()));
+    expectVectorVerdicts('Go', run('go', ['run', 'verify.go', 'harness.go', join(work, 'vectors.tsv')], directory, env()), ['svc']);
+  }, LANGUAGE_TIMEOUT_MS);
+
+  it('Go verifies each Standard Webhooks v1 and v1a vector as expected', () => {
+    requireTool('go', 'golang');
+    const directory = directoryFor('go-standard-vectors');
+    const code = withClock(blockOf('go', 1).code.replace(/^package webhook$/m, 'package main'), 'time.Now()', 'time.Unix(harnessNow(), 0)');
+    writeFileSync(join(directory, 'verify_standard.go'), code);
+    copyFileSync(join(FIXTURES, 'harness-standard.go'), join(directory, 'harness_standard.go'));
+    const file = writeStandardVectors(directory, STANDARD_KINDS.Go);
+    expectVectorVerdicts('Go (Standard Webhooks)', run('go', ['run', 'verify_standard.go', 'harness_standard.go', file], directory, env()), STANDARD_KINDS.Go);
   }, LANGUAGE_TIMEOUT_MS);
 
   it('PHP verifies each platform vector as expected', () => {
     requireTool('php', 'php-cli');
-    const directory = join(work, 'php-vectors');
-    execFileSync('mkdir', ['-p', directory]);
+    const directory = directoryFor('php-vectors');
     writeFileSync(join(directory, 'verify.php'), withClock(blockOf('php').code, 'time()', "(int) getenv('HARNESS_NOW')"));
     copyFileSync(join(FIXTURES, 'harness.php'), join(directory, 'harness.php'));
-    expectVectorVerdicts('PHP', run('php', ['harness.php', join(work, 'vectors.tsv')], directory, env()));
+    expectVectorVerdicts('PHP', run('php', ['harness.php', join(work, 'vectors.tsv')], directory, env()), ['svc']);
+  }, LANGUAGE_TIMEOUT_MS);
+
+  it('PHP verifies each Standard Webhooks v1 and v1a vector as expected', () => {
+    requireTool('php', 'php-cli');
+    const sodium = spawnSync('php', ['-r', "exit(function_exists('sodium_crypto_sign_verify_detached') ? 0 : 1);"]);
+    expect(sodium.status, 'php has no sodium extension (Debian builds it into php-cli)').toBe(0);
+    const directory = directoryFor('php-standard-vectors');
+    writeFileSync(join(directory, 'verify_standard.php'), withClock(blockOf('php', 1).code, 'time()', "(int) getenv('HARNESS_NOW')"));
+    copyFileSync(join(FIXTURES, 'harness-standard.php'), join(directory, 'harness-standard.php'));
+    const file = writeStandardVectors(directory, STANDARD_KINDS.PHP);
+    expectVectorVerdicts('PHP (Standard Webhooks)', run('php', ['harness-standard.php', file], directory, env()), STANDARD_KINDS.PHP);
   }, LANGUAGE_TIMEOUT_MS);
 
   it('Ruby verifies each platform vector as expected', () => {
     requireTool('ruby', 'ruby');
-    const directory = join(work, 'ruby-vectors');
-    execFileSync('mkdir', ['-p', directory]);
+    const directory = directoryFor('ruby-vectors');
     writeFileSync(join(directory, 'verify.rb'), withClock(blockOf('ruby').code, 'Time.now.to_i', 'Integer(ENV.fetch("HARNESS_NOW"))'));
     copyFileSync(join(FIXTURES, 'harness.rb'), join(directory, 'harness.rb'));
-    expectVectorVerdicts('Ruby', run('ruby', ['harness.rb', join(work, 'vectors.tsv')], directory, env()));
+    expectVectorVerdicts('Ruby', run('ruby', ['harness.rb', join(work, 'vectors.tsv')], directory, env()), ['svc']);
+  }, LANGUAGE_TIMEOUT_MS);
+
+  it('Ruby verifies each Standard Webhooks v1 and v1a vector as expected', () => {
+    requireTool('ruby', 'ruby');
+    const directory = directoryFor('ruby-standard-vectors');
+    writeFileSync(join(directory, 'verify_standard.rb'), withClock(blockOf('ruby', 1).code, 'Time.now.to_i', 'Integer(ENV.fetch("HARNESS_NOW"))'));
+    copyFileSync(join(FIXTURES, 'harness-standard.rb'), join(directory, 'harness-standard.rb'));
+    const file = writeStandardVectors(directory, STANDARD_KINDS.Ruby);
+    expectVectorVerdicts('Ruby (Standard Webhooks)', run('ruby', ['harness-standard.rb', file], directory, env()), STANDARD_KINDS.Ruby);
   }, LANGUAGE_TIMEOUT_MS);
 
   it('Java verifies each platform vector as expected', () => {
     requireTool('javac', 'default-jdk-headless');
     requireTool('java', 'default-jdk-headless');
-    const directory = join(work, 'java-vectors');
-    execFileSync('mkdir', ['-p', directory]);
+    const directory = directoryFor('java-vectors');
     writeFileSync(join(directory, 'WebhookVerifier.java'), withClock(blockOf('java').code, 'System.currentTimeMillis()', 'Long.parseLong(System.getenv("HARNESS_NOW")) * 1000'));
     copyFileSync(join(FIXTURES, 'Harness.java'), join(directory, 'Harness.java'));
     run('javac', ['-d', 'classes', 'WebhookVerifier.java', 'Harness.java'], directory);
-    expectVectorVerdicts('Java', run('java', ['-cp', 'classes', 'Harness', join(work, 'vectors.tsv')], directory, env()));
+    expectVectorVerdicts('Java', run('java', ['-cp', 'classes', 'Harness', join(work, 'vectors.tsv')], directory, env()), ['svc']);
+  }, LANGUAGE_TIMEOUT_MS);
+
+  it('Java verifies each Standard Webhooks v1 and v1a vector as expected', () => {
+    requireTool('javac', 'default-jdk-headless');
+    requireTool('java', 'default-jdk-headless');
+    const directory = directoryFor('java-standard-vectors');
+    writeFileSync(join(directory, 'StandardWebhookVerifier.java'), withClock(blockOf('java', 1).code, 'System.currentTimeMillis()', 'Long.parseLong(System.getenv("HARNESS_NOW")) * 1000'));
+    copyFileSync(join(FIXTURES, 'HarnessStandard.java'), join(directory, 'HarnessStandard.java'));
+    run('javac', ['-d', 'classes', 'StandardWebhookVerifier.java', 'HarnessStandard.java'], directory);
+    const file = writeStandardVectors(directory, STANDARD_KINDS.Java);
+    expectVectorVerdicts('Java (Standard Webhooks)', run('java', ['-cp', 'classes', 'HarnessStandard', file], directory, env()), STANDARD_KINDS.Java);
   }, LANGUAGE_TIMEOUT_MS);
 });
