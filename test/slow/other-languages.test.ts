@@ -1,5 +1,5 @@
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,13 +17,13 @@ import { waitFor } from '../scaffold/helpers.js';
 /*
  * docs/other-languages.md, run: each snippet is taken from the page as it is, saved beside a
  * small harness (test/fixtures/other-languages/) and run with Debian's python3, go, php, ruby
- * and java; the platform's verifiers against signed samples of all 18 types from the built test
- * kit (acct-webhook/testing):
+ * and java against signed samples of all 18 types from the built test kit (acct-webhook/testing),
+ * the platform's way and the Standard Webhooks way (`v1`, and `v1a` but in Python):
  * valid deliveries are accepted; a tampered body, a wrong secret, a stale and a future timestamp
  * are refused. The Python receiver also validates the bodies with the JSON Schema the packed
- * package ships. The Python and Go snippets also run inside small HTTP receivers of the standard
- * library (receiver.py, receiver-go/receiver.go) that `acct-webhook conformance` checks: every
- * case passes. Each platform verifier, and each Standard Webhooks verifier (`v1`; `v1a` but in
+ * package ships. The Python and Go platform snippets also run inside small HTTP receivers of the
+ * standard library (receiver.py, receiver-go/receiver.go) that `acct-webhook conformance` checks:
+ * every case passes. Each platform verifier, and each Standard Webhooks verifier (`v1`; `v1a` but in
  * Python), also checks every case of its schemes in the shipped test vectors (below). A language
  * that is missing fails the test: `npm test` installs them first
  * (test/helpers/machine-tools.mjs; alone: npm run test:tools).
@@ -72,6 +72,15 @@ let work: string;
 let cases: Case[];
 let receiverCases: Case[];
 let vectors: TestVectors;
+/** Standard Webhooks deliveries of all 18 types, signed now, per version. */
+let standardCases: Record<'standard-webhooks/v1' | 'standard-webhooks/v1a', StandardCase[]>;
+
+/** A Standard Webhooks delivery: its line for harness-standard.* and the verdict expected. */
+interface StandardCase {
+  name: string;
+  line: string;
+  expected: Verdict;
+}
 
 function line(testCase: Case): string {
   const base64 = (text: string) => Buffer.from(text, 'utf8').toString('base64');
@@ -83,7 +92,7 @@ function verdicts(output: string): Map<string, string> {
 }
 
 /** Runs a harness over `list` and compares each verdict; returns the counts for the report. */
-function expectVerdicts(language: string, output: string, list: readonly Case[]): Record<Verdict, number> {
+function expectVerdicts(language: string, output: string, list: readonly Pick<Case, 'name' | 'expected'>[]): Record<Verdict, number> {
   const got = verdicts(output);
   const wrong = list.filter((testCase) => got.get(testCase.name) !== testCase.expected).map((testCase) => `${testCase.name}: ${got.get(testCase.name)}`);
   expect(wrong, language).toEqual([]);
@@ -115,6 +124,40 @@ beforeAll(async () => {
       signed(`${type} future timestamp`, body, secret, now + OFF_WINDOW_SECONDS, 'refused'),
     ];
   });
+  // The same deliveries the Standard Webhooks way: v1 with a whsec_ secret, v1a with an ed25519 pair.
+  const { signStandardWebhook } = (await import(pathToFileURL(join(dist, 'index.js')).href)) as Library;
+  const base64 = (text: string) => Buffer.from(text, 'utf8').toString('base64');
+  const hmacKey = () => {
+    const key = `whsec_${randomBytes(32).toString('base64')}`;
+    return { signing: key, verifying: key };
+  };
+  const ed25519Pair = () => {
+    const pair = generateKeyPairSync('ed25519');
+    const last32 = (der: Buffer) => der.subarray(-32).toString('base64');
+    return { signing: `whsk_${last32(pair.privateKey.export({ format: 'der', type: 'pkcs8' }))}`, verifying: `whpk_${last32(pair.publicKey.export({ format: 'der', type: 'spki' }))}` };
+  };
+  const standardOf = (version: string, key: { signing: string; verifying: string }, wrong: { signing: string }): StandardCase[] =>
+    EVENT_TYPES.flatMap((type) => {
+      const event = kit.createTestEvent(type);
+      const body = JSON.stringify(event);
+      const delivery = (name: string, signingKey: string, timestamp: number, expected: Verdict, sentBody = body): StandardCase => {
+        const { headers } = signStandardWebhook({ id: event.id, payload: body, secret: signingKey, timestamp });
+        const fullName = `${version} ${type} ${name}`;
+        const fields = [fullName, base64(sentBody), headers['webhook-id'], headers['webhook-timestamp'], headers['webhook-signature'], base64(key.verifying)];
+        return { name: fullName, expected, line: fields.join('\t') };
+      };
+      return [
+        delivery('valid', key.signing, now, 'accepted'),
+        delivery('tampered body', key.signing, now, 'refused', body.replace(event.id, `${event.id}0`)),
+        delivery('wrong key', wrong.signing, now, 'refused'),
+        delivery('stale timestamp', key.signing, now - OFF_WINDOW_SECONDS, 'refused'),
+        delivery('future timestamp', key.signing, now + OFF_WINDOW_SECONDS, 'refused'),
+      ];
+    });
+  standardCases = {
+    'standard-webhooks/v1': standardOf('v1', hmacKey(), hmacKey()),
+    'standard-webhooks/v1a': standardOf('v1a', ed25519Pair(), ed25519Pair()),
+  };
   // Genuine deliveries whose body the schema refuses: a required field gone, an amount as a string.
   receiverCases = [
     ...cases,
@@ -195,6 +238,70 @@ describe(`the code of ${PAGE}`, () => {
     copyFileSync(join(FIXTURES, 'Harness.java'), join(directory, 'Harness.java'));
     run('javac', ['-d', 'classes', 'WebhookVerifier.java', 'Harness.java'], directory);
     expectVerdicts('Java', run('java', ['-cp', 'classes', 'Harness', join(work, 'cases.tsv')], directory), cases);
+  }, LANGUAGE_TIMEOUT_MS);
+
+  /** The Standard Webhooks deliveries of `kinds`, written for a harness; the file and the list. */
+  const standardDeliveries = (kinds: readonly VectorKind[]): { file: string; list: StandardCase[] } => {
+    const list = kinds.map((kind) => {
+      if (kind === 'svc') throw new Error('not a Standard Webhooks version');
+      return standardCases[kind];
+    }).flat();
+    const file = join(work, `standard-${kinds.map((kind) => kind.replace('standard-webhooks/', '')).join('-')}.tsv`);
+    writeFileSync(file, `${list.map((testCase) => testCase.line).join('\n')}\n`);
+    return { file, list };
+  };
+  const versionsOf = (kinds: readonly VectorKind[]) => kinds.map((kind) => kind.replace('standard-webhooks/', '')).join(' and ');
+
+  it(`Python's Standard Webhooks verifier (${versionsOf(STANDARD_KINDS.Python)}) accepts the valid deliveries of all 18 types and refuses the others`, () => {
+    requireTool(PYTHON, 'python3');
+    const directory = join(work, 'python-standard');
+    execFileSync('mkdir', ['-p', directory]);
+    writeFileSync(join(directory, 'verify_standard.py'), blockOf('python', 1).code);
+    copyFileSync(join(FIXTURES, 'harness-standard.py'), join(directory, 'harness-standard.py'));
+    const { file, list } = standardDeliveries(STANDARD_KINDS.Python);
+    expectVerdicts('Python (Standard Webhooks)', run(PYTHON, ['harness-standard.py', file], directory), list);
+  }, LANGUAGE_TIMEOUT_MS);
+
+  it(`Go's Standard Webhooks verifier (${versionsOf(STANDARD_KINDS.Go)}) accepts the valid deliveries of all 18 types and refuses the others`, () => {
+    requireTool('go', 'golang');
+    const directory = join(work, 'go-standard');
+    execFileSync('mkdir', ['-p', directory]);
+    writeFileSync(join(directory, 'verify_standard.go'), blockOf('go', 1).code.replace(/^package webhook$/m, 'package main'));
+    copyFileSync(join(FIXTURES, 'harness-standard.go'), join(directory, 'harness_standard.go'));
+    const { file, list } = standardDeliveries(STANDARD_KINDS.Go);
+    expectVerdicts('Go (Standard Webhooks)', run('go', ['run', 'verify_standard.go', 'harness_standard.go', file], directory), list);
+  }, LANGUAGE_TIMEOUT_MS);
+
+  it(`PHP's Standard Webhooks verifier (${versionsOf(STANDARD_KINDS.PHP)}) accepts the valid deliveries of all 18 types and refuses the others`, () => {
+    requireTool('php', 'php-cli');
+    const directory = join(work, 'php-standard');
+    execFileSync('mkdir', ['-p', directory]);
+    writeFileSync(join(directory, 'verify_standard.php'), blockOf('php', 1).code);
+    copyFileSync(join(FIXTURES, 'harness-standard.php'), join(directory, 'harness-standard.php'));
+    const { file, list } = standardDeliveries(STANDARD_KINDS.PHP);
+    expectVerdicts('PHP (Standard Webhooks)', run('php', ['harness-standard.php', file], directory), list);
+  }, LANGUAGE_TIMEOUT_MS);
+
+  it(`Ruby's Standard Webhooks verifier (${versionsOf(STANDARD_KINDS.Ruby)}) accepts the valid deliveries of all 18 types and refuses the others`, () => {
+    requireTool('ruby', 'ruby');
+    const directory = join(work, 'ruby-standard');
+    execFileSync('mkdir', ['-p', directory]);
+    writeFileSync(join(directory, 'verify_standard.rb'), blockOf('ruby', 1).code);
+    copyFileSync(join(FIXTURES, 'harness-standard.rb'), join(directory, 'harness-standard.rb'));
+    const { file, list } = standardDeliveries(STANDARD_KINDS.Ruby);
+    expectVerdicts('Ruby (Standard Webhooks)', run('ruby', ['harness-standard.rb', file], directory), list);
+  }, LANGUAGE_TIMEOUT_MS);
+
+  it(`Java's Standard Webhooks verifier (${versionsOf(STANDARD_KINDS.Java)}) accepts the valid deliveries of all 18 types and refuses the others`, () => {
+    requireTool('javac', 'default-jdk-headless');
+    requireTool('java', 'default-jdk-headless');
+    const directory = join(work, 'java-standard');
+    execFileSync('mkdir', ['-p', directory]);
+    writeFileSync(join(directory, 'StandardWebhookVerifier.java'), blockOf('java', 1).code);
+    copyFileSync(join(FIXTURES, 'HarnessStandard.java'), join(directory, 'HarnessStandard.java'));
+    run('javac', ['-d', 'classes', 'StandardWebhookVerifier.java', 'HarnessStandard.java'], directory);
+    const { file, list } = standardDeliveries(STANDARD_KINDS.Java);
+    expectVerdicts('Java (Standard Webhooks)', run('java', ['-cp', 'classes', 'HarnessStandard', file], directory), list);
   }, LANGUAGE_TIMEOUT_MS);
 
   it('the Python receiver validates the genuine bodies against the shipped event.json: the 18 samples pass, broken ones are 422', () => {
